@@ -1,0 +1,51 @@
+"""What guards swarmgate: the paths no agent may change (G01), as a pure function.
+
+Shared by the file-tool side (here) and the shell side (Bash guards).
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+
+# relative to the repository root
+PROTECTED_GLOBS = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude/settings*.json",
+    ".claude/swarmgate.toml",
+    ".claude/hooks/*",
+    ".claude/hooks/**",
+    ".swarmgate/*",
+    ".swarmgate/**",
+    ".git/hooks/*",
+)
+
+
+def _norm(path: str, cwd: str, repo: str) -> str:
+    p = path if os.path.isabs(path) else os.path.join(cwd or repo, path)
+    return posixpath.normpath(p)
+
+
+def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_root: str = "") -> str | None:
+    """Why ``path`` is protected, or None. Paths are resolved lexically (no symlink reads)."""
+    from fnmatch import fnmatchcase
+
+    full = _norm(path, cwd, repo)
+    try:
+        real = os.path.realpath(full)
+    except OSError:
+        real = full
+    candidates = {full, real}
+    state = posixpath.normpath(os.path.abspath(state_dir))
+    for c in candidates:
+        if c == state or c.startswith(state + "/"):
+            return f"{path} is inside swarmgate's state directory ({state_dir})"
+        if install_root and (c == install_root or c.startswith(install_root.rstrip("/") + "/")):
+            return f"{path} is part of the installed swarmgate hooks ({install_root})"
+        rel = os.path.relpath(c, repo)
+        if rel.startswith(".."):
+            continue
+        for pat in PROTECTED_GLOBS:
+            if fnmatchcase(rel, pat):
+                return f"{rel} configures or records what guards this repository"
+    return None

@@ -1,0 +1,5 @@
+import sys
+
+from swarmgate.cli import main
+
+sys.exit(main())

@@ -1,0 +1,457 @@
+"""The repository config (.claude/swarmgate.toml) and the machine config (hosts.toml).
+
+The schema lives here and only here: every key, its default, its check and a
+one-line doc. Loading validates: an unknown key or a bad value is a
+ConfigError whose message names the file, the key and the value.
+"""
+from __future__ import annotations
+
+import os
+
+from swarmgate.sizes import parse_size
+
+# Hot path note: a hook loads the config on every call, so this module avoids
+# dataclasses, pathlib and typing at import time (each costs milliseconds here).
+# Annotations are strings (PEP 563) and never evaluated. Paths are str.
+
+
+class ConfigError(Exception):
+    """A config file is missing a piece, has an unknown key or a bad value."""
+
+
+# --- value checks: return the normalised value or raise ValueError(expected ...) ---
+
+def _int(lo: int | None = None, hi: int | None = None) -> Callable[[Any], int]:
+    def check(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError("expected an integer")
+        if lo is not None and v < lo:
+            raise ValueError(f"expected an integer >= {lo}")
+        if hi is not None and v > hi:
+            raise ValueError(f"expected an integer <= {hi}")
+        return v
+    return check
+
+
+def _num(lo: float = 0.0) -> Callable[[Any], float]:
+    def check(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError("expected a number")
+        if v < lo:
+            raise ValueError(f"expected a number >= {lo}")
+        return float(v)
+    return check
+
+
+def _str(nonempty: bool = True) -> Callable[[Any], str]:
+    def check(v: Any) -> str:
+        if not isinstance(v, str):
+            raise ValueError("expected a string")
+        if nonempty and not v.strip():
+            raise ValueError("expected a non-empty string")
+        return v
+    return check
+
+
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError("expected true or false")
+    return v
+
+
+def _strlist(v: Any) -> list[str]:
+    if not isinstance(v, list) or not all(isinstance(x, str) and x.strip() for x in v):
+        raise ValueError("expected a list of non-empty strings")
+    return list(v)
+
+
+def _choice(*options: str) -> Callable[[Any], str]:
+    def check(v: Any) -> str:
+        if v not in options:
+            raise ValueError("expected one of " + ", ".join(repr(o) for o in options))
+        return v
+    return check
+
+
+def _size(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, (str, int)):
+        raise ValueError("expected a size such as \"8G\" or \"512M\"")
+    return parse_size(v)
+
+
+def _optional(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return check  # absence is handled by the default None
+
+
+class Key:
+    __slots__ = ("default", "check", "doc")
+
+    def __init__(self, default: Any, check: Callable[[Any], Any], doc: str) -> None:
+        self.default = default
+        self.check = check
+        self.doc = doc
+
+
+# Sections whose keys are free (agent types, guard codes): value check only.
+FREE_SECTIONS: dict[str, tuple[Callable[[Any], Any], str]] = {
+    "write": (_strlist, "agent type -> globs (relative to the repository) it may write; `main` is the main agent"),
+    "guards": (_choice("on", "off", "warn"), "guard code -> on | off | warn"),
+}
+
+STAGE_KEYS: dict[str, Key] = {
+    "name": Key(None, _str(), "stage name (unique)"),
+    "command": Key(None, _str(), "shell command run in the temporary tree"),
+    "inputs": Key(["**"], _strlist, "globs of the files whose content keys the verdict"),
+    "heavy": Key(False, _bool, "heavy stages run only with SWARMGATE_HEAVY=commit, under run-with-memory-cap"),
+    "timeout": Key(3600, _int(1), "seconds before the stage is stopped"),
+    "cap": Key("8G", _size, "memory cap for a heavy stage"),
+    "env": Key([], _strlist, "environment variables whose values enter the verdict key"),
+}
+
+SCHEMA: dict[str, dict[str, Key]] = {
+    "threads": {
+        "heavy_default": Key(31, _int(1, 4096), "the one registered thread count for heavy work"),
+    },
+    "dispatch": {
+        "max_concurrent": Key(5, _int(1, 1000), "subagents running at once in one session (D07)"),
+        "denied_types": Key(["general-purpose"], _strlist, "subagent types that may not be dispatched (D12)"),
+        "heavy_line": Key("heavy test: do not run", _str(), "the line every dispatch prompt must carry (D01)"),
+        "thread_cap_line": Key("thread cap", _str(), "label of the thread cap line (D15)"),
+        "thread_cap_reason_line": Key("thread cap reason", _str(), "label of the line justifying another cap (D15)"),
+        "scratch_line": Key("scratch", _str(), "label of a scratch-directory line (D16)"),
+        "agents_dir": Key(".claude/agents", _str(), "where agent definitions live (D21)"),
+    },
+    "heavy": {
+        "patterns": Key(["cargo test --workspace", "cargo test --all", "make check-full"], _strlist,
+                        "shell-word patterns of heavy commands (B01)"),
+        "prefix_var": Key("SWARMGATE_HEAVY", _str(), "variable that lets the main agent run a heavy command"),
+        "prefix_values": Key(["commit", "user-request"], _strlist, "accepted values of prefix_var"),
+        "runners": Key(["run-with-memory-cap", "host-dispatch", "multi-host-run"], _strlist,
+                       "commands a heavy command must run through (B02)"),
+    },
+    "scope": {
+        "verify_patterns": Key(["pytest", "cargo test", "bash .claude/gate.d/*"], _strlist,
+                               "shell-word patterns of verification runs (B10)"),
+        "full_patterns": Key(["cargo test --workspace", "cargo test --all"], _strlist,
+                             "verification runs that are the whole suite (kind=full only)"),
+        "min_reason": Key(12, _int(0), "minimum length of the reason field (B10)"),
+        "prefix_var": Key("SWARMGATE_RUN_SCOPE", _str(), "variable carrying the run scope"),
+    },
+    "memory": {
+        "margin": Key("20G", _size, "total for capped runs = machine memory - margin"),
+        "total": Key(None, _size, "set the total for capped runs directly (overrides margin)"),
+        "default_prediction": Key("8G", _size, "predicted need of a command with no history"),
+        "slice": Key("swarmgate-heavy", _str(), "name of the parent cgroup / systemd slice"),
+        "wait": Key(3600, _int(0), "seconds a run waits for admission"),
+        "report_every": Key(60, _int(1), "seconds between 'who holds what' lines while waiting"),
+        "backend": Key("auto", _choice("auto", "systemd", "cgroup2", "cgroup1"), "cgroup backend"),
+    },
+    "gate": {
+        "link": Key([], _strlist, "ignored paths linked into the gate's temporary tree"),
+        "env": Key([], _strlist, "environment variables whose values enter every stage's key"),
+        "common": Key(True, _bool, "run the common stages before the project's"),
+    },
+    "bash": {
+        "unverifiable": Key("deny", _choice("deny", "ask"), "what to do with what cannot be read statically"),
+        "max_depth": Key(6, _int(1, 64), "how deep scripts and nested shells are followed"),
+        "budget_ms": Key(2000, _int(10), "time budget of one command's analysis"),
+        "max_script_bytes": Key(1 << 20, _int(1), "larger scripts are not read (finding: unverifiable)"),
+        "make_targets": Key([], _strlist, "make targets whose recipes count as heavy commands"),
+    },
+    "timers": {
+        "allowed": Key(["remind"], _strlist, "the reminder commands timers must go through (T01)"),
+    },
+    "gpu": {
+        "patterns": Key(["nvidia-smi", "torchrun", "cuda"], _strlist, "words that mark a GPU command (R01)"),
+    },
+    "hooks": {
+        "guard_budget_ms": Key(3000, _int(10), "time budget of one guard"),
+        "timeout": Key(30, _int(1, 600), "timeout written into settings.json for each hook"),
+        "report_timeout": Key(30, _int(1, 600), "timeout for hooks that build host reports"),
+    },
+    "records": {
+        "dir": Key("records", _str(), "where scheduling records live"),
+    },
+    "sop": {
+        "path": Key(".claude/sop", _str(), "the repository's copy of the upstream rules"),
+        "stamp": Key(".claude/sop-version", _str(), "the version stamp of the copy"),
+        "upstream": Key("", _str(False), "where `swarmgate sop sync` copies from"),
+    },
+    "watch": {
+        "rss_bound": Key("8G", _size, "resident memory over which swarm-watch reports"),
+        "tool_call_minutes": Key(8, _int(1), "a tool call running longer is reported"),
+        "idle_minutes": Key(10, _int(1), "no activity for longer is reported"),
+        "stalled_file_minutes": Key(20, _int(1), "a written file that has not grown for longer is reported"),
+        "kill_after_reports": Key(5, _int(1), "unacknowledged reports before swarm-watch stops a process"),
+    },
+    "workdirs": {
+        "root": Key("", _str(False), "work root whose directories carry ownership files"),
+    },
+}
+
+SECTION_KINDS = set(SCHEMA) | set(FREE_SECTIONS) | {"gate"}
+
+
+class Config:
+    """Validated repository config: data[section][key], every key present."""
+    __slots__ = ("data", "path", "repo", "raw")
+
+    def __init__(self, data: dict[str, Any], path: str | None = None, repo: str | None = None,
+                 raw: dict[str, Any] | None = None) -> None:
+        self.data = data
+        self.path = path
+        self.repo = repo
+        self.raw = raw or {}
+
+    def __getitem__(self, section: str) -> Any:
+        return self.data[section]
+
+    def guard_mode(self, code: str) -> str:
+        return self.data["guards"].get(code, "on")
+
+
+def _where(path: str | None) -> str:
+    return str(path) if path else "<defaults>"
+
+
+def _fmt(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def validate(raw: dict[str, Any], path: str | None = None) -> dict[str, Any]:
+    """Defaults + raw, every key checked. Raises ConfigError naming file, key and value."""
+    where = _where(path)
+    data: dict[str, Any] = {}
+    for section, keys in SCHEMA.items():
+        data[section] = {name: key.default for name, key in keys.items()}
+        for name, key in keys.items():
+            if key.default is not None and key.check is _size:
+                data[section][name] = parse_size(key.default)
+    for section in FREE_SECTIONS:
+        data[section] = {}
+    data["write"] = {"main": ["**"]}
+    data["gate"]["stages"] = []
+
+    for section, table in raw.items():
+        if section not in SCHEMA and section not in FREE_SECTIONS:
+            known = ", ".join(sorted(SECTION_KINDS))
+            raise ConfigError(f"{where}: unknown section [{section}] (known: {known})")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where}: [{section}] must be a table, found {_fmt(table)}")
+        if section in FREE_SECTIONS:
+            check, _ = FREE_SECTIONS[section]
+            for name, value in table.items():
+                try:
+                    data[section][name] = check(value)
+                except ValueError as e:
+                    raise ConfigError(f"{where}: [{section}] {name} = {_fmt(value)}: {e}") from None
+            continue
+        for name, value in table.items():
+            if section == "gate" and name == "stages":
+                data["gate"]["stages"] = _validate_stages(value, where)
+                continue
+            key = SCHEMA[section].get(name)
+            if key is None:
+                known = ", ".join(sorted(SCHEMA[section]) + (["stages"] if section == "gate" else []))
+                raise ConfigError(f"{where}: unknown key [{section}] {name} (known: {known})")
+            try:
+                data[section][name] = key.check(value)
+            except ValueError as e:
+                raise ConfigError(f"{where}: [{section}] {name} = {_fmt(value)}: {e}") from None
+    return data
+
+
+def _validate_stages(value: Any, where: str) -> list[dict[str, Any]]:
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: [[gate.stages]] must be an array of tables")
+    stages: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for i, table in enumerate(value):
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where}: [[gate.stages]] #{i + 1} must be a table")
+        stage = {}
+        for name, key in STAGE_KEYS.items():
+            stage[name] = parse_size(key.default) if key.check is _size else key.default
+        for name, v in table.items():
+            key = STAGE_KEYS.get(name)
+            if key is None:
+                raise ConfigError(f"{where}: unknown key [[gate.stages]] #{i + 1} {name} "
+                                  f"(known: {', '.join(STAGE_KEYS)})")
+            try:
+                stage[name] = key.check(v)
+            except ValueError as e:
+                raise ConfigError(f"{where}: [[gate.stages]] #{i + 1} {name} = {_fmt(v)}: {e}") from None
+        for required in ("name", "command"):
+            if stage[required] is None:
+                raise ConfigError(f"{where}: [[gate.stages]] #{i + 1} lacks `{required}`")
+        if stage["name"] in seen:
+            raise ConfigError(f"{where}: [[gate.stages]] name {stage['name']!r} is used twice")
+        seen.add(stage["name"])
+        stages.append(stage)
+    return stages
+
+
+def parse_toml(path: str) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read: {e}") from None
+
+
+def find_repo(start: str | None = None) -> str:
+    """The repository a hook or tool works for.
+
+    CLAUDE_PROJECT_DIR when Claude Code sets it; else the nearest ancestor of
+    ``start`` (default: the current directory) holding .claude/swarmgate.toml,
+    else the nearest holding .git, else ``start`` itself.
+    """
+    env = os.environ.get("CLAUDE_PROJECT_DIR")
+    if env and os.path.isdir(env):
+        return os.path.abspath(env)
+    here = os.path.abspath(str(start or os.getcwd()))
+    git_root: str | None = None
+    d = here
+    while True:
+        if os.path.isfile(os.path.join(d, ".claude", "swarmgate.toml")):
+            return d
+        if git_root is None and os.path.exists(os.path.join(d, ".git")):
+            git_root = d
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return git_root or here
+
+
+def load_config(repo: str | None = None) -> Config:
+    """The validated config of ``repo`` (defaults when it has none)."""
+    repo_path = os.path.abspath(str(repo)) if repo is not None else find_repo()
+    path = os.path.join(repo_path, ".claude", "swarmgate.toml")
+    if not os.path.exists(path):
+        return Config(validate({}), None, repo_path, {})
+    raw = parse_toml(path)
+    return Config(validate(raw, path), path, repo_path, raw)
+
+
+def defaults() -> Config:
+    return Config(validate({}), None, None, {})
+
+
+# --- the machine config: ~/.config/swarmgate/hosts.toml ---
+
+PEER_KEYS: dict[str, Key] = {
+    "host": Key(None, _str(), "address or name ssh connects to"),
+    "port": Key(22, _int(1, 65535), "ssh port"),
+    "user": Key("", _str(False), "ssh user (empty: ssh's default)"),
+    "identity": Key("", _str(False), "ssh private key file"),
+    "ssh_options": Key([], _strlist, "extra `-o` options for ssh"),
+    "work_root": Key("/var/tmp/swarmgate-runs", _str(), "where run trees go on the peer"),
+    "python": Key("python3", _str(), "python on the peer (runs the collector)"),
+    "runner": Key("run-with-memory-cap", _str(), "the peer's run-with-memory-cap command"),
+    "max_cap": Key(None, _size, "the largest memory cap a run may have on the peer"),
+    "redact": Key([], _strlist, "private host names and addresses replaced in the peer's output"),
+    "state_dir": Key("", _str(False), "SWARMGATE_STATE_DIR on the peer"),
+}
+
+HOSTS_SCHEMA: dict[str, dict[str, Key]] = {
+    "across_machines": {
+        "enabled": Key(False, _bool, "the cross-machine switch: off means nothing is sent to a peer"),
+    },
+    "toolchain": {
+        "commands": Key(["python3 -VV"], _strlist, "version commands compared line by line with the peer"),
+    },
+    "dispatch": {
+        "pending_seconds": Key(30, _int(0), "how long a placement counts against its host before the runner books it"),
+        "long_job_seconds": Key(7200, _int(1), "jobs expected longer need a long-job declaration or two machines"),
+        "gpu_margin_mib": Key(1024, _int(0), "GPU memory kept free on every card"),
+        "backend": Key("local", _choice("local", "slurm"), "where host-dispatch places jobs beyond two machines"),
+    },
+    "report": {
+        "host_budget_s": Key(12.0, _num(0.1), "time to read one host"),
+        "total_budget_s": Key(25.0, _num(0.1), "time to read every host"),
+    },
+    "quiesce": {
+        "services": Key([], _strlist, "names of the whitelisted GPU services (never reported by name)"),
+        "stop": Key([], _strlist, "commands that stop them"),
+        "check": Key([], _strlist, "commands that exit 0 once they are stopped"),
+        "process_names": Key([], _strlist, "process names of their compute processes on the GPUs"),
+    },
+    "slurm": {
+        "partition": Key("", _str(False), "partition to submit to"),
+        "time_limit": Key("01:00:00", _str(), "default time limit"),
+    },
+}
+
+
+class HostsConfig:
+    __slots__ = ("data", "peers", "path")
+
+    def __init__(self, data: dict[str, Any], peers: dict[str, dict[str, Any]], path: str | None = None) -> None:
+        self.data = data
+        self.peers = peers
+        self.path = path
+
+    def __getitem__(self, section: str) -> Any:
+        return self.data[section]
+
+
+def validate_hosts(raw: dict[str, Any], path: str | None = None) -> HostsConfig:
+    where = _where(path)
+    data: dict[str, Any] = {}
+    for section, keys in HOSTS_SCHEMA.items():
+        data[section] = {n: (parse_size(k.default) if k.check is _size and k.default is not None else k.default)
+                         for n, k in keys.items()}
+    peers: dict[str, dict[str, Any]] = {}
+    for section, table in raw.items():
+        if section == "peers":
+            if not isinstance(table, dict):
+                raise ConfigError(f"{where}: [peers] must hold one table per peer ([peers.NAME])")
+            for pname, ptable in table.items():
+                if not isinstance(ptable, dict):
+                    raise ConfigError(f"{where}: [peers.{pname}] must be a table")
+                peer = {n: k.default for n, k in PEER_KEYS.items()}
+                for n, v in ptable.items():
+                    key = PEER_KEYS.get(n)
+                    if key is None:
+                        raise ConfigError(f"{where}: unknown key [peers.{pname}] {n} (known: {', '.join(PEER_KEYS)})")
+                    try:
+                        peer[n] = key.check(v)
+                    except ValueError as e:
+                        raise ConfigError(f"{where}: [peers.{pname}] {n} = {_fmt(v)}: {e}") from None
+                if not peer["host"]:
+                    raise ConfigError(f"{where}: [peers.{pname}] lacks `host`")
+                peer["name"] = pname
+                peers[pname] = peer
+            continue
+        if section not in HOSTS_SCHEMA:
+            raise ConfigError(f"{where}: unknown section [{section}] "
+                              f"(known: {', '.join(sorted([*HOSTS_SCHEMA, 'peers']))})")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where}: [{section}] must be a table")
+        for n, v in table.items():
+            key = HOSTS_SCHEMA[section].get(n)
+            if key is None:
+                raise ConfigError(f"{where}: unknown key [{section}] {n} (known: {', '.join(HOSTS_SCHEMA[section])})")
+            try:
+                data[section][n] = key.check(v)
+            except ValueError as e:
+                raise ConfigError(f"{where}: [{section}] {n} = {_fmt(v)}: {e}") from None
+    return HostsConfig(data, peers, path)
+
+
+def load_hosts_config(path: str | None = None) -> HostsConfig:
+    """The machine-level hosts config (defaults: this host only, switch off)."""
+    from swarmgate.state_paths import machine_config_path
+
+    path = str(path) if path else str(machine_config_path())
+    if not os.path.exists(path):
+        return validate_hosts({}, None)
+    return validate_hosts(parse_toml(path), path)

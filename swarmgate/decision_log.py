@@ -1,0 +1,71 @@
+"""The decision log: one JSON line per hook decision, in the repository.
+
+.swarmgate/log/decisions.jsonl — time, session, agent id and type, event,
+tool, guard codes, decision, latency. The raw material of `swarmgate log`,
+`swarmgate report` and swarm-watch. Appends are single O_APPEND writes; a torn
+line is skipped by readers.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+FIELDS = ("time", "session", "agent_id", "agent_type", "event", "tool", "codes", "decision",
+          "latency_ms", "input", "reason")
+
+
+def log_path(repo: str) -> str:
+    return os.path.join(str(repo), ".swarmgate", "log", "decisions.jsonl")
+
+
+def record(repo: str, *, session: str, agent_id: str | None, agent_type: str | None, event: str,
+           tool: str | None, codes: list, decision: str, latency_ms: float, input_text: str = "",
+           reason: str = "") -> None:
+    """Append one decision. Never raises: logging must not change a decision."""
+    from swarmgate.statefile import append_jsonl
+
+    rec = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z",
+        "session": session,
+        "agent_id": agent_id,
+        "agent_type": agent_type,
+        "event": event,
+        "tool": tool,
+        "codes": codes,
+        "decision": decision,
+        "latency_ms": round(latency_ms, 2),
+    }
+    if input_text:
+        rec["input"] = input_text[:300]
+    if reason:
+        rec["reason"] = reason[:500]
+    try:
+        append_jsonl(log_path(repo), rec)
+    except Exception:  # noqa: BLE001 - a read-only repo or a planted symlink: skip the log
+        pass
+
+
+def read(repo: str) -> list[dict]:
+    from swarmgate.statefile import read_jsonl
+    return list(read_jsonl(log_path(repo)))
+
+
+def select(records: list[dict], *, session: str | None = None, agent: str | None = None,
+           code: str | None = None, decision: str | None = None, event: str | None = None) -> list[dict]:
+    """Filter records; ``agent`` matches the agent id or type ("main" for the main agent)."""
+    out = []
+    for r in records:
+        if session and not str(r.get("session", "")).startswith(session):
+            continue
+        if agent:
+            actor = r.get("agent_type") or r.get("agent_id") or "main"
+            if agent not in (actor, r.get("agent_id"), r.get("agent_type")):
+                continue
+        if code and code not in (r.get("codes") or []):
+            continue
+        if decision and r.get("decision") != decision:
+            continue
+        if event and r.get("event") != event:
+            continue
+        out.append(r)
+    return out

@@ -1,0 +1,174 @@
+"""The hook engine: `swarmgate hook EVENT` (SPEC §3-4).
+
+Reads the payload, loads the repository config, runs the guards registered
+for the event and tool, each within its time budget, and prints one combined
+answer: any deny wins, every reason names its guard code and the way out;
+context additions are merged. It always answers: malformed input, an unknown
+event, a bad config or a guard that raises each give a one-line message and a
+definite decision (fail closed for refusing guards, pass with a note for
+advisory ones) and exit 0 with JSON, never a traceback.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from swarmgate import guard as G
+from swarmgate.hook_protocol import EVENTS, STOP_EVENTS, HookInputError, dumps, parse_payload, render
+
+
+class GuardTimeout(Exception):
+    pass
+
+
+def _on_alarm(signum, frame):  # noqa: ARG001
+    raise GuardTimeout()
+
+
+def _run_one(g, event, config, budget_ms: int):
+    """Findings of one guard; crashes and timeouts become findings too."""
+    import signal
+
+    use_alarm = budget_ms > 0 and hasattr(signal, "setitimer")
+    if use_alarm:
+        old = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, budget_ms / 1000.0)
+    try:
+        result = g.check(event, config)
+    except GuardTimeout:
+        return [_failure(g, f"did not finish within its {budget_ms} ms budget")]
+    except Exception as e:  # noqa: BLE001 - a guard bug must not let the call through silently
+        return [_failure(g, f"crashed ({type(e).__name__}: {e})")]
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+    if result is None:
+        return []
+    if isinstance(result, G.Finding):
+        return [result]
+    return [f for f in result if f is not None]
+
+
+def _failure(g, what: str):
+    if g.advisory:
+        return G.Finding(g.code, f"{g.summary}: could not do its work: it {what}. Nothing was refused.",
+                         decision=G.CONTEXT)
+    return G.Finding(
+        g.code, f"the {g.code} guard {what}; refusing to be safe (fail closed).",
+        f"if this blocks legitimate work, report it and set `[guards] {g.code} = \"warn\"` in "
+        f".claude/swarmgate.toml until it is fixed.", G.DENY)
+
+
+def evaluate(event, config, guards) -> list:
+    """Findings of every applicable guard, in registry order (pure apart from the guards)."""
+    default_budget = int(config["hooks"]["guard_budget_ms"])
+    findings = []
+    for g in guards:
+        if not g.applies(event.name, event.tool_name):
+            continue
+        mode = config.guard_mode(g.code)
+        if mode == "off":
+            continue
+        for f in _run_one(g, event, config, g.budget_ms or default_budget):
+            if mode == "warn" and f.decision in (G.DENY, G.ASK):
+                f = G.Finding(f.code, "(warn only) " + f.message, f.way_out, G.WARN)
+            findings.append(f)
+    return findings
+
+
+def combine(event_name: str, findings: list, stop_hook_active: bool = False) -> tuple[str, str, str]:
+    """(decision, reason, context) from findings: any deny wins, then ask."""
+    denies = [f.render() for f in findings if f.decision == G.DENY]
+    asks = [f.render() for f in findings if f.decision == G.ASK]
+    contexts = [f.render() if f.decision == G.WARN else f.message for f in findings
+                if f.decision in (G.CONTEXT, G.WARN)]
+    context = "\n\n".join(contexts)
+    if denies:
+        return "deny", "swarmgate refused this:\n" + "\n".join(denies), context
+    if asks:
+        return "ask", "swarmgate asks before this runs:\n" + "\n".join(asks), context
+    return "allow", "", context
+
+
+def answer(event_name: str, stdin_text: str, *, registry=None) -> tuple[str, int]:
+    """(stdout text, exit code) for one hook call. Never raises."""
+    t0 = time.monotonic()
+    try:
+        return _answer(event_name, stdin_text, registry, t0)
+    except Exception as e:  # noqa: BLE001 - the last line of defence: always answer
+        msg = f"swarmgate: internal error in the hook engine ({type(e).__name__}: {e})"
+        print(msg, file=sys.stderr)
+        if event_name == "PreToolUse":
+            out = render("PreToolUse", "deny", msg + "; refusing to be safe (fail closed).", "")
+        else:
+            out = {"systemMessage": msg}
+        return dumps(out), 0
+
+
+def _answer(event_name: str, stdin_text: str, registry, t0: float) -> tuple[str, int]:
+    from swarmgate import break_switch
+
+    if event_name not in EVENTS:
+        msg = f"swarmgate: unknown hook event {event_name!r} (known: {', '.join(EVENTS)}); nothing was checked"
+        print(msg, file=sys.stderr)
+        return dumps({"systemMessage": msg}), 0
+
+    refusal = break_switch.refusal()
+    if refusal:
+        return _fail(event_name, "[G01] " + refusal), 0
+
+    try:
+        event = parse_payload(event_name, stdin_text)
+    except HookInputError as e:
+        print(f"swarmgate: {e}", file=sys.stderr)
+        return _fail(event_name, f"swarmgate could not read the hook input: {e}"), 0
+
+    from swarmgate.config import ConfigError, load_config
+    try:
+        config = load_config(event.repo)
+    except ConfigError as e:
+        print(f"swarmgate: {e}", file=sys.stderr)
+        return _fail(event_name, f"swarmgate config error: {e}. Fix the file; until then refusing."), 0
+
+    if registry is None:
+        from swarmgate.hooks import registry as registry_module
+        registry = registry_module.guards()
+    stop_active = bool(event.payload.get("stop_hook_active"))
+    findings = evaluate(event, config, registry)
+    decision, reason, context = combine(event_name, findings, stop_active)
+    out = render(event_name, decision, reason, context, stop_hook_active=stop_active)
+
+    logged = decision
+    if event_name in STOP_EVENTS and decision == "deny":
+        logged = "allow" if stop_active else "block"
+    elif decision == "allow" and context:
+        logged = "context"
+    from swarmgate import decision_log
+    decision_log.record(
+        event.repo, session=event.session_id, agent_id=event.agent_id, agent_type=event.agent_type,
+        event=event_name, tool=event.tool_name, codes=sorted({f.code for f in findings}),
+        decision=logged, latency_ms=(time.monotonic() - t0) * 1000.0,
+        input_text=event.shell_command or " ".join(event.file_paths) or str(
+            event.tool_input.get("subagent_type") or ""),
+        reason=reason)
+    return dumps(out), 0
+
+
+def _fail(event_name: str, msg: str) -> str:
+    """Definite answer when the hook cannot judge: refuse tool calls, never block a stop forever."""
+    if event_name == "PreToolUse":
+        return dumps(render("PreToolUse", "deny", msg, ""))
+    return dumps({"systemMessage": msg})
+
+
+def main(event_name: str) -> int:
+    try:
+        data = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    except Exception:  # noqa: BLE001
+        data = ""
+    out, code = answer(event_name, data)
+    sys.stdout.write(out + "\n")
+    sys.stdout.flush()
+    return code

@@ -1,0 +1,139 @@
+"""Claude Code's hook protocol: parse the stdin payload, render the answer (SPEC §3).
+
+Parsing only; no judging. Facts observed from Claude Code 2.1.332:
+- every event: session_id, transcript_path, cwd, hook_event_name;
+- tool events: tool_name, tool_input, tool_use_id (PostToolUse: tool_response);
+- inside a subagent, tool events carry agent_id and agent_type: their absence
+  means the main agent;
+- any exit code other than 0 and 2, a crash or a timeout lets the call proceed,
+  so the hook always answers with exit 0 + JSON (or 2 + stderr as fallback).
+"""
+from __future__ import annotations
+
+import json
+
+EVENTS = ("PreToolUse", "PostToolUse", "SessionStart", "SubagentStart", "SubagentStop", "Stop",
+          "UserPromptSubmit", "PreCompact", "Notification", "SessionEnd")
+CONTEXT_EVENTS = ("PreToolUse", "PostToolUse", "SessionStart", "SubagentStart", "UserPromptSubmit")
+STOP_EVENTS = ("Stop", "SubagentStop")
+
+
+class HookInputError(Exception):
+    """The payload cannot be read; the message names what is wrong."""
+
+
+class HookEvent:
+    """A parsed hook payload. ``memo`` caches derived parses shared by guards."""
+    __slots__ = ("name", "payload", "session_id", "cwd", "transcript_path", "tool_name",
+                 "tool_input", "agent_id", "agent_type", "repo", "memo")
+
+    def __init__(self, name: str, payload: dict, repo: str) -> None:
+        self.name = name
+        self.payload = payload
+        self.session_id = str(payload.get("session_id") or "")
+        self.cwd = str(payload.get("cwd") or "")
+        self.transcript_path = str(payload.get("transcript_path") or "")
+        tool = payload.get("tool_name")
+        self.tool_name = tool if isinstance(tool, str) else None
+        ti = payload.get("tool_input")
+        self.tool_input = ti if isinstance(ti, dict) else {}
+        aid = payload.get("agent_id")
+        self.agent_id = str(aid) if aid else None
+        atype = payload.get("agent_type")
+        self.agent_type = str(atype) if atype else None
+        self.repo = repo
+        self.memo: dict = {}
+
+    @property
+    def is_subagent(self) -> bool:
+        """Tool events from inside a subagent carry agent_id/agent_type."""
+        return bool(self.agent_id or self.agent_type)
+
+    @property
+    def actor(self) -> str:
+        """The agent type acting ("main" for the main agent)."""
+        return self.agent_type or ("subagent" if self.agent_id else "main")
+
+    @property
+    def shell_command(self) -> str | None:
+        """The shell text of a Bash or Monitor call."""
+        if self.tool_name in ("Bash", "Monitor"):
+            cmd = self.tool_input.get("command")
+            return cmd if isinstance(cmd, str) else None
+        return None
+
+    @property
+    def file_paths(self) -> list[str]:
+        """Paths a file tool writes (Write/Edit/MultiEdit: file_path; NotebookEdit: notebook_path)."""
+        out = []
+        for key in ("file_path", "notebook_path"):
+            v = self.tool_input.get(key)
+            if isinstance(v, str) and v:
+                out.append(v)
+        return out
+
+    def derived(self, key: str, build):
+        """Compute a derived parse once per event (e.g. the bash tree)."""
+        if key not in self.memo:
+            self.memo[key] = build()
+        return self.memo[key]
+
+
+def parse_payload(event_name: str, text: str, repo: str | None = None) -> HookEvent:
+    """The payload on stdin as a HookEvent; HookInputError names what is wrong."""
+    if not text or not text.strip():
+        raise HookInputError("hook input on stdin is empty (expected one JSON object)")
+    try:
+        payload = json.loads(text)
+    except ValueError as e:
+        raise HookInputError(f"hook input is not valid JSON: {e}") from None
+    if not isinstance(payload, dict):
+        raise HookInputError(f"hook input is a JSON {type(payload).__name__}, expected an object")
+    for key in ("tool_input",):
+        if key in payload and not isinstance(payload[key], dict):
+            raise HookInputError(f"hook input field `{key}` is a {type(payload[key]).__name__}, expected an object")
+    if event_name in ("PreToolUse", "PostToolUse") and not isinstance(payload.get("tool_name"), str):
+        raise HookInputError(f"{event_name} hook input lacks `tool_name`")
+    if repo is None:
+        from swarmgate.config import find_repo
+        repo = find_repo(payload.get("cwd") if isinstance(payload.get("cwd"), str) and payload.get("cwd") else None)
+    return HookEvent(event_name, payload, repo)
+
+
+def render(event_name: str, decision: str, reason: str, context: str, note: str = "",
+           stop_hook_active: bool = False) -> dict:
+    """The JSON answer for ``event_name``.
+
+    decision: "deny" | "ask" | "allow"; reason: why (deny/ask); context: text
+    added to the agent's context; note: a line for the person (systemMessage).
+    """
+    out: dict = {}
+    if event_name == "PreToolUse":
+        hso: dict = {"hookEventName": "PreToolUse"}
+        if decision in ("deny", "ask"):
+            hso["permissionDecision"] = decision
+            hso["permissionDecisionReason"] = reason
+        if context:
+            hso["additionalContext"] = context
+        if len(hso) > 1:
+            out["hookSpecificOutput"] = hso
+    elif event_name in STOP_EVENTS:
+        if decision == "deny" and not stop_hook_active:
+            out["decision"] = "block"
+            out["reason"] = reason + (("\n" + context) if context else "")
+        elif context or reason:
+            # a stop is never blocked forever: report without blocking
+            note = "\n".join(x for x in (note, reason, context) if x)
+    elif event_name in CONTEXT_EVENTS:
+        if decision == "deny" and event_name == "PostToolUse":
+            out["decision"] = "block"
+            out["reason"] = reason
+        if context:
+            out["hookSpecificOutput"] = {"hookEventName": event_name, "additionalContext": context}
+    if note:
+        out["systemMessage"] = note
+    return out
+
+
+def dumps(answer: dict) -> str:
+    return json.dumps(answer, ensure_ascii=False)

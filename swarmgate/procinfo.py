@@ -1,0 +1,72 @@
+"""Process identity that survives pid reuse: pid + start time (/proc/PID/stat field 22)."""
+from __future__ import annotations
+
+import os
+
+
+def start_time(pid: int) -> int | None:
+    """Start time of ``pid`` in clock ticks since boot, or None if it does not exist."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except (FileNotFoundError, ProcessLookupError, PermissionError, OSError):
+        return None
+    # comm (field 2) may hold spaces and parentheses: split after the last ')'
+    rest = data[data.rfind(b")") + 2:].split()
+    try:
+        return int(rest[19])  # field 22 overall; rest starts at field 3
+    except (IndexError, ValueError):
+        return None
+
+
+def parent_pid(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    rest = data[data.rfind(b")") + 2:].split()
+    try:
+        return int(rest[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def is_alive(pid: int, start: int | None) -> bool:
+    """True when ``pid`` exists and (if given) still has the same start time."""
+    if pid <= 0:
+        return False
+    now = start_time(pid)
+    if now is None:
+        return False
+    if start is not None and now != start:
+        return False  # pid reused by another process
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+        state = data[data.rfind(b")") + 2:].split()[0]
+        if state in (b"Z", b"X"):
+            return False
+    except OSError:
+        return False
+    return True
+
+
+def identity(pid: int | None = None) -> dict:
+    """{"pid": .., "start": ..} for ``pid`` (default: this process)."""
+    pid = os.getpid() if pid is None else pid
+    return {"pid": pid, "start": start_time(pid)}
+
+
+def holder_alive(record: dict) -> bool:
+    """Liveness of a record carrying ``pid`` and ``start``."""
+    try:
+        pid = int(record.get("pid", 0))
+    except (TypeError, ValueError):
+        return False
+    start = record.get("start")
+    try:
+        start = int(start) if start is not None else None
+    except (TypeError, ValueError):
+        return False
+    return is_alive(pid, start)

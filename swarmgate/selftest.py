@@ -1,0 +1,200 @@
+"""The self-test harness (SPEC §7): every protection proves it can turn red.
+
+A suite is a set of cells (each a check that is green when the protection
+works) and a map from break switch to the cells it must turn red. The
+harness runs every cell clean (all must be green), then, for each switch,
+writes a fresh self-test marker, sets SWARMGATE_BREAK=<switch> and requires
+each named cell to go red. A switch that leaves its cells green means the
+protection it names is untested: the self-test fails.
+
+Suites: one per guard (built from the guard's cases) and one per host tool
+(registered in TOOL_SUITES as "module:function" returning a Suite).
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+
+class Cell:
+    __slots__ = ("name", "run")
+
+    def __init__(self, name: str, run) -> None:
+        self.name = name
+        self.run = run  # () -> bool (True = green)
+
+
+class Suite:
+    def __init__(self, name: str, cells: list, switches: dict, setup=None, teardown=None) -> None:
+        self.name = name
+        self.cells = list(cells)
+        self.switches = dict(switches)  # switch -> [cell names that must go red]
+        self.setup = setup
+        self.teardown = teardown
+
+
+class Result:
+    def __init__(self, suite: str) -> None:
+        self.suite = suite
+        self.rows: list[tuple[str, str, str, bool]] = []  # (switch or "", cell, observed, ok)
+
+    @property
+    def ok(self) -> bool:
+        return all(r[3] for r in self.rows)
+
+
+# Tool suites: name -> "module:function"; the function returns a Suite.
+TOOL_SUITES: dict[str, str] = {}
+
+
+@contextlib.contextmanager
+def _env(extra: dict):
+    old = {k: os.environ.get(k) for k in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _safe(cell: Cell) -> bool:
+    try:
+        return bool(cell.run())
+    except Exception as e:  # noqa: BLE001 - a crashing cell is a red cell
+        print(f"  cell {cell.name} raised {type(e).__name__}: {e}", file=sys.stderr)
+        return False
+
+
+def run_suite(suite: Suite) -> Result:
+    from swarmgate.break_switch import BREAK_ENV, selftest_marker
+
+    res = Result(suite.name)
+    if suite.setup:
+        suite.setup()
+    try:
+        with _env({BREAK_ENV: ""}):
+            os.environ.pop(BREAK_ENV, None)
+            for cell in suite.cells:
+                green = _safe(cell)
+                res.rows.append(("", cell.name, "green" if green else "RED", green))
+        by_name = {c.name: c for c in suite.cells}
+        for switch, names in suite.switches.items():
+            with selftest_marker() as marker_env, _env({**marker_env, BREAK_ENV: switch}):
+                for name in names:
+                    cell = by_name.get(name)
+                    if cell is None:
+                        res.rows.append((switch, name, "no such cell", False))
+                        continue
+                    green = _safe(cell)
+                    res.rows.append((switch, name, "green" if green else "red", not green))
+    finally:
+        if suite.teardown:
+            suite.teardown()
+    return res
+
+
+# --- guard suites, built from each guard's cases ---
+
+def guard_case_fires(g, case) -> bool:
+    """Run one guard on one case in a fresh temp repository; True when it produced a finding."""
+    from swarmgate.config import validate
+    from swarmgate.hook_engine import evaluate
+    from swarmgate.hook_protocol import HookEvent
+    from swarmgate.config import Config, parse_toml
+
+    repo = tempfile.mkdtemp(prefix="swarmgate-selftest-")
+    try:
+        for rel, content in case.files.items():
+            path = os.path.join(repo, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(content)
+        cfg_path = None
+        raw: dict = {}
+        if case.config:
+            cfg_path = os.path.join(repo, ".claude", "swarmgate.toml")
+            os.makedirs(os.path.dirname(cfg_path), exist_ok=True)
+            with open(cfg_path, "w") as f:
+                f.write(case.config)
+            raw = parse_toml(cfg_path)
+        config = Config(validate(raw, cfg_path), cfg_path, repo, raw)
+        payload = {"session_id": "selftest-session", "transcript_path": "", "cwd": repo,
+                   "hook_event_name": case.event}
+        payload.update(case.payload)
+        event = HookEvent(case.event, payload, repo)
+        findings = [f for f in evaluate(event, config, [g]) if f.code == g.code]
+        return bool(findings)
+    finally:
+        shutil.rmtree(repo, ignore_errors=True)
+
+
+def guard_suite(g) -> Suite:
+    cells = []
+    switches: dict[str, list[str]] = {s: [] for s in g.breaks}
+    for case in g.cases:
+        cells.append(Cell(case.name, (lambda c=case: guard_case_fires(g, c) == c.fires)))
+        for s in case.breaks:
+            switches.setdefault(s, []).append(case.name)
+    return Suite(g.code, cells, switches)
+
+
+def all_suites(names: list[str] | None = None) -> list[Suite]:
+    from swarmgate.hooks import registry
+
+    suites = [guard_suite(g) for g in registry.guards()]
+    for name, target in TOOL_SUITES.items():
+        if names and name not in names:
+            continue
+        mod, func = target.split(":")
+        suites.append(getattr(importlib.import_module(mod), func)())
+    if names:
+        wanted = set(names)
+        if "guards" in wanted:
+            wanted |= {g.code for g in registry.guards()}
+        suites = [s for s in suites if s.name in wanted]
+    return suites
+
+
+def known_names() -> list[str]:
+    from swarmgate.hooks import registry
+    return ["guards", *[g.code for g in registry.guards()], *TOOL_SUITES]
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="swarmgate selftest",
+                                description="Run the self-tests: every cell green, every break switch turns its cells red.")
+    p.add_argument("names", nargs="*", help="suites to run (guard codes, `guards`, tool names); default all")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    args = p.parse_args(argv)
+    known = known_names()
+    for n in args.names:
+        if n not in known:
+            print(f"swarmgate selftest: unknown suite {n!r} (known: {', '.join(known)})", file=sys.stderr)
+            return 2
+    t0 = time.monotonic()
+    failed = 0
+    total = 0
+    for suite in all_suites(args.names or None):
+        res = run_suite(suite)
+        for switch, cell, observed, ok in res.rows:
+            total += 1
+            if not ok:
+                failed += 1
+            if not ok or not args.quiet:
+                where = f"{switch} -> {cell}" if switch else cell
+                want = "red" if switch else "green"
+                print(f"{'ok  ' if ok else 'FAIL'} {suite.name:<24} {where:<56} {observed} (want {want})")
+    dt = time.monotonic() - t0
+    print(f"selftest: {total - failed} cells ok, {failed} failed ({dt:.1f}s)")
+    return 0 if failed == 0 else 1

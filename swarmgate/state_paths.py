@@ -1,0 +1,105 @@
+"""Where state lives: one module, so every tool agrees.
+
+Machine state (the runner's ledger, history peaks, alerts, GPU registrations,
+session state, locks) lives under SWARMGATE_STATE_DIR (default
+/var/tmp/swarmgate) so that every repository and session on a machine shares
+one budget. Repository state (the decision log) lives in the repository under
+.swarmgate/.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DEFAULT_STATE_DIR = "/var/tmp/swarmgate"
+STATE_ENV = "SWARMGATE_STATE_DIR"
+
+
+def state_dir() -> Path:
+    return Path(os.environ.get(STATE_ENV) or DEFAULT_STATE_DIR)
+
+
+def machine_config_path() -> Path:
+    """~/.config/swarmgate/hosts.toml (never inside a repository)."""
+    override = os.environ.get("SWARMGATE_HOSTS_CONFIG")
+    if override:
+        return Path(override)
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "swarmgate" / "hosts.toml"
+
+
+# machine-level state
+def ledger_path() -> Path:
+    return state_dir() / "runner" / "ledger.json"
+
+
+def ledger_lock_path() -> Path:
+    return state_dir() / "runner" / "ledger.lock"
+
+
+def history_path() -> Path:
+    return state_dir() / "runner" / "history.json"
+
+
+def alerts_dir() -> Path:
+    return state_dir() / "alerts"
+
+
+def sessions_dir() -> Path:
+    return state_dir() / "sessions"
+
+
+def session_dir(session_id: str) -> Path:
+    return sessions_dir() / safe_name(session_id)
+
+
+def locks_dir() -> Path:
+    return state_dir() / "locks"
+
+
+def gpu_registrations_dir() -> Path:
+    return state_dir() / "gpu"
+
+
+def command_history_path() -> Path:
+    return state_dir() / "commands" / "history.jsonl"
+
+
+def gate_cache_dir() -> Path:
+    return state_dir() / "gate-cache"
+
+
+def gate_trees_dir() -> Path:
+    return state_dir() / "gate-trees"
+
+
+def dispatch_pending_path() -> Path:
+    return state_dir() / "dispatch" / "pending.json"
+
+
+def detached_dir() -> Path:
+    return state_dir() / "detached"
+
+
+def selftest_dir() -> Path:
+    return state_dir() / "selftest"
+
+
+# repository-level state
+def repo_state_dir(repo: Path) -> Path:
+    return Path(repo) / ".swarmgate"
+
+
+def decision_log_path(repo: Path) -> Path:
+    return repo_state_dir(repo) / "log" / "decisions.jsonl"
+
+
+def repo_config_path(repo: Path) -> Path:
+    return Path(repo) / ".claude" / "swarmgate.toml"
+
+
+def safe_name(text: str) -> str:
+    """A file-name-safe form of an id (no separators, no dot-dot)."""
+    out = "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+    out = out.lstrip(".") or "_"
+    return out[:128]
