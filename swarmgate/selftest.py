@@ -49,7 +49,9 @@ class Result:
 
 
 # Tool suites: name -> "module:function"; the function returns a Suite.
-TOOL_SUITES: dict[str, str] = {}
+TOOL_SUITES: dict[str, str] = {
+    "core-usage": "swarmgate.hosts.core_usage:selftest_suite",
+}
 
 
 @contextlib.contextmanager
