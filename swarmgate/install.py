@@ -1,0 +1,485 @@
+"""`swarmgate install PATH [--uninstall] [--git-hook] [--dry-run]` (SPEC §2).
+
+Wires a repository:
+- merges swarmgate's hook entries into PATH/.claude/settings.json as matcher
+  groups of its own (never merged into the user's groups), keeping every
+  other hook, permission and env entry; a second run changes nothing (the
+  file stays byte-identical); a changed file is backed up first
+  (settings.json.swarmgate-backup-<time>);
+- copies the templates shipped in ``swarmgate.rules`` (swarmgate.toml,
+  main-agent.md, agent-common.md, rules/*.md, agents/*.md) into PATH/.claude/,
+  never overwriting a file the user changed; the hashes of what it wrote are
+  kept in PATH/.claude/.swarmgate-manifest.json;
+- ``--uninstall`` removes exactly what install added: its hook groups (the
+  settings file goes back byte for byte to what it was before, when the user
+  has not changed it since) and the templates the user did not change.
+
+Every hook entry calls the installed entry point by absolute path, with an
+explicit timeout from the config's [hooks] section.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+import time
+from typing import Any, Sequence
+
+MANIFEST = ".claude/.swarmgate-manifest.json"
+SETTINGS = ".claude/settings.json"
+BACKUP_MARK = ".swarmgate-backup-"
+
+# (event, matcher or None, timeout key in [hooks]) — one group of ours each.
+# Guards route by tool: D* on Agent|Task, B*/R01/T01 on Bash|Monitor, G01/W01 on
+# the file tools, M01 on SendMessage, T01 on CronCreate|ScheduleWakeup.
+HOOK_GROUPS: tuple[tuple[str, str | None, str], ...] = (
+    ("PreToolUse", "Agent|Task", "timeout"),
+    ("PreToolUse", "Bash|Monitor", "report_timeout"),
+    ("PreToolUse", "Write|Edit|MultiEdit|NotebookEdit", "timeout"),
+    ("PreToolUse", "SendMessage", "timeout"),
+    ("PreToolUse", "CronCreate|ScheduleWakeup", "timeout"),
+    ("PostToolUse", "Bash|Monitor", "timeout"),
+    ("SessionStart", None, "timeout"),
+    ("SubagentStart", None, "timeout"),
+    ("SubagentStop", None, "timeout"),
+    ("Stop", None, "timeout"),
+)
+
+# template (relative to the rules package) -> destination (relative to the repository)
+_TOP_TEMPLATES = (
+    ("swarmgate.toml", ".claude/swarmgate.toml"),
+    ("main-agent.md", ".claude/main-agent.md"),
+    ("agent-common.md", ".claude/agent-common.md"),
+)
+_DIR_TEMPLATES = (("rules", ".claude/rules"), ("agents", ".claude/agents"))
+# keeps the repository's decision log and caches out of git
+GITIGNORE = (".swarmgate/.gitignore", "# written by swarmgate install: the decision log and caches stay local\n*\n")
+
+_OUR_COMMAND = re.compile(r"(?:^|/|')swarmgate'? hook [A-Za-z]+$")
+
+
+class InstallError(Exception):
+    """Installing cannot go on; the message names the file and the fix."""
+
+
+# --- where things are ---
+
+def entry_point() -> str:
+    """Absolute path of the installed `swarmgate` console script."""
+    here = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "swarmgate")
+    if os.path.isfile(here) and os.access(here, os.X_OK):
+        return here
+    found = shutil.which("swarmgate")
+    if found:
+        return os.path.abspath(found)
+    raise InstallError("cannot find the installed `swarmgate` entry point next to "
+                       f"{sys.executable} or on PATH; run ./install.sh first")
+
+
+def templates_dir() -> str:
+    import swarmgate.rules
+
+    return os.path.dirname(os.path.abspath(swarmgate.rules.__file__))
+
+
+def templates() -> list[tuple[str, str]]:
+    """(source file, destination relative to the repository) for every shipped template."""
+    src = templates_dir()
+    out = []
+    for name, dest in _TOP_TEMPLATES:
+        path = os.path.join(src, name)
+        if os.path.isfile(path):
+            out.append((path, dest))
+    for sub, dest_dir in _DIR_TEMPLATES:
+        d = os.path.join(src, sub)
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            if name.endswith(".md") and os.path.isfile(os.path.join(d, name)):
+                out.append((os.path.join(d, name), f"{dest_dir}/{name}"))
+    return out
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def _write_bytes(path: str, data: bytes) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.swarmgate-tmp-{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+# --- settings.json ---
+
+def hook_command(entry: str, event: str) -> str:
+    return f"{shlex.quote(entry)} hook {event}"
+
+
+def desired_groups(entry: str, hooks_cfg: dict) -> dict[str, list[dict]]:
+    """event -> the matcher groups swarmgate owns, in order."""
+    out: dict[str, list[dict]] = {}
+    for event, matcher, timeout_key in HOOK_GROUPS:
+        group: dict[str, Any] = {}
+        if matcher is not None:
+            group["matcher"] = matcher
+        group["hooks"] = [{"type": "command", "command": hook_command(entry, event),
+                           "timeout": int(hooks_cfg[timeout_key])}]
+        out.setdefault(event, []).append(group)
+    return out
+
+
+def is_our_group(group: Any) -> bool:
+    """A group swarmgate wrote: only `matcher` and `hooks`, every hook a `swarmgate hook EVENT` command."""
+    if not isinstance(group, dict) or not set(group) <= {"matcher", "hooks"}:
+        return False
+    hooks = group.get("hooks")
+    if not isinstance(hooks, list) or not hooks:
+        return False
+    for h in hooks:
+        if not isinstance(h, dict) or h.get("type") != "command":
+            return False
+        cmd = h.get("command")
+        if not isinstance(cmd, str) or not _OUR_COMMAND.search(cmd.strip()):
+            return False
+    return True
+
+
+def load_settings(path: str) -> tuple[bytes | None, dict]:
+    """(raw bytes or None when absent, parsed object). InstallError names the file when malformed."""
+    raw = _read_bytes(path)
+    if raw is None:
+        return None, {}
+    try:
+        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    except UnicodeDecodeError as e:
+        raise InstallError(f"{path}: not UTF-8 ({e}); fix or move it away, nothing was written") from None
+    except ValueError as e:
+        raise InstallError(f"{path}: not valid JSON ({e}); fix or move it away, nothing was written") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path}: expected a JSON object at the top, found a {type(data).__name__}; "
+                           "fix or move it away, nothing was written")
+    hooks = data.get("hooks")
+    if hooks is not None:
+        if not isinstance(hooks, dict):
+            raise InstallError(f"{path}: `hooks` is a {type(hooks).__name__}, expected an object "
+                               "(event -> list of matcher groups); nothing was written")
+        for event, groups in hooks.items():
+            if not isinstance(groups, list):
+                raise InstallError(f"{path}: `hooks.{event}` is a {type(groups).__name__}, expected a list "
+                                   "of matcher groups; nothing was written")
+    return raw, data
+
+
+def merge_hooks(data: dict, wanted: dict[str, list[dict]]) -> dict:
+    """A copy of ``data`` with our groups replaced by ``wanted``; user groups untouched, in place.
+
+    Our groups for an event go where the first of our old groups stood (so a
+    re-run keeps the order), else at the end of that event's list.
+    """
+    new = json.loads(json.dumps(data))
+    hooks = new.setdefault("hooks", {})
+    for event, groups in wanted.items():
+        old = hooks.get(event, [])
+        at = next((i for i, g in enumerate(old) if is_our_group(g)), None)
+        kept = [g for g in old if not is_our_group(g)]
+        if at is None:
+            merged = kept + groups
+        else:
+            before = sum(1 for g in old[:at] if not is_our_group(g))
+            merged = kept[:before] + groups + kept[before:]
+        hooks[event] = merged
+    return new
+
+
+def strip_hooks(data: dict, created_events: Sequence[str] = (), created_hooks_key: bool = False) -> dict:
+    """A copy of ``data`` without our groups; event lists (and `hooks`) we created are dropped when empty."""
+    new = json.loads(json.dumps(data))
+    hooks = new.get("hooks")
+    if not isinstance(hooks, dict):
+        return new
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = [g for g in groups if not is_our_group(g)]
+        if len(kept) != len(groups):
+            hooks[event] = kept
+            if not kept and event in created_events:
+                del hooks[event]
+    if not hooks and created_hooks_key:
+        del new["hooks"]
+    return new
+
+
+def _indent_of(raw: bytes | None) -> int | str:
+    """The indentation the user's file uses (2 when unknown), so a rewrite looks like theirs."""
+    if raw:
+        m = re.search(rb"\n([ \t]+)\S", raw)
+        if m:
+            ws = m.group(1)
+            return "\t" if ws.startswith(b"\t") else len(ws)
+    return 2
+
+
+def dump_settings(data: dict, indent: int | str = 2) -> bytes:
+    return (json.dumps(data, indent=indent, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def backup_path(path: str) -> str:
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    cand = f"{path}{BACKUP_MARK}{stamp}"
+    n = 1
+    while os.path.lexists(cand):
+        cand = f"{path}{BACKUP_MARK}{stamp}-{n}"
+        n += 1
+    return cand
+
+
+# --- manifest ---
+
+def load_manifest(repo: str) -> dict:
+    path = os.path.join(repo, MANIFEST)
+    raw = _read_bytes(path)
+    if raw is None:
+        return {}
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InstallError(f"{path}: not valid JSON ({e}); it records what swarmgate installed — "
+                           "restore it from git or delete it (then uninstall removes only the hook entries)") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path}: expected a JSON object; restore it or delete it")
+    return data
+
+
+def _dump_manifest(data: dict) -> bytes:
+    return (json.dumps(data, indent=1, sort_keys=True) + "\n").encode()
+
+
+# --- the plan: what install / uninstall would do ---
+
+class Plan:
+    """Writes and removals computed first, applied only when nothing failed (and not on --dry-run)."""
+
+    def __init__(self, repo: str) -> None:
+        self.repo = repo
+        self.writes: list[tuple[str, bytes]] = []    # (relative path, content)
+        self.removes: list[str] = []                  # relative paths
+        self.backups: list[tuple[str, str]] = []      # (source, backup) absolute
+        self.lines: list[str] = []
+
+    def say(self, verb: str, what: str) -> None:
+        self.lines.append(f"  {verb:<10} {what}")
+
+    def apply(self) -> None:
+        for src, dest in self.backups:
+            shutil.copy2(src, dest)
+        for rel, data in self.writes:
+            _write_bytes(os.path.join(self.repo, rel), data)
+        for rel in self.removes:
+            try:
+                os.unlink(os.path.join(self.repo, rel))
+            except FileNotFoundError:
+                pass
+        # directories swarmgate made that are empty now
+        for rel in (".claude/rules", ".claude/agents", ".swarmgate", ".claude"):
+            d = os.path.join(self.repo, rel)
+            if self.removes and os.path.isdir(d) and not os.listdir(d):
+                os.rmdir(d)
+
+
+def _hooks_config(repo: str, pending_toml: bytes | None) -> dict:
+    """[hooks] of the repository's config (the one about to be written, if any)."""
+    from swarmgate.config import ConfigError, load_config, validate
+
+    if pending_toml is not None:
+        import tomllib
+        try:
+            raw = tomllib.loads(pending_toml.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise InstallError(f"the shipped swarmgate.toml template is not valid TOML: {e}") from None
+        try:
+            return validate(raw, "swarmgate.toml (template)")["hooks"]
+        except ConfigError as e:
+            raise InstallError(str(e)) from None
+    try:
+        return load_config(repo)["hooks"]
+    except ConfigError as e:
+        raise InstallError(f"{e} (fix the config, then run install again; nothing was written)") from None
+
+
+def plan_install(repo: str, entry: str) -> Plan:
+    plan = Plan(repo)
+    manifest = load_manifest(repo)
+    files: dict[str, str] = dict(manifest.get("files") or {})
+    pending_toml: bytes | None = None
+
+    for src, rel in [*templates(), (None, GITIGNORE[0])]:
+        data = GITIGNORE[1].encode() if src is None else _read_bytes(src) or b""
+        dest = os.path.join(repo, rel)
+        cur = _read_bytes(dest)
+        if cur is None:
+            plan.writes.append((rel, data))
+            files[rel] = _sha(data)
+            plan.say("wrote", rel)
+            if rel == ".claude/swarmgate.toml":
+                pending_toml = data
+        elif cur == data:
+            continue  # already what we ship (ours or the user's identical copy)
+        elif rel in files and _sha(cur) == files[rel]:
+            plan.writes.append((rel, data))  # ours, unchanged by the user: update to the new template
+            files[rel] = _sha(data)
+            plan.say("updated", rel)
+            if rel == ".claude/swarmgate.toml":
+                pending_toml = data
+        else:
+            plan.say("skipped", f"{rel} (changed by you; the shipped version is {src or 'built in'})")
+
+    hooks_cfg = _hooks_config(repo, pending_toml)
+    settings_path = os.path.join(repo, SETTINGS)
+    raw, data = load_settings(settings_path)
+    new = merge_hooks(data, desired_groups(entry, hooks_cfg))
+    settings = dict(manifest.get("settings") or {})
+    if new == data and raw is not None:
+        plan.say("unchanged", f"{SETTINGS} (swarmgate's hooks already wired)")
+    else:
+        new_bytes = dump_settings(new, _indent_of(raw))
+        if "before" not in settings:
+            # the state before swarmgate first touched the file, for an exact uninstall
+            old_hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else None
+            settings = {
+                "before": None if raw is None else raw.decode("utf-8"),
+                "created_hooks_key": old_hooks is None,
+                "created_events": sorted(set(new["hooks"]) - set(old_hooks or {})),
+            }
+        if raw is not None:
+            backup = backup_path(settings_path)
+            plan.backups.append((settings_path, backup))
+            plan.say("backup", os.path.relpath(backup, repo))
+        plan.writes.append((SETTINGS, new_bytes))
+        n = sum(len(g) for g in desired_groups(entry, hooks_cfg).values())
+        plan.say("wired", f"{SETTINGS}: {n} hook groups calling {entry}")
+
+    new_manifest = {"version": 1, "entry_point": entry, "files": files, "settings": settings}
+    if plan.writes and new_manifest != manifest:
+        plan.writes.append((MANIFEST, _dump_manifest(new_manifest)))
+    return plan
+
+
+def plan_uninstall(repo: str) -> Plan:
+    plan = Plan(repo)
+    manifest = load_manifest(repo)
+    settings = manifest.get("settings") or {}
+    settings_path = os.path.join(repo, SETTINGS)
+    raw, data = load_settings(settings_path)
+    if raw is not None:
+        stripped = strip_hooks(data, settings.get("created_events") or (),
+                               bool(settings.get("created_hooks_key")))
+        before = settings.get("before", False)
+        try:
+            before_data = ({} if before is None or (isinstance(before, str) and not before.strip())
+                           else json.loads(before) if isinstance(before, str) else False)
+        except ValueError:
+            before_data = False
+        if stripped == data:
+            plan.say("unchanged", f"{SETTINGS} (no swarmgate hooks in it)")
+        elif before_data is not False and stripped == before_data:
+            # nothing else changed since install: put back the user's exact bytes
+            if before is None:
+                plan.removes.append(SETTINGS)
+                plan.say("removed", f"{SETTINGS} (swarmgate created it)")
+            else:
+                plan.writes.append((SETTINGS, before.encode("utf-8")))
+                plan.say("restored", f"{SETTINGS} (byte for byte as it was before install)")
+        else:
+            plan.backups.append((settings_path, backup_path(settings_path)))
+            plan.writes.append((SETTINGS, dump_settings(stripped, _indent_of(raw))))
+            plan.say("unwired", f"{SETTINGS}: swarmgate's hook groups removed, the rest kept")
+    for rel, sha in sorted((manifest.get("files") or {}).items()):
+        cur = _read_bytes(os.path.join(repo, rel))
+        if cur is None:
+            continue
+        if _sha(cur) == sha:
+            plan.removes.append(rel)
+            plan.say("removed", rel)
+        else:
+            plan.say("kept", f"{rel} (changed by you)")
+    if manifest:
+        plan.removes.append(MANIFEST)
+    return plan
+
+
+def _git_hook(repo: str, uninstall: bool, dry_run: bool) -> tuple[str, bool]:
+    try:
+        from swarmgate.gate import git_hook
+    except ImportError:
+        return "git pre-commit hook: not available in this build (swarmgate.gate.git_hook is missing)", False
+    if dry_run:
+        return "git pre-commit hook: would be " + ("removed" if uninstall else "installed"), True
+    func = getattr(git_hook, "uninstall" if uninstall else "install", None)
+    if func is None:
+        return f"git pre-commit hook: this build cannot {'uninstall' if uninstall else 'install'} it", False
+    return str(func(repo)), True
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="swarmgate install",
+        description="Wire swarmgate into a repository: hook entries in .claude/settings.json, "
+                    "the config .claude/swarmgate.toml, rule and agent templates.")
+    p.add_argument("path", metavar="PATH", help="the repository to wire")
+    p.add_argument("--uninstall", action="store_true", help="remove exactly what install added")
+    p.add_argument("--git-hook", action="store_true", help="also install (or remove) a git pre-commit hook running gate-staged")
+    p.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
+    args = p.parse_args(argv)
+
+    repo = os.path.abspath(args.path)
+    if not os.path.isdir(repo):
+        print(f"swarmgate install: {repo} is not a directory (give the repository to wire)", file=sys.stderr)
+        return 1
+    try:
+        if args.uninstall:
+            plan = plan_uninstall(repo)
+        else:
+            plan = plan_install(repo, entry_point())
+    except InstallError as e:
+        print(f"swarmgate install: {e}", file=sys.stderr)
+        return 1
+    head = "swarmgate " + ("uninstall" if args.uninstall else "install") + f": {repo}"
+    if args.dry_run:
+        head += " (dry run: nothing written)"
+    print(head)
+    for line in plan.lines:
+        print(line)
+    if not args.dry_run:
+        try:
+            plan.apply()
+        except OSError as e:
+            print(f"swarmgate install: could not write in {repo}: {e}", file=sys.stderr)
+            return 1
+    rc = 0
+    if args.git_hook:
+        msg, ok = _git_hook(repo, args.uninstall, args.dry_run)
+        print("  " + msg)
+        rc = 0 if ok else 1
+    if not args.uninstall and not args.dry_run:
+        print("  check it with: swarmgate doctor " + shlex.quote(repo))
+    return rc
