@@ -1,0 +1,174 @@
+"""`swarmgate log` and `swarmgate report`: the decision log, read back.
+
+`swarmgate log [--session S] [--agent A] [--code C] [--decision D] [--event E]
+[--last N] [--json] [--repo PATH]` prints the decisions as a table (or JSON
+lines); `swarmgate report [--repo PATH] [--json]` counts decisions per guard
+code, gives the latency median and p95 per event, and the commands refused
+most often.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from swarmgate import decision_log
+
+DECISIONS = ("allow", "deny", "ask", "context", "block", "warn")
+
+
+def _repo(arg: str | None) -> str:
+    import os
+
+    from swarmgate.config import find_repo
+    return os.path.abspath(arg) if arg else find_repo()
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repo", default=None, help="the repository whose log to read (default: this one)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def _agent(r: dict) -> str:
+    if r.get("agent_type") or r.get("agent_id"):
+        return f"{r.get('agent_type') or '?'}" + (f" ({str(r['agent_id'])[:8]})" if r.get("agent_id") else "")
+    return "main"
+
+
+def _no_log(repo: str) -> str:
+    return (f"no decisions logged in {decision_log.log_path(repo)} yet "
+            f"(wire the repository with `swarmgate install {repo}`)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="swarmgate log", description="The decision log as a table, with filters.")
+    p.add_argument("--session", help="session id (a prefix is enough)")
+    p.add_argument("--agent", help="agent type or id; `main` for the main agent")
+    p.add_argument("--code", help="guard code, e.g. G01")
+    p.add_argument("--decision", choices=DECISIONS, help="decision")
+    p.add_argument("--event", help="hook event, e.g. PreToolUse")
+    p.add_argument("--last", type=int, default=50, metavar="N", help="only the last N matching records (0: all; default 50)")
+    _common(p)
+    args = p.parse_args(argv)
+    if args.last < 0:
+        p.error("--last must be >= 0")
+    repo = _repo(args.repo)
+    records = decision_log.select(decision_log.read(repo), session=args.session, agent=args.agent,
+                                  code=args.code, decision=args.decision, event=args.event)
+    if args.last:
+        records = records[-args.last:]
+    if args.json:
+        for r in records:
+            print(json.dumps(r, ensure_ascii=False))
+        return 0
+    if not records:
+        print(_no_log(repo) if not decision_log.read(repo) else "no decision matches these filters")
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"decisions in {decision_log.log_path(repo)}", show_lines=False)
+    for col in ("time", "session", "agent", "event", "tool", "codes", "decision", "ms", "input"):
+        t.add_column(col, overflow="fold", no_wrap=col in ("time", "decision", "ms", "codes"))
+    style = {"deny": "bold red", "block": "bold red", "ask": "yellow", "context": "cyan", "warn": "yellow"}
+    for r in records:
+        dec = str(r.get("decision", ""))
+        t.add_row(str(r.get("time", ""))[5:].replace("T", " ").rstrip("Z"), str(r.get("session", ""))[:8],
+                  _agent(r), str(r.get("event", "")), str(r.get("tool") or ""),
+                  ",".join(r.get("codes") or []), f"[{style[dec]}]{dec}[/]" if dec in style else dec,
+                  f"{float(r.get('latency_ms') or 0):.0f}", str(r.get("input") or "")[:80])
+    Console().print(t)
+    return 0
+
+
+# --- report ---
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100) of non-empty values."""
+    xs = sorted(values)
+    if not xs:
+        return 0.0
+    import math
+
+    k = max(0, min(len(xs) - 1, math.ceil(q / 100.0 * len(xs)) - 1))
+    return float(xs[k])
+
+
+def summarize(records: Sequence[dict], top: int = 10) -> dict:
+    """Counts per (code, decision), latency per event, the most refused inputs (pure)."""
+    import statistics
+
+    per_code: dict[str, dict[str, int]] = {}
+    per_decision: dict[str, int] = {}
+    latency: dict[str, list[float]] = {}
+    refused: dict[str, int] = {}
+    for r in records:
+        dec = str(r.get("decision", "?"))
+        per_decision[dec] = per_decision.get(dec, 0) + 1
+        for code in r.get("codes") or ["-"]:
+            row = per_code.setdefault(str(code), {})
+            row[dec] = row.get(dec, 0) + 1
+        try:
+            latency.setdefault(str(r.get("event", "?")), []).append(float(r.get("latency_ms")))
+        except (TypeError, ValueError):
+            pass
+        if dec in ("deny", "block", "ask") and r.get("input"):
+            refused[str(r["input"])] = refused.get(str(r["input"]), 0) + 1
+    lat = {ev: {"n": len(xs), "median_ms": round(statistics.median(xs), 2), "p95_ms": round(percentile(xs, 95), 2)}
+           for ev, xs in sorted(latency.items()) if xs}
+    top_refused = sorted(refused.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+    return {"total": len(records), "decisions": dict(sorted(per_decision.items())),
+            "codes": {c: dict(sorted(v.items())) for c, v in sorted(per_code.items())},
+            "latency": lat, "top_refused": [{"input": k, "count": n} for k, n in top_refused]}
+
+
+def report_main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="swarmgate report",
+                                description="Counts per guard code and decision, hook latency per event, "
+                                            "the commands refused most often.")
+    p.add_argument("--session", help="only this session (a prefix is enough)")
+    p.add_argument("--top", type=int, default=10, help="how many refused commands to list (default 10)")
+    _common(p)
+    args = p.parse_args(argv)
+    repo = _repo(args.repo)
+    records = decision_log.select(decision_log.read(repo), session=args.session)
+    s = summarize(records, args.top)
+    if args.json:
+        print(json.dumps(s, indent=1, ensure_ascii=False))
+        return 0
+    if not records:
+        print(_no_log(repo))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    con.print(f"{s['total']} decisions in {decision_log.log_path(repo)}: "
+              + ", ".join(f"{k} {v}" for k, v in s["decisions"].items()))
+    decs = sorted({d for row in s["codes"].values() for d in row})
+    t = Table(title="decisions per guard code", caption="`-`: no guard had anything to say")
+    t.add_column("code")
+    for d in decs:
+        t.add_column(d, justify="right")
+    for code, row in s["codes"].items():
+        t.add_row(code, *[str(row.get(d, "")) for d in decs])
+    con.print(t)
+    t = Table(title="hook latency per event")
+    for col in ("event", "n", "median ms", "p95 ms"):
+        t.add_column(col, justify="left" if col == "event" else "right")
+    for ev, v in s["latency"].items():
+        t.add_row(ev, str(v["n"]), f"{v['median_ms']:.1f}", f"{v['p95_ms']:.1f}")
+    con.print(t)
+    if s["top_refused"]:
+        t = Table(title="refused most often")
+        t.add_column("count", justify="right")
+        t.add_column("input", overflow="fold")
+        for row in s["top_refused"]:
+            t.add_row(str(row["count"]), row["input"])
+        con.print(t)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
