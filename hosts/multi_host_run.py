@@ -1,0 +1,398 @@
+"""multi-host-run: run one deterministic job on the second machine, then bring results back (SPEC §5.4).
+
+    multi-host-run --peer [NAME] --memory-cap CAP [--label L] [--fetch PATH...] -- COMMAND...
+    multi-host-run --memory-cap CAP [--label L] -- COMMAND...     (here, through run-with-memory-cap)
+
+Peer steps: 1 refuse (243) unless the across-machines switch is on — never run
+here instead; 2 the cap may not exceed the peer's max_cap; 3 toolchains compared
+line by line (242); 4 exactly the files `git ls-files` lists copied to
+runs/<label>/ on the peer, `git init` + commit there; 5 started fully detached
+(setsid, stdin /dev/null, inherited descriptors closed) under the peer's
+run-with-memory-cap, polled every 5 s, cores sampled every 300 s; 6 --fetch
+copies artifacts back; 7 the run tree and its pid/exit/log files deleted and
+read back as gone (246); 8 on TERM/INT/HUP: stop the tree (freeze, re-enumerate,
+TERM leaves first, CONT, KILL after 30 s), fetch partial artifacts, delete, 247;
+9 the peer's output has its private names and addresses replaced.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from typing import Sequence
+
+from swarmgate.exit_codes import Exit
+from swarmgate.hosts import ssh
+
+PROC_TREE_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "proc_tree.py")
+
+CORES_SNIPPET = r"""
+import time
+def s():
+    with open('/proc/stat') as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return sum(v), v[3] + (v[4] if len(v) > 4 else 0)
+a = s(); time.sleep(1); b = s()
+import os
+tot = b[0] - a[0]; idle = b[1] - a[1]
+print('%.2f %d' % ((tot - idle) / tot * os.cpu_count() if tot else 0.0, os.cpu_count()))
+"""
+
+
+def say(msg: str) -> None:
+    print(f"multi-host-run: {msg}", file=sys.stderr, flush=True)
+
+
+def default_label(command: list[str]) -> str:
+    words = [os.path.basename(w) for w in command[:2]]
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", "-".join(words)).strip("-")[:40] or "job"
+    return f"{slug}-{hashlib.sha1(' '.join(command).encode()).hexdigest()[:8]}"
+
+
+def valid_label(label: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,100}", label)) and ".." not in label
+
+
+class Stop(Exception):
+    pass
+
+
+class PeerRun:
+    """One run on a peer: the paths and the ssh calls, no policy."""
+
+    def __init__(self, peer: dict, label: str, redact: ssh.Redactor) -> None:
+        self.peer = peer
+        self.label = label
+        self.redact = redact
+        root = peer["work_root"].rstrip("/")
+        self.dir = f"{root}/runs/{label}"
+        self.pid_file = f"{self.dir}.pid"
+        self.exit_file = f"{self.dir}.exit"
+        self.log_file = f"{self.dir}.log"
+        self.remote_pid: int | None = None
+        self.offset = 0
+        self.mark = f"__swarmgate_exit_{os.urandom(6).hex()}__:"
+
+    def run(self, remote: str, **kw) -> subprocess.CompletedProcess:
+        return ssh.run(self.peer, remote, **kw)
+
+    def copy_tree(self, repo: str) -> int:
+        """Copy exactly `git ls-files` to the peer; git init + commit there. Returns the file count."""
+        ls = subprocess.run(["git", "-C", repo, "ls-files", "-z"], capture_output=True, check=True)
+        names = [n for n in ls.stdout.split(b"\0") if n and os.path.lexists(os.path.join(repo, n.decode()))]
+        listing = b"\0".join(names) + (b"\0" if names else b"")
+        d = shlex.quote(self.dir)
+        setup = (f"test -e {d} && {{ echo 'run tree exists' >&2; exit 3; }}; "
+                 f"mkdir -p {d} && cd {d} && tar -xf - && git init -q . && "
+                 f"git -c user.name=swarmgate -c user.email=swarmgate@localhost add -A && "
+                 f"git -c user.name=swarmgate -c user.email=swarmgate@localhost commit -qm "
+                 f"{shlex.quote('snapshot for ' + self.label)} --allow-empty")
+        tar = subprocess.Popen(["tar", "-cf", "-", "--no-recursion", "--null", "-T", "-"], cwd=repo,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out, err = tar.communicate(listing, timeout=600)
+        if tar.returncode != 0:
+            raise ssh.PeerError(f"tar of the tracked files failed: {err.decode(errors='replace').strip()[-300:]}")
+        cp = self.run(setup, input_bytes=out, timeout=600)
+        if cp.returncode == 3:
+            raise ssh.PeerError(f"the peer already has a run tree for label {self.label!r} "
+                                f"(another run with this label, or a leftover): pick another --label")
+        if cp.returncode != 0:
+            raise ssh.PeerError(f"copying the tree to the peer failed: "
+                                f"{self.redact(cp.stderr.decode(errors='replace').strip()[-300:])}")
+        return len(names)
+
+    def start(self, command_text: str) -> None:
+        """Start fully detached from the ssh session; only the setsid nohup is backgrounded."""
+        close_fds = ('for f in /proc/$$/fd/*; do n="${f##*/}"; '
+                     'case "$n" in ""|*[!0-9]*) continue;; esac; '
+                     '[ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null; ')
+        detached = (f"{close_fds}echo $$ > {shlex.quote(self.pid_file)}; "
+                    f"cd {shlex.quote(self.dir)} && {command_text} > {shlex.quote(self.log_file)} 2>&1; "
+                    f"echo $? > {shlex.quote(self.exit_file)}")
+        remote = (f"rm -f -- {shlex.quote(self.pid_file)} {shlex.quote(self.exit_file)} "
+                  f"{shlex.quote(self.log_file)} || exit 1; "
+                  f"setsid nohup bash -c {shlex.quote(detached)} < /dev/null > /dev/null 2>&1 &")
+        self.run(remote, timeout=60, check=True)
+        for _ in range(100):
+            cp = self.run(f"cat {shlex.quote(self.pid_file)} 2>/dev/null", timeout=30)
+            text = cp.stdout.decode().strip()
+            if text.isdigit():
+                self.remote_pid = int(text)
+                return
+            time.sleep(0.1)
+        raise ssh.PeerError("the job did not record its pid on the peer")
+
+    def poll(self) -> tuple[bytes, int | None]:
+        """New output since the last poll, and the exit code once the job has ended."""
+        remote = (f"tail -c +{self.offset + 1} {shlex.quote(self.log_file)} 2>/dev/null; "
+                  f"printf %s {self.mark}; cat {shlex.quote(self.exit_file)} 2>/dev/null; true")
+        cp = self.run(remote, timeout=60)
+        data = cp.stdout
+        mark = self.mark.encode()
+        idx = data.rfind(mark)
+        out, tail = (data[:idx], data[idx + len(mark):]) if idx >= 0 else (data, b"")
+        self.offset += len(out)
+        code = tail.decode().strip()
+        return out, (int(code) if code.lstrip("-").isdigit() else None)
+
+    def cores(self) -> str:
+        cp = self.run(f"{self.peer['python']} -c {shlex.quote(CORES_SNIPPET)}", timeout=30)
+        parts = cp.stdout.decode().split()
+        return f"{parts[0]} of {parts[1]} cores in use" if len(parts) == 2 else "cores unreadable"
+
+    def stop(self, grace: float) -> str:
+        if self.remote_pid is None:
+            return "no job started"
+        with open(PROC_TREE_SOURCE, "rb") as f:
+            src = f.read()
+        cp = self.run(f"{self.peer['python']} - {self.remote_pid} {grace}", input_bytes=src,
+                      timeout=grace + 60)
+        return cp.stdout.decode().strip() or cp.stderr.decode().strip()
+
+    def fetch(self, paths: list[str], dest: str) -> list[str]:
+        """Copy artifacts back (relative paths inside the run tree). Returns what was missing."""
+        missing = []
+        for rel in paths:
+            if os.path.isabs(rel) or ".." in rel.split("/"):
+                missing.append(rel)
+                continue
+            cp = self.run(f"cd {shlex.quote(self.dir)} && test -e {shlex.quote(rel)} && "
+                          f"tar -cf - -- {shlex.quote(rel)}", timeout=600)
+            if cp.returncode != 0 or not cp.stdout:
+                missing.append(rel)
+                continue
+            os.makedirs(dest, exist_ok=True)
+            subprocess.run(["tar", "-xf", "-", "-C", dest], input=cp.stdout, check=True)
+        return missing
+
+    def delete(self) -> bool:
+        """Delete the run tree and its pid/exit/log files; True only when read back as gone."""
+        from swarmgate.break_switch import broken
+
+        paths = " ".join(shlex.quote(p) for p in (self.dir, self.pid_file, self.exit_file, self.log_file))
+        if not broken("no-peer-cleanup"):
+            self.run(f"rm -rf -- {paths}", timeout=300)
+        cp = self.run(f"for p in {paths}; do test -e \"$p\" && echo \"$p\"; done; true", timeout=60)
+        return cp.returncode == 0 and not cp.stdout.strip()
+
+
+def toolchain_diff(peer: dict, commands: list[str], redact: ssh.Redactor) -> list[str]:
+    """Lines that differ between here and the peer, per configured version command."""
+    diffs = []
+    for cmd in commands:
+        here = subprocess.run(cmd, shell=True, capture_output=True, timeout=60)
+        there = ssh.run(peer, cmd, timeout=60)
+        a = (here.stdout + here.stderr).decode(errors="replace").splitlines()
+        b = (there.stdout + there.stderr).decode(errors="replace").splitlines()
+        if here.returncode != there.returncode:
+            diffs.append(f"`{cmd}`: exit {here.returncode} here, {there.returncode} on the peer")
+        for i in range(max(len(a), len(b))):
+            la = a[i] if i < len(a) else "<missing>"
+            lb = b[i] if i < len(b) else "<missing>"
+            if la != lb:
+                diffs.append(f"`{cmd}` line {i + 1}: here {la!r} / peer {redact(lb)!r}")
+    return diffs
+
+
+def peer_secrets(peer: dict) -> list[str]:
+    secrets = [peer["host"], *peer.get("redact", [])]
+    try:
+        cp = ssh.run(peer, "hostname; hostname -f 2>/dev/null; hostname -I 2>/dev/null", timeout=30)
+        for w in cp.stdout.decode(errors="replace").split():
+            if w not in ("localhost", "127.0.0.1", "::1") or w == peer["host"]:
+                secrets.append(w)
+    except ssh.PeerError:
+        pass
+    return secrets
+
+
+def run_local(cap: str, label: str, command: list[str]) -> int:
+    runner = os.path.join(os.path.dirname(sys.executable), "run-with-memory-cap")
+    argv = [runner if os.path.exists(runner) else "run-with-memory-cap", cap, "--label", label, "--", *command]
+    try:
+        return subprocess.call(argv)
+    except FileNotFoundError:
+        say("run-with-memory-cap is not installed: refusing to run uncapped")
+        return Exit.USAGE
+
+
+def run_on_peer(args, hosts, command: list[str]) -> int:
+    from swarmgate.break_switch import broken
+    from swarmgate.sizes import human, parse_size
+
+    if not hosts.peers:
+        say(f"no peer is configured in {hosts.path or '~/.config/swarmgate/hosts.toml'} ([peers.NAME] host = ...)")
+        return Exit.PEER_OFF
+    name = args.peer or next(iter(hosts.peers))
+    peer = hosts.peers.get(name)
+    if peer is None:
+        say(f"unknown peer {name!r} (configured: {', '.join(hosts.peers)})")
+        return Exit.USAGE
+    if not hosts["across_machines"]["enabled"]:
+        if broken("switch-off-falls-back-to-local"):
+            return run_local(args.memory_cap, args.label, command)
+        say("the cross-machine switch is off ([across_machines] enabled = false in "
+            f"{hosts.path or '~/.config/swarmgate/hosts.toml'}); nothing was run, here or there. "
+            "Turn it on, or run here with `run-with-memory-cap`.")
+        return Exit.PEER_OFF
+    cap = parse_size(args.memory_cap)
+    if peer.get("max_cap") and cap > peer["max_cap"]:
+        say(f"--memory-cap {human(cap)} exceeds peer {name}'s max_cap {human(peer['max_cap'])}: "
+            f"lower the cap, or run the job here")
+        return Exit.USAGE
+
+    redact = ssh.Redactor(peer_secrets(peer))
+    try:
+        ssh.run(peer, "true", timeout=30, check=True)
+    except ssh.PeerError as e:
+        say(f"{redact(str(e))}; nothing was run (no local fallback)")
+        return Exit.PEER_OFF
+
+    if not broken("no-toolchain-check"):
+        diffs = toolchain_diff(peer, hosts["toolchain"]["commands"], redact)
+        if diffs:
+            say("toolchains differ; results from the two machines could not be combined:\n  " +
+                "\n  ".join(diffs))
+            return Exit.TOOLCHAIN_DIFFERS
+
+    repo = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    if repo.returncode != 0:
+        say("not inside a git repository: multi-host-run copies exactly `git ls-files`")
+        return Exit.USAGE
+    run = PeerRun(peer, args.label, redact)
+
+    stop_signal: list[int] = []
+
+    def on_signal(signum, frame):  # noqa: ARG001
+        stop_signal.append(signum)
+        raise Stop()
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    code: int | None = None
+    started = False
+    try:
+        n = run.copy_tree(repo.stdout.strip())
+        say(f"copied {n} tracked files to peer {name}:runs/{args.label}/")
+        env = f"SWARMGATE_STATE_DIR={shlex.quote(peer['state_dir'])} " if peer.get("state_dir") else ""
+        inner = f"bash -c {shlex.quote(ssh.quote(command))}" if len(command) > 1 else command[0]
+        if broken("peer-without-memory-cap"):
+            text = inner
+        else:
+            text = (f"{env}{peer['runner']} {shlex.quote(args.memory_cap)} --label "
+                    f"{shlex.quote(args.label)} -- {inner}")
+        run.start(text)
+        started = True
+        say(f"started on peer {name} (pid {run.remote_pid}); polling every {args.poll:g}s")
+        last_sample = time.monotonic()
+        while True:
+            out, code = run.poll()
+            if out:
+                sys.stdout.write(redact(out.decode(errors="replace")))
+                sys.stdout.flush()
+            if code is not None:
+                break
+            if time.monotonic() - last_sample >= args.sample_every:
+                say(f"peer {name}: {run.cores()}")
+                last_sample = time.monotonic()
+            time.sleep(args.poll)
+    except Stop:
+        say(f"signal {stop_signal[0]}: stopping the job on the peer")
+        for s in old:
+            signal.signal(s, signal.SIG_IGN)
+        if started:
+            say(redact(f"peer: {run.stop(args.grace)}"))
+            out, _ = run.poll()
+            if out:
+                sys.stdout.write(redact(out.decode(errors="replace")))
+        missing = run.fetch(args.fetch or [], args.fetch_dest) if args.fetch else []
+        if missing:
+            say(f"not fetched (missing): {', '.join(missing)}")
+        if not run.delete():
+            say(f"the run tree on peer {name} could not be verified deleted")
+            return Exit.PEER_CLEANUP
+        return Exit.SIGNALLED
+    except ssh.PeerError as e:
+        say(redact(str(e)))
+        if started:
+            run.stop(args.grace)
+        if not run.delete():
+            return Exit.PEER_CLEANUP
+        return Exit.PEER_OFF
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+    if args.fetch:
+        missing = run.fetch(args.fetch, args.fetch_dest)
+        if missing:
+            say(f"not fetched (missing on the peer): {', '.join(missing)}")
+    if not run.delete():
+        say(f"the run tree on peer {name} could not be verified deleted: remove "
+            f"{redact(run.dir)} and its .pid/.exit/.log files by hand")
+        return Exit.PEER_CLEANUP
+    say(f"peer {name}: exit {code}; run tree deleted and verified gone")
+    return code if code is not None else Exit.PEER_OFF
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--" in argv:
+        i = argv.index("--")
+        opts, command = argv[:i], argv[i + 1:]
+    else:
+        opts, command = argv, []
+    p = argparse.ArgumentParser(prog="multi-host-run", description=__doc__.split("\n")[0])
+    p.add_argument("--peer", nargs="?", const="", default=None, metavar="NAME",
+                   help="run on the peer NAME (default: the first configured peer)")
+    p.add_argument("--memory-cap", "--cap", dest="memory_cap", help="memory cap of the run (e.g. 16G)")
+    p.add_argument("--label", help="run label (history key, peer run directory name)")
+    p.add_argument("--fetch", nargs="+", action="extend", metavar="PATH", help="artifacts to copy back")
+    p.add_argument("--fetch-dest", default=".", help="where fetched artifacts go (default: here)")
+    p.add_argument("--poll", type=float, default=5.0, help="seconds between polls (default 5)")
+    p.add_argument("--sample-every", type=float, default=300.0, help="seconds between core samples (default 300)")
+    p.add_argument("--grace", type=float, default=30.0, help="seconds between TERM and KILL (default 30)")
+    p.add_argument("--hosts-config", help="hosts.toml to use (default ~/.config/swarmgate/hosts.toml)")
+    p.add_argument("--selftest", action="store_true")
+    args = p.parse_args(opts)
+    if args.selftest:
+        from swarmgate.selftest import main as selftest_main
+        return selftest_main(["multi-host-run"])
+    from swarmgate.break_switch import refusal
+    if refusal():
+        say(refusal())
+        return Exit.USAGE
+    if not command:
+        say("nothing to run: put the command after `--`")
+        return Exit.USAGE
+    if not args.memory_cap:
+        say("--memory-cap is required (every run is capped)")
+        return Exit.USAGE
+    from swarmgate.sizes import parse_size
+    try:
+        parse_size(args.memory_cap)
+    except ValueError as e:
+        say(f"--memory-cap: {e}")
+        return Exit.USAGE
+    args.label = args.label or default_label(command)
+    if not valid_label(args.label):
+        say(f"--label {args.label!r}: use letters, digits and . _ : - only")
+        return Exit.USAGE
+    if args.peer is None:
+        return run_local(args.memory_cap, args.label, command)
+    from swarmgate.config import ConfigError, load_hosts_config
+    try:
+        hosts = load_hosts_config(args.hosts_config)
+    except ConfigError as e:
+        say(str(e))
+        return Exit.USAGE
+    return run_on_peer(args, hosts, command)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
