@@ -1,0 +1,239 @@
+"""`swarmgate doctor [PATH]`: is this machine and repository wired correctly?
+
+Each check prints one line, `ok`, `note` (optional part missing) or `FAIL`
+with the fix. Exit 1 when anything failed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from typing import Callable, Sequence
+
+OK, NOTE, FAIL = "ok", "note", "FAIL"
+
+
+class Check:
+    __slots__ = ("status", "what", "fix")
+
+    def __init__(self, status: str, what: str, fix: str = "") -> None:
+        self.status = status
+        self.what = what
+        self.fix = fix
+
+    def line(self) -> str:
+        text = f"{self.status:<4} {self.what}"
+        if self.fix and self.status != OK:
+            text += f" — fix: {self.fix}"
+        return text
+
+
+def check_python() -> Check:
+    v = sys.version_info
+    if v < (3, 11):
+        return Check(FAIL, f"python {v.major}.{v.minor} at {sys.executable}", "swarmgate needs Python 3.11+")
+    return Check(OK, f"python {v.major}.{v.minor}.{v.micro} at {sys.executable}")
+
+
+def check_entry_point() -> Check:
+    from swarmgate.install import InstallError, entry_point
+    try:
+        path = entry_point()
+    except InstallError as e:
+        return Check(FAIL, "the `swarmgate` entry point", str(e))
+    return Check(OK, f"entry point {path}")
+
+
+def check_settings(repo: str) -> Check:
+    from swarmgate.install import HOOK_GROUPS, SETTINGS, is_our_group
+
+    path = os.path.join(repo, SETTINGS)
+    fix = f"swarmgate install {shlex.quote(repo)}"
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        return Check(FAIL, f"{path} does not exist: the hooks are not wired", fix)
+    except (ValueError, UnicodeDecodeError) as e:
+        return Check(FAIL, f"{path} is not valid JSON ({e})", "fix the file by hand, then " + fix)
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if not isinstance(hooks, dict):
+        return Check(FAIL, f"{path} has no `hooks`: swarmgate is not wired", fix)
+    missing = []
+    bad_paths: set[str] = set()
+    no_timeout = 0
+    for event, matcher, _ in HOOK_GROUPS:
+        groups = [g for g in hooks.get(event) or [] if is_our_group(g) and g.get("matcher") == matcher]
+        if not groups:
+            missing.append(f"{event}" + (f" [{matcher}]" if matcher else ""))
+            continue
+        for h in groups[0]["hooks"]:
+            exe = shlex.split(h["command"])[0]
+            if not os.path.isabs(exe) or not os.access(exe, os.X_OK):
+                bad_paths.add(exe)
+            if not isinstance(h.get("timeout"), int):
+                no_timeout += 1
+    if missing:
+        return Check(FAIL, f"{path} lacks swarmgate's hooks for " + ", ".join(missing), fix)
+    if bad_paths:
+        return Check(FAIL, f"{path} calls a swarmgate that is not an existing absolute executable: "
+                     + ", ".join(sorted(bad_paths)), fix + " (from the swarmgate checkout you use now)")
+    if no_timeout:
+        return Check(FAIL, f"{path}: {no_timeout} swarmgate hook entries have no timeout", fix)
+    return Check(OK, f"{path} wires {len(HOOK_GROUPS)} hook groups")
+
+
+def check_config(repo: str) -> Check:
+    from swarmgate.config import ConfigError, load_config
+
+    try:
+        cfg = load_config(repo)
+    except ConfigError as e:
+        return Check(FAIL, f"config: {e}", "correct the named key in the file (docs: rules/swarmgate.toml)")
+    if cfg.path is None:
+        return Check(NOTE, f"no {os.path.join(repo, '.claude', 'swarmgate.toml')}: the defaults apply",
+                     f"swarmgate install {shlex.quote(repo)} writes a commented one")
+    return Check(OK, f"config {cfg.path} is valid")
+
+
+def check_hosts_config() -> Check:
+    from swarmgate.config import ConfigError, load_hosts_config
+
+    try:
+        hc = load_hosts_config()
+    except ConfigError as e:
+        return Check(FAIL, f"machine config: {e}", "correct the named key")
+    if hc.path is None:
+        return Check(OK, "machine config: none (this host only, cross-machine switch off)")
+    return Check(OK, f"machine config {hc.path} is valid ({len(hc.peers)} peers)")
+
+
+def check_state_dir() -> Check:
+    from swarmgate.state_paths import STATE_ENV, state_dir
+    from swarmgate.statefile import StateError, ensure_dir, write_text_atomic
+
+    d = str(state_dir())
+    probe = os.path.join(d, f".doctor-{os.getpid()}")
+    try:
+        ensure_dir(d)
+        write_text_atomic(probe, "ok\n")
+        os.unlink(probe)
+    except (OSError, StateError) as e:
+        return Check(FAIL, f"state directory {d} is not writable ({e})",
+                     f"make it writable, or point {STATE_ENV} at a directory that is")
+    return Check(OK, f"state directory {d} is writable")
+
+
+def cgroup_backend(config_backend: str = "auto") -> tuple[str | None, str]:
+    """(backend name or None, what was found) for run-with-memory-cap on this machine."""
+    found = []
+    try:
+        with open("/proc/1/comm") as f:
+            pid1 = f.read().strip()
+    except OSError:
+        pid1 = ""
+    if pid1 == "systemd" and shutil.which("systemd-run"):
+        found.append("systemd")
+    try:
+        with open("/sys/fs/cgroup/cgroup.controllers") as f:
+            if "memory" in f.read().split() and os.access("/sys/fs/cgroup", os.W_OK):
+                found.append("cgroup2")
+    except OSError:
+        pass
+    if os.path.isdir("/sys/fs/cgroup/memory") and os.access("/sys/fs/cgroup/memory", os.W_OK):
+        found.append("cgroup1")
+    if config_backend != "auto":
+        return (config_backend if config_backend in found else None), ", ".join(found) or "none"
+    return (found[0] if found else None), ", ".join(found) or "none"
+
+
+def check_cgroup(repo: str) -> Check:
+    from swarmgate.config import ConfigError, load_config
+
+    try:
+        wanted = load_config(repo)["memory"]["backend"]
+    except ConfigError:
+        wanted = "auto"
+    backend, found = cgroup_backend(wanted)
+    if backend is None:
+        return Check(FAIL, f"no usable cgroup backend for run-with-memory-cap (wanted {wanted}; found: {found})",
+                     "run as a user who may create cgroups (systemd as PID 1, a delegated cgroup v2 subtree "
+                     "with the memory controller, or a writable /sys/fs/cgroup/memory); "
+                     "without one the runner refuses to run (exit 251), never uncapped")
+    return Check(OK, f"cgroup backend {backend} (available: {found})")
+
+
+def check_import(name: str, why: str) -> Check:
+    import importlib
+
+    try:
+        importlib.import_module(name)
+    except Exception as e:  # noqa: BLE001
+        return Check(FAIL, f"cannot import {name} ({type(e).__name__}: {e}); {why}",
+                     "./install.sh (reinstalls the dependencies into .venv)")
+    return Check(OK, f"{name} importable")
+
+
+def check_guards() -> Check:
+    try:
+        from swarmgate.hooks import registry
+        n = len(registry.guards())
+    except Exception as e:  # noqa: BLE001
+        return Check(FAIL, f"the guard registry does not load ({type(e).__name__}: {e})",
+                     "report it; the hooks refuse every tool call until it loads")
+    return Check(OK, f"{n} guards registered")
+
+
+def check_claude() -> Check:
+    exe = shutil.which("claude")
+    if not exe:
+        return Check(NOTE, "claude (Claude Code) not on PATH: optional here (the end-to-end tests install a pinned one)")
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=20).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        return Check(NOTE, f"claude at {exe} did not report a version ({e})")
+    return Check(OK, f"claude {out or '?'} at {exe}")
+
+
+def checks(repo: str) -> list[Callable[[], Check]]:
+    return [
+        check_python,
+        check_entry_point,
+        lambda: check_settings(repo),
+        lambda: check_config(repo),
+        check_hosts_config,
+        check_state_dir,
+        lambda: check_cgroup(repo),
+        lambda: check_import("bashlex", "the Bash guards parse commands with it"),
+        check_guards,
+        check_claude,
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="swarmgate doctor",
+                                description="Check that this machine and a repository are wired correctly.")
+    p.add_argument("path", nargs="?", default=None, metavar="PATH", help="the repository (default: this one)")
+    args = p.parse_args(argv)
+    from swarmgate.config import find_repo
+
+    repo = os.path.abspath(args.path) if args.path else find_repo()
+    if not os.path.isdir(repo):
+        print(f"swarmgate doctor: {repo} is not a directory", file=sys.stderr)
+        return 1
+    print(f"swarmgate doctor: {repo}")
+    failed = 0
+    for run in checks(repo):
+        try:
+            c = run()
+        except Exception as e:  # noqa: BLE001 - a broken check is a failed check, not a traceback
+            c = Check(FAIL, f"a check crashed ({type(e).__name__}: {e})", "report it")
+        if c.status == FAIL:
+            failed += 1
+        print(c.line())
+    print(f"{failed} problem(s) found" if failed else "all good")
+    return 1 if failed else 0
