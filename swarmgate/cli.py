@@ -48,10 +48,18 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["hook"]:
         if len(args) != 2:
-            print("swarmgate hook: expected exactly one EVENT (e.g. `swarmgate hook PreToolUse`)",
-                  file=sys.stderr)
-            # still a definite answer for Claude Code: refuse to be safe
-            sys.stdout.write('{"systemMessage": "swarmgate hook: expected exactly one EVENT"}\n')
+            msg = ("swarmgate hook: expected exactly one EVENT (e.g. `swarmgate hook PreToolUse`), got "
+                   + (" ".join(args[1:]) or "none") + "; fix the hook entry in .claude/settings.json "
+                   "(`swarmgate install PATH` rewrites it)")
+            print(msg, file=sys.stderr)
+            # still a definite answer for Claude Code: a tool call is refused (fail closed)
+            import json
+            if args[1:2] == ["PreToolUse"]:
+                out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                              "permissionDecisionReason": msg}}
+            else:
+                out = {"systemMessage": msg}
+            sys.stdout.write(json.dumps(out) + "\n")
             return 0
         from swarmgate.hook_engine import main as hook_main
         return hook_main(args[1])

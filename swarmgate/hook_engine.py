@@ -18,8 +18,11 @@ from swarmgate import guard as G
 from swarmgate.hook_protocol import EVENTS, STOP_EVENTS, HookInputError, dumps, parse_payload, render
 
 
-class GuardTimeout(Exception):
-    pass
+class GuardTimeout(BaseException):
+    """Raised by the alarm inside a guard that overran its budget.
+
+    A BaseException, so a guard's own `except Exception:` cannot swallow it and
+    carry on (which would let the call through unchecked)."""
 
 
 def _on_alarm(signum, frame):  # noqa: ARG001
@@ -38,7 +41,7 @@ def _run_one(g, event, config, budget_ms: int):
         result = g.check(event, config)
     except GuardTimeout:
         return [_failure(g, f"did not finish within its {budget_ms} ms budget")]
-    except Exception as e:  # noqa: BLE001 - a guard bug must not let the call through silently
+    except BaseException as e:  # noqa: BLE001 - a guard bug (even sys.exit) must not let the call through
         return [_failure(g, f"crashed ({type(e).__name__}: {e})")]
     finally:
         if use_alarm:
@@ -48,7 +51,14 @@ def _run_one(g, event, config, budget_ms: int):
         return []
     if isinstance(result, G.Finding):
         return [result]
-    return [f for f in result if f is not None]
+    try:
+        found = [f for f in result if f is not None]
+    except TypeError:
+        found = [result]
+    for f in found:
+        if not isinstance(f, G.Finding):
+            return [_failure(g, f"returned {type(f).__name__} instead of a Finding")]
+    return found
 
 
 def _failure(g, what: str):
@@ -86,7 +96,9 @@ def combine(event_name: str, findings: list, stop_hook_active: bool = False) -> 
                 if f.decision in (G.CONTEXT, G.WARN)]
     context = "\n\n".join(contexts)
     if denies:
-        return "deny", "swarmgate refused this:\n" + "\n".join(denies), context
+        # asks are named too, so one round trip tells the agent everything that is wrong
+        also = ("\nand would ask about:\n" + "\n".join(asks)) if asks else ""
+        return "deny", "swarmgate refused this:\n" + "\n".join(denies) + also, context
     if asks:
         return "ask", "swarmgate asks before this runs:\n" + "\n".join(asks), context
     return "allow", "", context
@@ -97,7 +109,7 @@ def answer(event_name: str, stdin_text: str, *, registry=None) -> tuple[str, int
     t0 = time.monotonic()
     try:
         return _answer(event_name, stdin_text, registry, t0)
-    except Exception as e:  # noqa: BLE001 - the last line of defence: always answer
+    except BaseException as e:  # noqa: BLE001 - the last line of defence: always answer
         msg = f"swarmgate: internal error in the hook engine ({type(e).__name__}: {e})"
         print(msg, file=sys.stderr)
         if event_name == "PreToolUse":

@@ -1,0 +1,270 @@
+"""The hook engine always answers: bad input, bad guards, bad config, break switches.
+
+Claude Code lets a tool call proceed on any exit code but 0 and 2, on a crash
+and on a timeout, so every case here checks exit 0 + one JSON object + no
+traceback, and the decision that follows.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from swarmgate import guard as G
+from swarmgate.hook_engine import answer as engine_answer
+
+
+def deny_reason(ans: dict) -> str:
+    hso = ans.get("hookSpecificOutput") or {}
+    assert hso.get("permissionDecision") == "deny", ans
+    return hso["permissionDecisionReason"]
+
+
+def _guard(code="X01", check=None, events=("PreToolUse",), tools=("Bash",), advisory=False, budget_ms=None):
+    return G.Guard(code=code, summary=f"test guard {code}", events=events, tools=tools,
+                   check=check or (lambda e, c: None),
+                   doc=G.GuardDoc("why", "example", "instead"), breaks={}, advisory=advisory,
+                   budget_ms=budget_ms)
+
+
+def call(event_name, payload_obj, registry):
+    out, code = engine_answer(event_name, json.dumps(payload_obj), registry=registry)
+    assert code == 0
+    return json.loads(out)
+
+
+def bash(repo, command="ls", **extra):
+    return {"session_id": "s1", "transcript_path": "", "cwd": str(repo), "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command}, **extra}
+
+
+# --- malformed input, through the real entry point ---
+
+@pytest.mark.parametrize("stdin, expect", [
+    ("", "empty"),
+    ("   \n", "empty"),
+    ("{not json", "not valid JSON"),
+    ("[1, 2]", "JSON list, expected an object"),
+    ('{"tool_name": "Bash", "tool_input": "ls"}', "`tool_input` is a str"),
+    ('{"tool_input": {"command": "ls"}}', "lacks `tool_name`"),
+    (b"\xff\xfe\x00garbage", "not valid JSON"),
+])
+def test_malformed_pretooluse_input_is_refused_with_one_line(hook, answer, repo, stdin, expect):
+    proc = hook(["PreToolUse"], stdin, cwd=repo)
+    reason = deny_reason(answer(proc))
+    assert expect in reason
+    assert "could not read the hook input" in reason
+    assert expect in proc.stderr.decode()
+
+
+def test_malformed_input_on_a_stop_event_never_blocks(hook, answer, repo):
+    ans = answer(hook(["Stop"], "{oops", cwd=repo))
+    assert "decision" not in ans
+    assert "not valid JSON" in ans["systemMessage"]
+
+
+def test_unknown_event_answers_with_a_message(hook, answer, repo):
+    proc = hook(["PreToolUze"], '{"session_id": "s"}', cwd=repo)
+    ans = answer(proc)
+    assert "unknown hook event 'PreToolUze'" in ans["systemMessage"]
+    assert "PreToolUse" in ans["systemMessage"]
+
+
+@pytest.mark.parametrize("args", [[], ["PreToolUse", "extra"], ["Stop", "x", "y"]])
+def test_wrong_number_of_arguments(hook, answer, repo, args):
+    proc = hook(args, '{"session_id": "s"}', cwd=repo)
+    ans = answer(proc)
+    assert "expected exactly one EVENT" in proc.stderr.decode()
+    if args[:1] == ["PreToolUse"]:
+        assert "expected exactly one EVENT" in deny_reason(ans)  # a tool call is refused, not let through
+    else:
+        assert "expected exactly one EVENT" in ans["systemMessage"]
+
+
+def test_benign_bash_is_allowed_with_an_empty_answer(hook, answer, repo, make_payload):
+    assert answer(hook(["PreToolUse"], make_payload(repo, command="ls -la"), cwd=repo)) == {}
+
+
+def test_g01_deny_through_the_entry_point(hook, answer, repo, make_payload):
+    proc = hook(["PreToolUse"], make_payload(repo, "Write", file_path=".claude/settings.json", content="{}"),
+                cwd=repo)
+    reason = deny_reason(answer(proc))
+    assert "[G01]" in reason and "Way out:" in reason
+
+
+def test_break_switch_outside_a_selftest_is_refused(hook, answer, repo, make_payload):
+    proc = hook(["PreToolUse"], make_payload(repo, command="ls"), cwd=repo,
+                env={"SWARMGATE_BREAK": "g01-allow-file-tools"})
+    reason = deny_reason(answer(proc))
+    assert "SWARMGATE_BREAK=g01-allow-file-tools" in reason
+    assert "Unset SWARMGATE_BREAK" in reason
+
+
+def test_bad_config_refuses_tool_calls_naming_the_file(hook, answer, repo, make_payload):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "swarmgate.toml").write_text("[threads]\nheavy_default = 'many'\n")
+    proc = hook(["PreToolUse"], make_payload(repo, command="ls"), cwd=repo)
+    reason = deny_reason(answer(proc))
+    assert "swarmgate.toml" in reason and "heavy_default" in reason and "'many'" in reason
+
+
+# --- guards that misbehave: a real process with a crafted registry ---
+
+CRASH_SCRIPT = textwrap.dedent("""
+    import sys, time
+    from swarmgate import guard as G
+    from swarmgate.hooks import registry
+    def boom(e, c): raise RuntimeError("kaboom")
+    def slow(e, c): time.sleep(5)
+    kind = sys.argv[1]
+    check = boom if kind in ("crash", "advisory") else slow
+    registry._cache = [G.Guard("X09", "misbehaving guard", ("PreToolUse",), ("Bash",), check,
+                               G.GuardDoc("w", "e", "i"), {}, advisory=(kind == "advisory"), budget_ms=200)]
+    from swarmgate.cli import main
+    sys.exit(main(["hook", "PreToolUse"]))
+""")
+
+
+@pytest.mark.parametrize("kind", ["crash", "advisory", "slow"])
+def test_misbehaving_guard_in_a_real_process(answer, repo, make_payload, kind):
+    proc = subprocess.run([sys.executable, "-c", CRASH_SCRIPT, kind], input=make_payload(repo).encode(),
+                          capture_output=True, cwd=repo, timeout=60)
+    ans = answer(proc)
+    if kind == "crash":
+        reason = deny_reason(ans)
+        assert "X09" in reason and "crashed (RuntimeError: kaboom)" in reason and "fail closed" in reason
+    elif kind == "advisory":
+        ctx = ans["hookSpecificOutput"]["additionalContext"]
+        assert "permissionDecision" not in ans["hookSpecificOutput"]
+        assert "could not do its work" in ctx and "kaboom" in ctx
+    else:
+        assert "within its 200 ms budget" in deny_reason(ans)
+
+
+# --- in-process engine: each failure class decides definitely ---
+
+def test_raising_guard_fails_closed(repo):
+    def boom(e, c):
+        raise KeyError("x")
+    reason = deny_reason(call("PreToolUse", bash(repo), [_guard("X01", boom)]))
+    assert "[X01]" in reason and "KeyError" in reason
+
+
+def test_guard_calling_sys_exit_still_fails_closed(repo):
+    def bye(e, c):
+        sys.exit(0)
+    assert "SystemExit" in deny_reason(call("PreToolUse", bash(repo), [_guard("X02", bye)]))
+
+
+def test_guard_that_swallows_exceptions_cannot_swallow_its_timeout(repo):
+    def stubborn(e, c):
+        try:
+            time.sleep(3)
+        except Exception:  # noqa: BLE001 - what a careless guard does
+            return None
+        return None
+    reason = deny_reason(call("PreToolUse", bash(repo), [_guard("X03", stubborn, budget_ms=100)]))
+    assert "[X03]" in reason and "100 ms budget" in reason
+
+
+def test_guard_returning_garbage_fails_closed(repo):
+    reason = deny_reason(call("PreToolUse", bash(repo), [_guard("X04", lambda e, c: "deny!")]))
+    assert "[X04]" in reason and "instead of a Finding" in reason
+
+
+def test_advisory_guard_that_raises_passes_with_a_note(repo):
+    def boom(e, c):
+        raise OSError("no /proc")
+    ans = call("PreToolUse", bash(repo), [_guard("R99", boom, advisory=True)])
+    hso = ans["hookSpecificOutput"]
+    assert "permissionDecision" not in hso
+    assert "could not do its work" in hso["additionalContext"] and "no /proc" in hso["additionalContext"]
+
+
+def test_deny_wins_and_every_reason_is_named(repo):
+    guards = [_guard("X05", lambda e, c: G.Finding("X05", "context only", decision=G.CONTEXT)),
+              _guard("X06", lambda e, c: G.Finding("X06", "bad", "do this")),
+              _guard("X07", lambda e, c: G.Finding("X07", "also bad", decision=G.ASK))]
+    ans = call("PreToolUse", bash(repo), guards)
+    reason = deny_reason(ans)
+    assert "[X06] bad Way out: do this" in reason and "[X07]" in reason
+    assert ans["hookSpecificOutput"]["additionalContext"] == "context only"
+
+
+def test_guard_only_runs_for_its_tool(repo):
+    called = []
+    g = _guard("X08", lambda e, c: called.append(1), tools=("Write",))
+    assert call("PreToolUse", bash(repo), [g]) == {}
+    assert called == []
+
+
+def _config(repo, text):
+    (repo / ".claude").mkdir(exist_ok=True)
+    (repo / ".claude" / "swarmgate.toml").write_text(text)
+
+
+def test_warn_mode_turns_deny_into_context(repo):
+    _config(repo, '[guards]\nX10 = "warn"\n')
+    ans = call("PreToolUse", bash(repo), [_guard("X10", lambda e, c: G.Finding("X10", "bad", "fix"))])
+    hso = ans["hookSpecificOutput"]
+    assert "permissionDecision" not in hso
+    assert "(warn only) bad" in hso["additionalContext"] and "[X10]" in hso["additionalContext"]
+
+
+def test_off_mode_skips_the_guard(repo):
+    _config(repo, '[guards]\nX11 = "off"\n')
+    called = []
+
+    def check(e, c):
+        called.append(1)
+        return G.Finding("X11", "bad")
+    assert call("PreToolUse", bash(repo), [_guard("X11", check)]) == {}
+    assert called == []
+
+
+def test_stop_with_stop_hook_active_never_blocks(repo):
+    g = _guard("S99", lambda e, c: G.Finding("S99", "round not closed", "close it"), events=("Stop",), tools=())
+    base = {"session_id": "s1", "transcript_path": "", "cwd": str(repo), "hook_event_name": "Stop"}
+    blocked = call("Stop", {**base, "stop_hook_active": False}, [g])
+    assert blocked["decision"] == "block" and "[S99]" in blocked["reason"]
+    again = call("Stop", {**base, "stop_hook_active": True}, [g])
+    assert "decision" not in again
+    assert "[S99]" in again["systemMessage"]
+
+
+def test_subagent_and_main_agent_are_told_apart(repo):
+    seen = []
+    g = _guard("X12", lambda e, c: seen.append((e.is_subagent, e.actor)))
+    call("PreToolUse", bash(repo), [g])
+    call("PreToolUse", bash(repo, agent_id="a1", agent_type="implementer"), [g])
+    assert seen == [(False, "main"), (True, "implementer")]
+
+
+def test_every_decision_is_logged_with_the_spec_fields(repo):
+    from swarmgate import decision_log
+
+    g = _guard("X13", lambda e, c: G.Finding("X13", "no") if "rm" in e.shell_command else None)
+    call("PreToolUse", bash(repo, "ls"), [g])
+    call("PreToolUse", bash(repo, "rm -rf x", agent_id="a7", agent_type="implementer"), [g])
+    recs = decision_log.read(str(repo))
+    assert [r["decision"] for r in recs] == ["allow", "deny"]
+    for field in ("time", "session", "agent_id", "agent_type", "event", "tool", "codes", "decision", "latency_ms"):
+        assert all(field in r for r in recs), field
+    assert recs[1]["codes"] == ["X13"] and recs[1]["agent_type"] == "implementer" and recs[1]["agent_id"] == "a7"
+    assert recs[0]["agent_id"] is None and recs[0]["session"] == "s1" and recs[0]["tool"] == "Bash"
+    assert recs[1]["input"] == "rm -rf x" and recs[1]["latency_ms"] >= 0
+    assert recs[0]["time"].endswith("Z")
+
+
+def test_a_planted_symlink_at_the_log_does_not_break_the_answer(repo, tmp_path):
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep\n")
+    (repo / ".swarmgate" / "log").mkdir(parents=True)
+    os.symlink(target, repo / ".swarmgate" / "log" / "decisions.jsonl")
+    assert call("PreToolUse", bash(repo), [_guard()]) == {}
+    assert target.read_text() == "keep\n"
