@@ -52,9 +52,11 @@ class Redactor:
     """Replaces the peer's private host names and addresses with <peer>."""
 
     def __init__(self, secrets: list[str], replacement: str = "<peer>") -> None:
-        uniq = sorted({s for s in secrets if s and len(s) >= 3}, key=len, reverse=True)
+        uniq = sorted({s for s in secrets if s and len(s) >= 2}, key=len, reverse=True)
         self.replacement = replacement
-        self._re = re.compile("|".join(re.escape(s) for s in uniq)) if uniq else None
+        # whole names only: a short host name ("vm") must not eat parts of other words
+        self._re = (re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(s) for s in uniq) + r")(?![\w-])")
+                    if uniq else None)
 
     def __call__(self, text: str) -> str:
         from swarmgate.break_switch import broken

@@ -1,0 +1,265 @@
+"""host-resources: free memory, cores and GPUs per host, and where a command fits (SPEC §4.4, §5.2).
+
+    host-resources [--json] [--host NAME...] [-- COMMAND]
+
+Per host: cores, cores in use, load, heavy threads still free, MemAvailable
+minus the runner's booked-but-not-yet-grown memory, the slice's room; per GPU:
+total, free, the compute processes on it (a quiesce service's share as
+"N MiB held by a yield service", never its name); this command's history (last
+peak, duration); a verdict. Peers are read over ssh by sending the collector's
+source (nothing installed there), all hosts in parallel, 12 s each, 25 s in all;
+a host that cannot be read is reported as unreadable.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+COLLECTOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "collector.py")
+GIB = 1 << 30
+
+
+def _fmt(n) -> str:
+    from swarmgate.sizes import human
+    return human(n) if n is not None else "?"
+
+
+def local_options(config, hosts) -> dict:
+    from swarmgate.state_paths import state_dir
+    return {"state_dir": str(state_dir()), "slice": config["memory"]["slice"],
+            "yield_names": hosts["quiesce"]["process_names"], "cpu_interval": 0.1}
+
+
+def read_local(config, hosts) -> dict:
+    from swarmgate.hosts import collector
+    data = collector.collect(local_options(config, hosts))
+    data["name"] = "here"
+    return data
+
+
+def read_peer(peer: dict, hosts, budget: float) -> dict:
+    from swarmgate.hosts import ssh
+    opts = {"state_dir": peer.get("state_dir") or "/var/tmp/swarmgate", "slice": None,
+            "yield_names": hosts["quiesce"]["process_names"], "cpu_interval": 0.25}
+    with open(COLLECTOR, "rb") as f:
+        src = f.read()
+    cp = ssh.run(peer, f"{peer['python']} - {json.dumps(json.dumps(opts))}", input_bytes=src, timeout=budget)
+    if cp.returncode != 0:
+        raise ssh.PeerError(f"collector exited {cp.returncode}: {cp.stderr.decode(errors='replace').strip()[-200:]}")
+    data = json.loads(cp.stdout.decode())
+    data["name"] = peer["name"]
+    return data
+
+
+def gather(config, hosts, names: list[str] | None = None, include_peers: bool = True) -> list[dict]:
+    """Reports of this host and the configured peers, in parallel, each bounded in time."""
+    from concurrent.futures import ThreadPoolExecutor, wait
+
+    host_budget = float(hosts["report"]["host_budget_s"])
+    total_budget = float(hosts["report"]["total_budget_s"])
+    jobs = []
+    if not names or "here" in names:
+        jobs.append(("here", lambda: read_local(config, hosts)))
+    if include_peers:
+        for pname, peer in hosts.peers.items():
+            if names and pname not in names:
+                continue
+            jobs.append((pname, lambda p=peer: read_peer(p, hosts, host_budget)))
+    if len(jobs) == 1:
+        name, fn = jobs[0]
+        try:
+            return [fn()]
+        except Exception as e:  # noqa: BLE001 - unreadable is a report, not a crash
+            return [{"name": name, "error": f"{type(e).__name__}: {e}"}]
+    pool = ThreadPoolExecutor(max_workers=len(jobs))
+    futures = {pool.submit(fn): name for name, fn in jobs}
+    done, _ = wait(futures, timeout=total_budget)
+    out = []
+    for fut, name in futures.items():
+        if fut in done:
+            try:
+                out.append(fut.result())
+            except Exception as e:  # noqa: BLE001
+                out.append({"name": name, "error": f"{type(e).__name__}: {e}"})
+        else:
+            out.append({"name": name, "error": f"not read within {total_budget:g}s"})
+    pool.shutdown(wait=False, cancel_futures=True)
+    return out
+
+
+def command_history(label: str) -> dict | None:
+    """This command's last peak and duration from the runner's history, if any."""
+    try:
+        from swarmgate.hosts import history as H
+    except ImportError:
+        return None
+    for name in ("lookup", "get", "entry"):
+        fn = getattr(H, name, None)
+        if fn:
+            try:
+                rec = fn(label)
+            except Exception:  # noqa: BLE001 - history is advisory
+                return None
+            if rec is None:
+                return None
+            return rec if isinstance(rec, dict) else getattr(rec, "__dict__", None)
+    return None
+
+
+def label_for(command: str) -> str:
+    try:
+        from swarmgate.hosts.history import normalise_command  # type: ignore[attr-defined]
+        return normalise_command(command)
+    except Exception:  # noqa: BLE001
+        return " ".join(command.split())
+
+
+def judge(report: dict, need: int, threads_default: int, gpu: bool) -> dict:
+    """Pure: derived figures and the verdict for one host report."""
+    if "error" in report:
+        return {"name": report["name"], "readable": False, "verdict": f"unreadable: {report['error']}"}
+    cores = int(report.get("cores") or 1)
+    in_use = float(report.get("cores_in_use") or 0.0)
+    threads_free = max(0, min(threads_default, int(cores - in_use)))
+    available = int(report.get("mem_available", 0)) - int(report.get("booked_not_grown", 0))
+    sl = report.get("slice")
+    room = None
+    if sl and sl.get("limit"):
+        room = sl["limit"] - max(sl["usage"] - sl.get("reclaimable", 0), 0) - int(report.get("booked_not_grown", 0))
+    lacks = []
+    if need > available:
+        lacks.append(f"memory: needs {_fmt(need)}, {_fmt(max(available, 0))} available (short {_fmt(need - available)})")
+    if room is not None and need > room:
+        lacks.append(f"slice room: needs {_fmt(need)}, {_fmt(max(room, 0))} left under the total")
+    if gpu:
+        cards = report.get("gpus") or []
+        if not cards:
+            lacks.append("GPU: " + (report.get("gpu_note") or "no GPU"))
+        elif all(c["processes"] for c in cards):
+            lacks.append("GPU: every card runs another compute process")
+    return {"name": report["name"], "readable": True, "threads_free": threads_free,
+            "available": available, "slice_room": room, "lacks": lacks,
+            "verdict": "can run here" if not lacks else "cannot run here: " + "; ".join(lacks)}
+
+
+def build(config, hosts, command: str | None, gpu: bool | None = None, names=None) -> dict:
+    from swarmgate.hosts import collector as _c  # noqa: F401 - fail early if missing
+
+    label = label_for(command) if command else None
+    hist = command_history(label) if label else None
+    need = int(config["memory"]["default_prediction"])
+    if hist and hist.get("peak"):
+        need = int(hist["peak"])
+    if gpu is None and command:
+        words = command.replace("=", " ").split()
+        gpu = any(p in w for w in words for p in config["gpu"]["patterns"])
+    reports = gather(config, hosts, names, include_peers=hosts["across_machines"]["enabled"] or bool(names))
+    verdicts = [judge(r, need, config["threads"]["heavy_default"], bool(gpu)) for r in reports]
+    return {"command": command, "label": label, "history": hist, "need": need, "gpu": bool(gpu),
+            "hosts": reports, "verdicts": verdicts}
+
+
+def render_text(rep: dict) -> str:
+    """The report as plain text (R01's additionalContext)."""
+    lines = []
+    for r, v in zip(rep["hosts"], rep["verdicts"]):
+        if not v["readable"]:
+            lines.append(f"host {r['name']}: could not be read ({r.get('error')}); nothing is known about it")
+            continue
+        load = "/".join(f"{x:g}" for x in r["load"])
+        line = (f"host {r['name']}: {r['cores']} cores, {r['cores_in_use']:g} in use, load {load}, "
+                f"{v['threads_free']} heavy threads free; memory {_fmt(v['available'])} available "
+                f"(MemAvailable {_fmt(r['mem_available'])} - {_fmt(r['booked_not_grown'])} booked not yet grown)")
+        if v["slice_room"] is not None:
+            line += f"; slice room {_fmt(v['slice_room'])}"
+        lines.append(line)
+        if r.get("gpus"):
+            for c in r["gpus"]:
+                procs = ", ".join(f"pid {p['pid']} {p['name']} {p['used_mib']} MiB" for p in c["processes"]) or "none"
+                g = (f"  GPU {c['index']} {c['name']}: {c['total_mib']} MiB total, {c['free_mib']} MiB free; "
+                     f"compute processes: {procs}")
+                if c.get("yield_service_mib"):
+                    g += f"; {c['yield_service_mib']} MiB held by a yield service"
+                lines.append(g)
+        elif rep["gpu"]:
+            lines.append(f"  {r.get('gpu_note') or 'no GPU'}")
+    if rep["command"]:
+        h = rep["history"]
+        if h:
+            dur = h.get("duration") or h.get("duration_s")
+            lines.append(f"this command: last peak {_fmt(h.get('peak'))}"
+                         + (f", ran {float(dur):.0f}s" if dur else ""))
+        else:
+            lines.append(f"this command: no history; assuming {_fmt(rep['need'])} (memory.default_prediction)")
+    for v in rep["verdicts"]:
+        if v["readable"]:
+            lines.append(f"verdict {v['name']}: {v['verdict']}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    from swarmgate.exit_codes import Exit
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = None
+    if "--" in argv:
+        i = argv.index("--")
+        argv, rest = argv[:i], argv[i + 1:]
+        import shlex
+        command = " ".join(shlex.quote(w) for w in rest) if rest else None
+    p = argparse.ArgumentParser(prog="host-resources", description=__doc__.split("\n")[0])
+    p.add_argument("--json", action="store_true", help="JSON instead of a table")
+    p.add_argument("--host", action="append", metavar="NAME", help="only these hosts (`here` is this one)")
+    p.add_argument("--gpu", action="store_true", help="judge as a GPU command")
+    p.add_argument("--hosts-config", help="hosts.toml (default ~/.config/swarmgate/hosts.toml)")
+    p.add_argument("--selftest", action="store_true")
+    args = p.parse_args(argv)
+    if args.selftest:
+        from swarmgate.selftest import main as selftest_main
+        return selftest_main(["host-resources"])
+    from swarmgate.config import ConfigError, load_config, load_hosts_config
+    try:
+        config = load_config()
+        hosts = load_hosts_config(args.hosts_config)
+    except ConfigError as e:
+        print(f"host-resources: {e}", file=sys.stderr)
+        return Exit.USAGE
+    if args.host:
+        unknown = [h for h in args.host if h != "here" and h not in hosts.peers]
+        if unknown:
+            print(f"host-resources: unknown host(s) {', '.join(unknown)} "
+                  f"(known: here, {', '.join(hosts.peers) or 'no peers'})", file=sys.stderr)
+            return Exit.USAGE
+    t0 = time.monotonic()
+    rep = build(config, hosts, command, gpu=True if args.gpu else None, names=args.host)
+    rep["elapsed_s"] = round(time.monotonic() - t0, 3)
+    if args.json:
+        print(json.dumps(rep, indent=1))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title="host resources")
+    for col in ("host", "cores", "in use", "load", "threads free", "available", "slice room", "GPUs", "verdict"):
+        t.add_column(col)
+    for r, v in zip(rep["hosts"], rep["verdicts"]):
+        if not v["readable"]:
+            t.add_row(r["name"], "", "", "", "", "", "", "", v["verdict"])
+            continue
+        gpus = "; ".join(f"{c['index']}: {c['free_mib']}/{c['total_mib']} MiB free" for c in r["gpus"] or []) \
+            or (r.get("gpu_note") or "no GPU")
+        t.add_row(r["name"], str(r["cores"]), f"{r['cores_in_use']:g}", "/".join(f"{x:g}" for x in r["load"]),
+                  str(v["threads_free"]), _fmt(v["available"]),
+                  _fmt(v["slice_room"]) if v["slice_room"] is not None else "-", gpus, v["verdict"])
+    Console().print(t)
+    if command:
+        print(render_text(rep).splitlines()[-len(rep["verdicts"]) - 1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from swarmgate.config import defaults, validate_hosts
+from swarmgate.hosts import host_resources as HR
+
+FAKE_NVML = os.path.join(os.path.dirname(__file__), "fake_nvml")
+GIB = 1 << 30
+
+
+@pytest.fixture
+def state(tmp_path, monkeypatch):
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.delenv("SWARMGATE_NVML_PROBE", raising=False)
+    return tmp_path
+
+
+def _report(**kw):
+    base = {"name": "here", "cores": 32, "cores_in_use": 4.0, "load": [1, 1, 1], "mem_total": 64 * GIB,
+            "mem_available": 40 * GIB, "booked_not_grown": 10 * GIB, "slice": None, "gpus": None,
+            "gpu_note": "no GPU"}
+    base.update(kw)
+    return base
+
+
+def test_judge_subtracts_booked_not_yet_grown():
+    v = HR.judge(_report(), 25 * GIB, 31, False)
+    assert v["available"] == 30 * GIB and v["verdict"] == "can run here"
+    v = HR.judge(_report(), 35 * GIB, 31, False)
+    assert v["verdict"].startswith("cannot run here") and "short 5G" in v["verdict"]
+    assert v["threads_free"] == 28
+
+
+def test_judge_slice_room_and_gpu_and_unreadable():
+    sl = {"limit": 40 * GIB, "usage": 30 * GIB, "reclaimable": 8 * GIB}
+    v = HR.judge(_report(booked_not_grown=0, slice=sl), 20 * GIB, 31, False)
+    assert v["slice_room"] == 18 * GIB and "slice room" in v["verdict"]
+    v = HR.judge(_report(), 1 * GIB, 31, True)
+    assert "GPU: no GPU" in v["verdict"]
+    v = HR.judge({"name": "p1", "error": "timeout"}, 1, 31, False)
+    assert not v["readable"] and "unreadable" in v["verdict"]
+
+
+def test_local_report_is_real(state):
+    rep = HR.build(defaults(), validate_hosts({}), "cargo test --workspace")
+    here = rep["hosts"][0]
+    assert here["cores"] == os.cpu_count()
+    meminfo = open("/proc/meminfo").read()
+    assert "MemAvailable" in meminfo and here["mem_available"] > 0
+    assert "no GPU" in here["gpu_note"]
+    text = HR.render_text(rep)
+    assert "host here:" in text and "verdict here:" in text and "no history" in text
+
+
+def test_fake_nvml_cards_and_yield_service_share(state, tmp_path, monkeypatch):
+    yielder = subprocess.Popen(["sleep", "30"])
+    other = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
+    try:
+        st = tmp_path / "nvml.json"
+        st.write_text(json.dumps({"cards": [{"name": "NVIDIA H200", "total_mib": 143771, "free_mib": 100000,
+                                             "procs": [{"pid": yielder.pid, "used_mib": 30000},
+                                                       {"pid": other.pid, "used_mib": 2048}]}]}))
+        monkeypatch.setenv("FAKE_NVML_STATE", str(st))
+        monkeypatch.setenv("SWARMGATE_NVML_PROBE", "force")
+        monkeypatch.syspath_prepend(FAKE_NVML)
+        sys.modules.pop("pynvml", None)
+        hosts = validate_hosts({"quiesce": {"process_names": ["sleep"]}})
+        rep = HR.build(defaults(), hosts, "torchrun train.py")
+        card = rep["hosts"][0]["gpus"][0]
+        assert card["total_mib"] == 143771 and card["free_mib"] == 100000
+        assert card["yield_service_mib"] == 30000
+        assert [p["pid"] for p in card["processes"]] == [other.pid]
+        text = HR.render_text(rep)
+        assert "30000 MiB held by a yield service" in text
+        assert "sleep" not in text  # the yield service is never named
+        assert rep["gpu"] is True
+    finally:
+        sys.modules.pop("pynvml", None)
+        for p in (yielder, other):
+            p.kill()
+            p.wait()
+
+
+def test_cli_json_and_unknown_host(state):
+    cp = subprocess.run([sys.executable, "-m", "swarmgate", "host-resources", "--json"], capture_output=True,
+                        text=True, timeout=60)
+    assert cp.returncode == 0, cp.stderr
+    assert json.loads(cp.stdout)["hosts"][0]["name"] == "here"
+    cp = subprocess.run([sys.executable, "-m", "swarmgate", "host-resources", "--host", "nope"],
+                        capture_output=True, text=True)
+    assert cp.returncode == 251 and "unknown host" in cp.stderr
+
+
+def _hosts_file(tmp_path, sshd, **extra):
+    path = tmp_path / "hosts.toml"
+    path.write_text("[across_machines]\nenabled = true\n[report]\nhost_budget_s = 3.0\ntotal_budget_s = 5.0\n"
+                    + sshd.peer_toml("p1", str(tmp_path / "peer-root"), **extra))
+    return path
+
+
+def test_peer_read_over_real_ssh_by_sending_the_collector(state, tmp_path, sshd):
+    path = _hosts_file(tmp_path, sshd)
+    cp = subprocess.run([sys.executable, "-m", "swarmgate", "host-resources", "--json",
+                         "--hosts-config", str(path), "--", "cargo", "test"],
+                        capture_output=True, text=True, timeout=60)
+    assert cp.returncode == 0, cp.stderr
+    rep = json.loads(cp.stdout)
+    names = [h["name"] for h in rep["hosts"]]
+    assert names == ["here", "p1"]
+    peer = rep["hosts"][1]
+    assert "error" not in peer, peer
+    assert peer["cores"] == os.cpu_count() and peer["mem_total"] > 0
+
+
+def test_peer_that_hangs_is_reported_unreadable_within_budget(state, tmp_path, sshd):
+    path = _hosts_file(tmp_path, sshd, python='"sleep 20; python3"')
+    cp = subprocess.run([sys.executable, "-m", "swarmgate", "host-resources", "--json",
+                         "--hosts-config", str(path)], capture_output=True, text=True, timeout=60)
+    rep = json.loads(cp.stdout)
+    v = {x["name"]: x for x in rep["verdicts"]}
+    assert v["here"]["readable"] and not v["p1"]["readable"]
+    assert rep["elapsed_s"] < 10
