@@ -117,7 +117,7 @@ def test_peer_read_over_real_ssh_by_sending_the_collector(state, tmp_path, sshd)
 
 
 def test_peer_that_hangs_is_reported_unreadable_within_budget(state, tmp_path, sshd):
-    path = _hosts_file(tmp_path, sshd, python='"sleep 20; python3"')
+    path = _hosts_file(tmp_path, sshd, python='"sleep 8; python3"')
     cp = subprocess.run([sys.executable, "-m", "swarmgate", "host-resources", "--json",
                          "--hosts-config", str(path)], capture_output=True, text=True, timeout=60)
     rep = json.loads(cp.stdout)
