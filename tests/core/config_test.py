@@ -1,0 +1,162 @@
+"""Config validation: every error names the file, the key and the value."""
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from swarmgate.config import (SCHEMA, ConfigError, defaults, find_repo, load_config, load_hosts_config,
+                              validate)
+from swarmgate.install import templates_dir
+
+
+def write_cfg(repo, text):
+    d = repo / ".claude"
+    d.mkdir(exist_ok=True)
+    (d / "swarmgate.toml").write_text(text)
+    return d / "swarmgate.toml"
+
+
+def test_no_config_gives_the_defaults(repo):
+    cfg = load_config(str(repo))
+    assert cfg.path is None
+    assert cfg["threads"]["heavy_default"] == 31
+    assert cfg["memory"]["margin"] == 20 << 30
+    assert cfg.guard_mode("G01") == "on"
+
+
+def test_shipped_template_loads_and_equals_the_schema_defaults():
+    import os
+    path = os.path.join(templates_dir(), "swarmgate.toml")
+    with open(path, "rb") as f:
+        raw = tomllib.load(f)
+    assert validate(raw, path) == validate({})
+    # every section of the schema is shown in the template, so users find the keys
+    missing = set(SCHEMA) - set(raw)
+    assert not missing, f"add the sections {sorted(missing)} (keys at their defaults, commented) to rules/swarmgate.toml"
+
+
+def test_values_are_read_and_normalised(repo):
+    write_cfg(repo, '[threads]\nheavy_default = 8\n[memory]\ntotal = "6G"\n[guards]\nB30 = "warn"\n'
+                    '[write]\nimplementer = ["src/**"]\n')
+    cfg = load_config(str(repo))
+    assert cfg["threads"]["heavy_default"] == 8
+    assert cfg["memory"]["total"] == 6 << 30
+    assert cfg.guard_mode("B30") == "warn"
+    assert cfg["write"]["implementer"] == ["src/**"] and cfg["write"]["main"] == ["**"]
+
+
+@pytest.mark.parametrize("text, names", [
+    ("[nosuch]\nx = 1\n", ["unknown section [nosuch]"]),
+    ("[threads]\nheavy_defualt = 3\n", ["unknown key [threads] heavy_defualt", "heavy_default"]),
+    ("[threads]\nheavy_default = 'many'\n", ["[threads] heavy_default", "'many'", "integer"]),
+    ("[threads]\nheavy_default = 0\n", ["[threads] heavy_default", "0", ">= 1"]),
+    ("[threads]\nheavy_default = true\n", ["heavy_default", "True", "integer"]),
+    ("[gate]\ncommon = 'yes'\n", ["[gate] common", "'yes'", "true or false"]),
+    ("[dispatch]\nheavy_line = ''\n", ["[dispatch] heavy_line", "non-empty string"]),
+    ("[dispatch]\nheavy_line = 5\n", ["[dispatch] heavy_line", "5", "string"]),
+    ("[dispatch]\ndenied_types = 'general-purpose'\n", ["[dispatch] denied_types", "list of non-empty strings"]),
+    ("[dispatch]\ndenied_types = ['a', 3]\n", ["denied_types", "list of non-empty strings"]),
+    ("[bash]\nunverifiable = 'allow'\n", ["[bash] unverifiable", "'allow'", "'deny', 'ask'"]),
+    ("[memory]\nmargin = 'lots'\n", ["[memory] margin", "'lots'", "not a size"]),
+    ("[memory]\nmargin = -1\n", ["[memory] margin", "negative"]),
+    ("[guards]\nB01 = 'maybe'\n", ["[guards] B01", "'maybe'", "'on', 'off', 'warn'"]),
+    ("[write]\nimplementer = 'src/**'\n", ["[write] implementer", "list"]),
+    ("threads = 3\n", ["[threads] must be a table"]),
+    ("[threads\n", ["not valid TOML"]),
+])
+def test_bad_config_names_file_key_and_value(repo, text, names):
+    path = write_cfg(repo, text)
+    with pytest.raises(ConfigError) as e:
+        load_config(str(repo))
+    msg = str(e.value)
+    assert msg.startswith(str(path)), msg
+    assert "\n" not in msg
+    for n in names:
+        assert n in msg, (n, msg)
+
+
+@pytest.mark.parametrize("stages, names", [
+    ("[gate]\nstages = 'unit'\n", ["[[gate.stages]] must be an array of tables"]),
+    ("[[gate.stages]]\ncommand = 'pytest'\n", ["#1 lacks `name`"]),
+    ("[[gate.stages]]\nname = 'u'\n", ["#1 lacks `command`"]),
+    ("[[gate.stages]]\nname = 'u'\ncommand = 'x'\nnope = 1\n", ["unknown key [[gate.stages]] #1 nope"]),
+    ("[[gate.stages]]\nname = 'u'\ncommand = 'x'\nheavy = 'no'\n", ["#1 heavy", "'no'"]),
+    ("[[gate.stages]]\nname = 'u'\ncommand = 'x'\ncap = 'big'\n", ["#1 cap", "'big'"]),
+    ("[[gate.stages]]\nname = 'u'\ncommand = 'x'\n[[gate.stages]]\nname = 'u'\ncommand = 'y'\n",
+     ["name 'u' is used twice"]),
+])
+def test_bad_stages(repo, stages, names):
+    path = write_cfg(repo, stages)
+    with pytest.raises(ConfigError) as e:
+        load_config(str(repo))
+    assert str(path) in str(e.value)
+    for n in names:
+        assert n in str(e.value)
+
+
+def test_good_stages_get_defaults(repo):
+    write_cfg(repo, "[[gate.stages]]\nname = 'unit'\ncommand = 'pytest -q'\n[[gate.stages]]\n"
+                    "name = 'full'\ncommand = 'cargo test --workspace'\nheavy = true\ncap = '2G'\n")
+    stages = load_config(str(repo))["gate"]["stages"]
+    assert [s["name"] for s in stages] == ["unit", "full"]
+    assert stages[0]["inputs"] == ["**"] and stages[0]["heavy"] is False
+    assert stages[1]["cap"] == 2 << 30
+
+
+def hosts(tmp_path, monkeypatch, text):
+    p = tmp_path / "hosts.toml"
+    p.write_text(text)
+    monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", str(p))
+    return p
+
+
+def test_hosts_config_absent_means_switch_off(tmp_path):
+    hc = load_hosts_config()
+    assert hc.path is None and hc.peers == {}
+    assert hc["across_machines"]["enabled"] is False
+
+
+def test_hosts_config_peers(tmp_path, monkeypatch):
+    hosts(tmp_path, monkeypatch, '[across_machines]\nenabled = true\n[peers.gpu2]\nhost = "10.0.0.2"\n'
+                                 'port = 2222\nmax_cap = "64G"\n')
+    hc = load_hosts_config()
+    assert hc["across_machines"]["enabled"] is True
+    peer = hc.peers["gpu2"]
+    assert peer["host"] == "10.0.0.2" and peer["port"] == 2222 and peer["max_cap"] == 64 << 30
+    assert peer["name"] == "gpu2" and peer["user"] == ""
+
+
+@pytest.mark.parametrize("text, names", [
+    ("[peers.a]\nport = 22\n", ["[peers.a] lacks `host`"]),
+    ("[peers.a]\nhost = 'h'\nport = 70000\n", ["[peers.a] port", "70000", "<= 65535"]),
+    ("[peers.a]\nhost = 'h'\nprot = 22\n", ["unknown key [peers.a] prot"]),
+    ("[peers]\na = 1\n", ["[peers.a] must be a table"]),
+    ("peers = 3\n", ["[peers] must hold one table per peer"]),
+    ("[across_machines]\nenabled = 'yes'\n", ["[across_machines] enabled", "'yes'"]),
+    ("[report]\nhost_budget_s = 0\n", ["[report] host_budget_s", ">= 0.1"]),
+    ("[report]\nhost_budget_s = 'fast'\n", ["host_budget_s", "'fast'", "number"]),
+    ("[nosuch]\n", ["unknown section [nosuch]"]),
+    ("[dispatch]\nbackend = 'k8s'\n", ["[dispatch] backend", "'k8s'"]),
+])
+def test_bad_hosts_config(tmp_path, monkeypatch, text, names):
+    p = hosts(tmp_path, monkeypatch, text)
+    with pytest.raises(ConfigError) as e:
+        load_hosts_config()
+    assert str(e.value).startswith(str(p)), str(e.value)
+    for n in names:
+        assert n in str(e.value), (n, str(e.value))
+
+
+def test_find_repo_prefers_the_config_then_git(tmp_path, monkeypatch, repo):
+    sub = repo / "a" / "b"
+    sub.mkdir(parents=True)
+    assert find_repo(str(sub)) == str(repo)
+    write_cfg(repo / "a", "")
+    assert find_repo(str(sub)) == str(repo / "a")
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo))
+    assert find_repo(str(sub)) == str(repo)
+
+
+def test_defaults_is_a_valid_config():
+    assert defaults()["dispatch"]["max_concurrent"] == 5
