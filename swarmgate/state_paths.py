@@ -57,6 +57,16 @@ def locks_dir() -> Path:
     return state_dir() / "locks"
 
 
+def workspace_locks_dir() -> Path:
+    """workspace-lock records (one file per lock name)."""
+    return locks_dir() / "workspace"
+
+
+def records_snapshots_dir() -> Path:
+    """Last seen task rows of each scheduling record (a task may not vanish without a verdict)."""
+    return state_dir() / "records"
+
+
 def gpu_registrations_dir() -> Path:
     return state_dir() / "gpu"
 
@@ -71,6 +81,11 @@ def gate_cache_dir() -> Path:
 
 def gate_trees_dir() -> Path:
     return state_dir() / "gate-trees"
+
+
+def preflight_dir() -> Path:
+    """Per-script preflight state: last-success fingerprints and single-instance locks."""
+    return state_dir() / "preflight"
 
 
 def dispatch_pending_path() -> Path:

@@ -1,0 +1,109 @@
+"""`dispatch-prompt TYPE`: the dispatch skeleton of an agent type (SPEC §4.1).
+
+The skeleton holds every line the dispatch guards require, with the values
+the config registers, and placeholders ``<... fill in>`` for what the main
+agent must write. D20 refuses a dispatch while any placeholder is left, so
+the skeleton as printed is refused until filled.
+
+Lines, in order:
+    task: <task fill in>
+    inputs: <inputs fill in>
+    exit criterion: <exit criterion fill in>
+    report: <report fill in>
+    heavy test: do not run            ([dispatch] heavy_line, D01)
+    thread cap: 31                    ([threads] heavy_default, D15)
+    scratch: <path fill in>           (only when the type `builds: yes`, D16)
+    ...the type's own `prompt_lines:` from its frontmatter
+
+Pure API (light imports; D20 uses it on the hot path):
+``PLACEHOLDER_PATTERN``, ``find_placeholders(text)``, ``skeleton(repo, config, type)``.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+# The one placeholder format: `<` + anything but `<`, `>` or a newline + `fill in>`.
+PLACEHOLDER_PATTERN = r"<[^<>\n]*fill in>"
+
+_placeholder_re = None
+
+
+def find_placeholders(text: str) -> list[str]:
+    """Every unfilled placeholder in ``text``, in order (empty when all are filled)."""
+    global _placeholder_re
+    if _placeholder_re is None:
+        import re
+        _placeholder_re = re.compile(PLACEHOLDER_PATTERN)
+    return _placeholder_re.findall(text or "")
+
+
+def placeholder(what: str) -> str:
+    """The placeholder for ``what`` (e.g. ``<task fill in>``)."""
+    return f"<{what} fill in>"
+
+
+class UnknownType(Exception):
+    """No definition for the type; the message lists the known types."""
+
+
+def skeleton(repo: str, config, agent_type: str) -> str:
+    """The dispatch skeleton for ``agent_type`` (text ending in a newline).
+
+    Raises UnknownType (message lists the known types) when the type has no
+    definition or is denied by `[dispatch] denied_types`, and
+    agent_definitions.DefinitionError when its file cannot be parsed.
+    """
+    from swarmgate.agents.agent_definitions import known_types, load_agent
+
+    known = known_types(repo, config)
+    denied = list(config["dispatch"]["denied_types"])
+    if agent_type in denied:
+        raise UnknownType(f"{agent_type} may not be dispatched ([dispatch] denied_types, D12); "
+                          f"one-off work goes to clerk. Known types: {', '.join(known) or '(none)'}")
+    agent = load_agent(repo, config, agent_type)
+    if agent is None:
+        where = os.path.relpath(os.path.join(str(repo), config["dispatch"]["agents_dir"]), str(repo))
+        raise UnknownType(f"no agent type {agent_type!r} ({where}/{agent_type}.md does not exist). "
+                          f"Known types: {', '.join(known) or '(none: run `swarmgate install`)'}")
+    d = config["dispatch"]
+    lines = [
+        f"task: {placeholder('task')}",
+        f"inputs: {placeholder('inputs')}",
+        f"exit criterion: {placeholder('exit criterion')}",
+        f"report: {placeholder('report')}",
+        d["heavy_line"],
+        f"{d['thread_cap_line']}: {config['threads']['heavy_default']}",
+    ]
+    if agent["builds"]:
+        lines.append(f"{d['scratch_line']}: {placeholder('path')}")
+    lines.extend(agent["prompt_lines"])
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    from swarmgate.agents.agent_definitions import DefinitionError
+    from swarmgate.config import ConfigError, find_repo, load_config
+
+    p = argparse.ArgumentParser(
+        prog="dispatch-prompt",
+        description="Print the dispatch skeleton of an agent type: every mandatory line, and "
+                    "placeholders <... fill in> that must be filled before the dispatch is allowed (D20).")
+    p.add_argument("type", help="agent type (a file .claude/agents/TYPE.md)")
+    p.add_argument("--repo", help="repository (default: the one around the current directory)")
+    args = p.parse_args(argv)
+    repo = os.path.abspath(args.repo) if args.repo else find_repo()
+    try:
+        config = load_config(repo)
+        text = skeleton(repo, config, args.type)
+    except (ConfigError, DefinitionError, UnknownType) as e:
+        print(f"dispatch-prompt: {e}", file=sys.stderr)
+        return 2
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
