@@ -67,6 +67,10 @@ def quarantine(path: Path, why: str, report: Callable[[str], None] | None = None
     """Move a corrupt file aside (path.corrupt-<time>) and say so."""
     path = Path(path)
     dest = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+    n = 1
+    while os.path.lexists(dest):  # never overwrite an earlier quarantined copy
+        dest = path.with_name(f"{path.name}.corrupt-{int(time.time())}-{n}")
+        n += 1
     with contextlib.suppress(OSError):
         os.replace(path, dest)
     (report or _warn)(f"state file {path} was corrupt ({why}); moved to {dest.name} and rebuilt")
