@@ -106,6 +106,9 @@ STAGE_KEYS: dict[str, Key] = {
     "timeout": Key(3600, _int(1), "seconds before the stage is stopped"),
     "cap": Key("8G", _size, "memory cap for a heavy stage"),
     "env": Key([], _strlist, "environment variables whose values enter the verdict key"),
+    "python_inputs": Key("functions", _choice("functions", "content"),
+                          "key Python inputs per function (ast; comments/docstrings/formatting ignored) "
+                          "or by content (for formatters and linters that read comments)"),
 }
 
 SCHEMA: dict[str, dict[str, Key]] = {
@@ -150,6 +153,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "link": Key([], _strlist, "ignored paths linked into the gate's temporary tree"),
         "env": Key([], _strlist, "environment variables whose values enter every stage's key"),
         "common": Key(True, _bool, "run the common stages before the project's"),
+        "large_file": Key("500K", _size, "common stage no-large-files: largest new or changed file"),
     },
     "bash": {
         "unverifiable": Key("deny", _choice("deny", "ask"), "what to do with what cannot be read statically"),
@@ -160,6 +164,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "timers": {
         "allowed": Key(["remind"], _strlist, "the reminder commands timers must go through (T01)"),
+        "min_sleep_s": Key(60, _int(0), "`sleep N; echo ...` with N below this is a wait, not a reminder (T01)"),
     },
     "gpu": {
         "patterns": Key(["nvidia-smi", "torchrun", "cuda"], _strlist, "words that mark a GPU command (R01)"),

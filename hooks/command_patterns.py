@@ -1,0 +1,255 @@
+"""Command patterns (SPEC §4.3): sequences of shell words matched against simple commands.
+
+Pure and light (hot path: no `re`, `shlex` or `fnmatch` at import time).
+
+A simple command matches a pattern when
+- its command name equals the pattern's first word, compared by basename
+  after quote removal (`/usr/bin/cargo`, `\\cargo`, `"cargo"` are all `cargo`);
+- the pattern's other words appear among its arguments in the same order,
+  as whole words, other arguments allowed between
+  (`cargo --locked test --release --workspace` matches `cargo test --workspace`;
+  `cargo test --all-features` does not match `cargo test --all`);
+- a pattern word holding `*`, `?` or `[` is a glob (fnmatch, `*` crosses `/`;
+  the first word too: `qemu-system-*`):
+  `bash .claude/gate.d/*`. A path-like argument is also compared in its
+  repository-relative form (`./.claude/gate.d/x.sh`, `/abs/repo/.claude/gate.d/x.sh`).
+
+Besides the command as written, two other views of it are matched, because
+they run the same program: `python -m MOD ARGS` (as `MOD ARGS`) and
+`uv run` / `poetry run` / `pipenv run` / `pdm run` / `hatch run` / `npx` /
+`bunx` / `pnpm exec` (as the command they run).
+"""
+from __future__ import annotations
+
+_GLOB_CHARS = frozenset("*?[")
+_PY_NAMES = ("python", "python3", "pypy", "pypy3")
+_RUNNERS = {"uv": ("run",), "poetry": ("run",), "pipenv": ("run",), "pdm": ("run",),
+            "hatch": ("run",), "pnpm": ("exec", "dlx"), "npx": (), "bunx": (), "rye": ("run",)}
+_cache: dict = {}
+
+
+class PatternError(ValueError):
+    """A pattern string that is not a sequence of shell words (unbalanced quote, empty)."""
+
+
+def split_words(text: str) -> list[str]:
+    """Shell words of ``text`` with quotes removed (POSIX rules for '', "" and \\)."""
+    words: list[str] = []
+    cur: list[str] = []
+    have = False
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in " \t\n":
+            if have:
+                words.append("".join(cur))
+                cur, have = [], False
+            i += 1
+            continue
+        have = True
+        if c == "\\":
+            if i + 1 < n:
+                if text[i + 1] != "\n":
+                    cur.append(text[i + 1])
+                i += 2
+            else:
+                i += 1
+            continue
+        if c == "'":
+            j = text.find("'", i + 1)
+            if j < 0:
+                raise PatternError(f"unbalanced ' in pattern {text!r}")
+            cur.append(text[i + 1:j])
+            i = j + 1
+            continue
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                if text[i] == "\\" and i + 1 < n and text[i + 1] in '"\\$`':
+                    cur.append(text[i + 1])
+                    i += 2
+                    continue
+                cur.append(text[i])
+                i += 1
+            if i >= n:
+                raise PatternError(f'unbalanced " in pattern {text!r}')
+            i += 1
+            continue
+        cur.append(c)
+        i += 1
+    if have:
+        words.append("".join(cur))
+    return words
+
+
+def basename(word: str) -> str:
+    """Command name as compared: quote-removed already, leading backslashes dropped, basename."""
+    w = word.lstrip("\\")
+    if "/" in w:
+        w = w.rstrip("/").rsplit("/", 1)[-1]
+    return w
+
+
+class Pattern:
+    """A parsed pattern: name (basename) and the argument words that must follow in order."""
+    __slots__ = ("text", "name", "words", "globs", "name_glob")
+
+    def __init__(self, text: str) -> None:
+        words = split_words(text)
+        if not words:
+            raise PatternError(f"empty command pattern {text!r}")
+        self.text = text
+        self.name = basename(words[0])
+        self.words = tuple(words[1:])
+        self.globs = tuple(bool(_GLOB_CHARS.intersection(w)) for w in self.words)
+        self.name_glob = bool(_GLOB_CHARS.intersection(self.name))
+
+    def __repr__(self) -> str:
+        return f"Pattern({self.text!r})"
+
+
+def compile_pattern(pattern) -> Pattern:
+    if isinstance(pattern, Pattern):
+        return pattern
+    p = _cache.get(pattern)
+    if p is None:
+        p = _cache[pattern] = Pattern(pattern)
+    return p
+
+
+def compile_all(patterns) -> tuple:
+    """Parsed patterns; a bad one raises PatternError naming it."""
+    key = tuple(patterns)
+    hit = _cache.get(key)
+    if hit is None:
+        hit = _cache[key] = tuple(compile_pattern(p) for p in key)
+    return hit
+
+
+def _norm_path(word: str, cwd: str, repo: str) -> str:
+    """``word`` relative to the repository when it is a path inside it, else lexically normalised."""
+    import posixpath
+
+    if not word or "/" not in word and word not in (".", ".."):
+        return word
+    base = cwd or repo or "/"
+    full = word if word.startswith("/") else posixpath.join(base, word)
+    full = posixpath.normpath(full)
+    if repo:
+        r = posixpath.normpath(repo)
+        if full == r:
+            return "."
+        if full.startswith(r.rstrip("/") + "/"):
+            return full[len(r.rstrip("/")) + 1:]
+    return posixpath.normpath(word)
+
+
+def _word_matches(pw: str, is_glob: bool, arg: str, cwd: str, repo: str) -> bool:
+    if not is_glob and pw == arg:
+        return True
+    if is_glob:
+        from fnmatch import fnmatchcase
+        if fnmatchcase(arg, pw):
+            return True
+    if "/" in pw and "/" in arg or (arg.startswith(".") and "/" in pw):
+        a = _norm_path(arg, cwd, repo)
+        p = _norm_path(pw, cwd, repo) if not pw.startswith("/") and not is_glob else pw
+        if is_glob:
+            from fnmatch import fnmatchcase
+            return fnmatchcase(a, pw) or fnmatchcase(a, p)
+        return a == p
+    return False
+
+
+def _ordered(pat: Pattern, args, cwd: str, repo: str) -> bool:
+    k = 0
+    need = len(pat.words)
+    if not need:
+        return True
+    for a in args:
+        if _word_matches(pat.words[k], pat.globs[k], a, cwd, repo):
+            k += 1
+            if k == need:
+                return True
+    return False
+
+
+def views(name: str, args) -> list:
+    """(name, args) pairs under which a command is matched: as written, plus
+    `python -m MOD` and `uv run CMD`-style launchers as the program they run."""
+    out = [(name, args)]
+    base = name
+    if base.startswith(_PY_NAMES) or base in _PY_NAMES:
+        # python [opts] -m MOD ARGS
+        skip = False
+        for i, a in enumerate(args):
+            if skip:
+                skip = False
+                continue
+            if a == "-m" and i + 1 < len(args):
+                out.append((args[i + 1], list(args[i + 2:])))
+                break
+            if a.startswith("-m") and len(a) > 2:
+                out.append((a[2:], list(args[i + 1:])))
+                break
+            if a in ("-X", "-W", "--check-hash-based-pycs"):
+                skip = True
+                continue
+            if not a.startswith("-") or a in ("-c", "-"):
+                break
+    elif base in _RUNNERS:
+        subs = _RUNNERS[base]
+        rest = list(args)
+        if subs:
+            if not rest or rest[0] not in subs:
+                return out
+            rest = rest[1:]
+        while rest and rest[0].startswith("-"):
+            rest = rest[1:]
+        if rest:
+            out.append((basename(rest[0]), rest[1:]))
+            out.extend(views(basename(rest[0]), rest[1:])[1:])
+    return out
+
+
+def matches_words(name: str, args, pattern, *, cwd: str = "", repo: str = "") -> bool:
+    pat = compile_pattern(pattern)
+    for vname, vargs in views(basename(name), args):
+        vname = basename(vname)
+        if vname == pat.name or (pat.name_glob and _name_glob(vname, pat.name)):
+            if _ordered(pat, vargs, cwd, repo):
+                return True
+    return False
+
+
+def _name_glob(name: str, glob: str) -> bool:
+    from fnmatch import fnmatchcase
+    return fnmatchcase(name, glob)
+
+
+def matches(cmd, pattern, *, cwd: str = "", repo: str = "") -> bool:
+    """Does the simple command ``cmd`` (bash_tree.SimpleCommand-like: words, name, args) match?"""
+    words = cmd.words
+    if not words:
+        return False
+    name = getattr(cmd, "name", None) or basename(words[0])
+    args = getattr(cmd, "args", None)
+    if args is None:
+        args = words[1:]
+    if matches_words(name, args, pattern, cwd=cwd, repo=repo):
+        return True
+    # a script run by path (`./x.sh`, `.claude/gate.d/x.sh`) or sourced runs as `bash x.sh` would
+    first = words[0].lstrip("\\")
+    if "/" in first and (not first.startswith("/") or name.endswith((".sh", ".bash"))):
+        return matches_words("bash", [first, *args], pattern, cwd=cwd, repo=repo)
+    if name in ("source", ".") and args:
+        return matches_words("bash", list(args), pattern, cwd=cwd, repo=repo)
+    return False
+
+
+def first_match(cmd, patterns, *, cwd: str = "", repo: str = ""):
+    """The first pattern (text) that ``cmd`` matches, or None."""
+    for p in compile_all(patterns):
+        if matches(cmd, p, cwd=cwd, repo=repo):
+            return p.text
+    return None

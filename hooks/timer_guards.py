@@ -1,0 +1,231 @@
+"""T01 timers: every reminder goes through the project's one reminder command.
+
+Refused (SPEC §4.2): the CronCreate and ScheduleWakeup tools, and shell
+timers found in the parsed command tree (Bash and Monitor):
+- `sleep N` followed, in the same command and outside any loop, by a command
+  that only tells something (`echo`, `printf`, `notify-send`, `wall`, `say`,
+  `tput bel`, ...) — a reminder written by hand (`sleep 300; echo check CI`);
+  short sleeps (N below `[timers] min_sleep_s`, default 60 s) are waits, not
+  reminders, and pass;
+- a Bash call with `run_in_background` whose commands are only sleeps and
+  messages (its completion notice is the reminder);
+- `crontab` installing or editing a table (`crontab -l` and `crontab -r` pass),
+  `at`, `batch`, `systemd-run --on-*` (and `--timer-property`), `watch`.
+Sleeps inside loops are B30's business, not T01's.
+
+Through the reminder command (`[timers] allowed`, default `remind`) all of
+this passes: a shell command whose name (or the script it runs) is an allowed
+reminder, and CronCreate/ScheduleWakeup whose prompt starts with it
+(`remind ...` or `/remind ...`). ScheduleWakeup with `stop: true` only ends a
+loop and passes.
+"""
+from __future__ import annotations
+
+from swarmgate import guard as G
+
+MESSAGE_COMMANDS = frozenset(("echo", "printf", "notify-send", "wall", "write", "say", "espeak",
+                              "spd-say", "paplay", "aplay", "osascript", "zenity", "kdialog",
+                              "terminal-notifier", "logger", "tput", "bell"))
+_QUIET = frozenset(("true", ":", "sleep", "date"))
+TIMER_TOOLS = ("CronCreate", "ScheduleWakeup")
+
+
+def _allowed_names(config) -> set:
+    out = set()
+    for a in config["timers"]["allowed"]:
+        b = a.rstrip("/").rsplit("/", 1)[-1]
+        out.add(b)
+        for ext in (".sh", ".py", ".bash"):
+            if b.endswith(ext):
+                out.add(b[: -len(ext)])
+    return out
+
+
+def _stem(name: str) -> str:
+    for ext in (".sh", ".py", ".bash"):
+        if name.endswith(ext):
+            return name[: -len(ext)]
+    return name
+
+
+def _through_allowed(cmd, allowed: set) -> bool:
+    if _stem(cmd.name) in allowed or cmd.name in allowed:
+        return True
+    for v in getattr(cmd, "via", ()) or ():
+        if v.startswith("script:"):
+            base = v[len("script:"):].rstrip("/").rsplit("/", 1)[-1]
+            if base in allowed or _stem(base) in allowed:
+                return True
+        if v.startswith("function:") and v[len("function:"):] in allowed:
+            return True
+    for w in getattr(cmd, "wrappers", ()) or ():
+        if w in allowed or _stem(w.rsplit("/", 1)[-1]) in allowed:
+            return True
+    return False
+
+
+def _in_loop(cmd) -> bool:
+    return any(v.startswith("loop") for v in (getattr(cmd, "via", ()) or ()))
+
+
+def sleep_seconds(args) -> float | None:
+    """Seconds of `sleep ARGS` (GNU suffixes s/m/h/d, several operands add up); None if not literal."""
+    total = 0.0
+    ops = [a for a in args if not a.startswith("-")]
+    if not ops:
+        return None
+    for a in ops:
+        mult = 1.0
+        if a and a[-1] in "smhd":
+            mult = {"s": 1, "m": 60, "h": 3600, "d": 86400}[a[-1]]
+            a = a[:-1]
+        try:
+            total += float(a) * mult
+        except ValueError:
+            return None
+    return total
+
+
+def _timer_command(cmd, next_cmds, min_sleep: float):
+    """Why ``cmd`` is a shell timer, or None."""
+    name = cmd.name
+    args = list(cmd.args)
+    if name == "crontab":
+        if any(a in ("-l", "-r", "--list", "--remove") for a in args) or (
+                len(args) == 2 and args[0] == "-u"):
+            return None
+        return "`crontab` installs a timer table"
+    if name in ("at", "batch"):
+        if any(a in ("-l", "-d", "-r", "-c", "-V") for a in args):
+            return None
+        return f"`{name}` schedules a command for later"
+    if name == "systemd-run":
+        if any(a.startswith(("--on-", "--timer-property")) for a in args):
+            return "`systemd-run --on-*` creates a timer"
+        return None
+    if name == "watch":
+        return "`watch` re-runs a command on a timer"
+    if name == "sleep" and not _in_loop(cmd):
+        secs = sleep_seconds(args)
+        if secs is not None and secs < min_sleep:
+            return None
+        for nxt in next_cmds:
+            if _in_loop(nxt):
+                continue
+            if nxt.name in MESSAGE_COMMANDS:
+                return (f"`sleep {' '.join(args)}` followed by `{nxt.name}` is a reminder written by hand")
+    return None
+
+
+def check_t01(event, config):
+    from swarmgate.break_switch import broken
+
+    if broken("t01-allow-timers"):
+        return None
+    allowed = _allowed_names(config)
+    first = sorted(allowed)[0] if allowed else "remind"
+    if event.tool_name in TIMER_TOOLS:
+        ti = event.tool_input
+        if event.tool_name == "ScheduleWakeup" and ti.get("stop") is True:
+            return None
+        prompt = ti.get("prompt")
+        if isinstance(prompt, str):
+            words = prompt.strip().lstrip("/").split()
+            if words and (_stem(words[0].rsplit("/", 1)[-1]) in allowed or words[0] in allowed):
+                return None
+        return G.Finding(
+            "T01",
+            f"{event.tool_name} refused: timers go through the project's reminder command "
+            f"({', '.join(sorted(allowed)) or 'none configured'}), so every pending reminder is in one "
+            f"place where people and swarm-watch can see and cancel it.",
+            f"run `{first} <when> <message>` instead (or give {event.tool_name} a prompt that starts "
+            f"with `{first}`).")
+    from swarmgate.hooks.bash_guards import analysis_of
+
+    analysis = analysis_of(event, config)
+    if analysis is None:
+        return None
+    min_sleep = float(config["timers"].get("min_sleep_s", 60))
+    cmds = [c for c in analysis.commands if c.words]
+    findings = []
+    for i, cmd in enumerate(cmds):
+        if _through_allowed(cmd, allowed):
+            continue
+        why = _timer_command(cmd, [c for c in cmds[i + 1:] if not _through_allowed(c, allowed)], min_sleep)
+        if why:
+            findings.append(G.Finding(
+                "T01", f"shell timer refused: {why}. Timers go through the reminder command "
+                       f"({', '.join(sorted(allowed))}).",
+                f"run `{first} <when> <message>` instead of `{cmd.text.strip()[:80] or cmd.name}`."))
+            break
+    if not findings and event.tool_input.get("run_in_background") is True and cmds and all(
+            c.name in _QUIET or c.name in MESSAGE_COMMANDS for c in cmds) and any(
+            c.name == "sleep" for c in cmds):
+        findings.append(G.Finding(
+            "T01", "a background Bash call that only sleeps is a timer: its completion notice "
+                   "is the reminder.",
+            f"run `{first} <when> <message>` instead."))
+    return findings
+
+
+def _sub(tool: str, ti: dict) -> dict:
+    return {"tool_name": tool, "agent_id": "a1", "agent_type": "implementer", "tool_input": ti}
+
+
+GUARDS = (
+    G.Guard(
+        code="T01",
+        summary="timers (CronCreate, ScheduleWakeup, sleep-then-echo, crontab, at, watch) only through the reminder command",
+        events=("PreToolUse",),
+        tools=G.SHELL_TOOLS + TIMER_TOOLS,
+        check=check_t01,
+        doc=G.GuardDoc(
+            why="Reminders scattered over crontabs, background sleeps and scheduled wake-ups cannot be "
+                "seen, listed or cancelled; an agent that sets `sleep 300; echo check` forgets it, "
+                "another wakes up to stale work. One reminder command keeps every pending timer in one "
+                "place.",
+            example="`sleep 600; echo 'check the build'`, `crontab job.txt`, `echo cmd | at now + 1 hour`, "
+                    "CronCreate {cron: '*/5 * * * *', prompt: 'check CI'}",
+            instead="`remind 10m 'check the build'` (the command named in [timers] allowed).",
+            exceptions="Short sleeps (< [timers] min_sleep_s, default 60 s) and sleeps not followed by a "
+                       "message are waits, not reminders. Sleeps inside loops are judged by B30. "
+                       "`crontab -l`, `atq` pass.",
+        ),
+        breaks={"t01-allow-timers": "every kind of timer passes"},
+        cases=(
+            G.Case("sleep-echo-main", "PreToolUse",
+                   {"tool_name": "Bash", "tool_input": {"command": "sleep 300; echo 'check the build'"}},
+                   fires=True, breaks=("t01-allow-timers",)),
+            G.Case("sleep-and-notify-subagent", "PreToolUse",
+                   _sub("Bash", {"command": "sleep 10m && notify-send done"}),
+                   fires=True, breaks=("t01-allow-timers",)),
+            G.Case("crontab-install", "PreToolUse",
+                   {"tool_name": "Bash", "tool_input": {"command": "crontab /tmp/jobs.txt"}},
+                   fires=True, breaks=("t01-allow-timers",)),
+            G.Case("at-job-subagent", "PreToolUse",
+                   _sub("Bash", {"command": "echo 'make check' | at now + 1 hour"}),
+                   fires=True, breaks=("t01-allow-timers",)),
+            G.Case("cron-create", "PreToolUse",
+                   {"tool_name": "CronCreate", "tool_input": {"cron": "*/5 * * * *", "prompt": "check CI"}},
+                   fires=True, breaks=("t01-allow-timers",)),
+            G.Case("wakeup-subagent", "PreToolUse",
+                   _sub("ScheduleWakeup", {"delaySeconds": 600, "reason": "wait", "prompt": "look again"}),
+                   fires=True, breaks=("t01-allow-timers",)),
+            G.Case("remind-command", "PreToolUse",
+                   {"tool_name": "Bash", "tool_input": {"command": "remind 10m 'check the build'"}},
+                   fires=False),
+            G.Case("cron-through-remind", "PreToolUse",
+                   {"tool_name": "CronCreate", "tool_input": {"cron": "0 9 * * *", "prompt": "/remind standup"}},
+                   fires=False),
+            G.Case("short-wait-subagent", "PreToolUse",
+                   _sub("Bash", {"command": "sleep 2; echo ready; curl -s localhost:8080"}),
+                   fires=False),
+            G.Case("crontab-list", "PreToolUse",
+                   {"tool_name": "Bash", "tool_input": {"command": "crontab -l"}},
+                   fires=False),
+            G.Case("echo-mentions-sleep", "PreToolUse",
+                   _sub("Bash", {"command": "echo 'sleep 300; echo hi' > /tmp/notes.txt"}),
+                   fires=False),
+        ),
+    ),
+)
