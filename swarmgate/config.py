@@ -109,6 +109,9 @@ STAGE_KEYS: dict[str, Key] = {
     "python_inputs": Key("functions", _choice("functions", "content"),
                           "key Python inputs per function (ast; comments/docstrings/formatting ignored) "
                           "or by content (for formatters and linters that read comments)"),
+    "python_inputs": Key("functions", _choice("functions", "content"),
+                          "key Python inputs per function (ast; comments/docstrings/formatting ignored) "
+                          "or by content (for formatters and linters that read comments)"),
 }
 
 SCHEMA: dict[str, dict[str, Key]] = {
@@ -153,6 +156,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "link": Key([], _strlist, "ignored paths linked into the gate's temporary tree"),
         "env": Key([], _strlist, "environment variables whose values enter every stage's key"),
         "common": Key(True, _bool, "run the common stages before the project's"),
+        "large_file": Key("500K", _size, "common stage no-large-files: largest new or changed file"),
         "large_file": Key("500K", _size, "common stage no-large-files: largest new or changed file"),
     },
     "bash": {

@@ -51,6 +51,7 @@ class Result:
 # Tool suites: name -> "module:function"; the function returns a Suite.
 TOOL_SUITES: dict[str, str] = {
     "core-usage": "swarmgate.hosts.core_usage:selftest_suite",
+    "gate-staged": "swarmgate.gate.gate_staged:selftest_suite",
     "workspace-lock": "swarmgate.agents.workspace_lock:selftest_suite",
     "work-dir-owner": "swarmgate.agents.work_dir_owner:selftest_suite",
     "sop": "swarmgate.agents.sop:selftest_suite",

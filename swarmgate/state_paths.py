@@ -88,6 +88,11 @@ def preflight_dir() -> Path:
     return state_dir() / "preflight"
 
 
+def preflight_dir() -> Path:
+    """Per-script preflight state: last-success fingerprints and single-instance locks."""
+    return state_dir() / "preflight"
+
+
 def dispatch_pending_path() -> Path:
     return state_dir() / "dispatch" / "pending.json"
 
