@@ -1,0 +1,268 @@
+"""`swarmgate install PATH`: merge, idempotence, backups, templates, exact uninstall."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from swarmgate import install as I
+
+USER_SETTINGS = """{
+    "permissions": {"allow": ["Bash(ls:*)"], "deny": ["Read(./.env)"]},
+    "env": {"FOO": "bar"},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/my-check.sh"}]}
+        ],
+        "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}]
+    }
+}
+"""
+
+
+def settings(repo) -> dict:
+    return json.loads((repo / ".claude" / "settings.json").read_text())
+
+
+def backups(repo) -> list:
+    return sorted(p.name for p in (repo / ".claude").iterdir() if I.BACKUP_MARK in p.name)
+
+
+def our(groups) -> list:
+    return [g for g in groups if I.is_our_group(g)]
+
+
+def snapshot(root) -> dict:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        if ".git" in dirnames:
+            dirnames.remove(".git")
+        for name in filenames:
+            p = os.path.join(dirpath, name)
+            with open(p, "rb") as f:
+                out[os.path.relpath(p, root)] = f.read()
+    return out
+
+
+def test_fresh_repository(repo, capsys):
+    assert I.main([str(repo)]) == 0
+    s = settings(repo)
+    entry = I.entry_point()
+    assert os.path.isabs(entry) and os.access(entry, os.X_OK)
+    wanted = {(e, m) for e, m, _ in I.HOOK_GROUPS}
+    got = set()
+    for event, groups in s["hooks"].items():
+        for g in groups:
+            assert I.is_our_group(g)
+            got.add((event, g.get("matcher")))
+            (h,) = g["hooks"]
+            assert h == {"type": "command", "command": f"{entry} hook {event}", "timeout": 30}
+    assert got == wanted
+    for m in ("Agent|Task", "Bash|Monitor", "Write|Edit|MultiEdit|NotebookEdit", "SendMessage",
+              "CronCreate|ScheduleWakeup"):
+        assert ("PreToolUse", m) in got
+    assert (repo / ".claude" / "swarmgate.toml").read_bytes() == open(
+        os.path.join(I.templates_dir(), "swarmgate.toml"), "rb").read()
+    assert (repo / ".swarmgate" / ".gitignore").read_text().endswith("*\n")
+    manifest = json.loads((repo / I.MANIFEST).read_text())
+    assert ".claude/swarmgate.toml" in manifest["files"]
+    assert backups(repo) == []  # nothing to back up
+    out = capsys.readouterr().out
+    assert "wired" in out and "wrote      .claude/swarmgate.toml" in out
+
+
+def test_every_shipped_template_is_copied(repo):
+    assert I.main([str(repo)]) == 0
+    for src, rel in I.templates():
+        assert (repo / rel).read_bytes() == open(src, "rb").read(), rel
+
+
+def test_merge_keeps_the_users_settings_and_groups(repo):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(USER_SETTINGS)
+    assert I.main([str(repo)]) == 0
+    s = settings(repo)
+    before = json.loads(USER_SETTINGS)
+    assert s["permissions"] == before["permissions"] and s["env"] == before["env"]
+    assert s["hooks"]["Notification"] == before["hooks"]["Notification"]
+    pre = s["hooks"]["PreToolUse"]
+    assert pre[0] == before["hooks"]["PreToolUse"][0]  # the user's group first, untouched
+    assert len(our(pre)) == 5 and len(pre) == 6
+    (b,) = backups(repo)
+    assert (repo / ".claude" / b).read_text() == USER_SETTINGS
+
+
+def test_second_run_is_byte_identical_and_makes_no_backup(repo, capsys):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(USER_SETTINGS)
+    assert I.main([str(repo)]) == 0
+    first = snapshot(repo)
+    capsys.readouterr()
+    assert I.main([str(repo)]) == 0
+    assert snapshot(repo) == first
+    assert len(backups(repo)) == 1
+    assert "unchanged" in capsys.readouterr().out
+
+
+def test_timeouts_come_from_the_config(repo):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "swarmgate.toml").write_text("[hooks]\ntimeout = 7\nreport_timeout = 45\n")
+    assert I.main([str(repo)]) == 0
+    s = settings(repo)
+    bash = [g for g in s["hooks"]["PreToolUse"] if g["matcher"] == "Bash|Monitor"][0]
+    assert bash["hooks"][0]["timeout"] == 45
+    assert s["hooks"]["Stop"][0]["hooks"][0]["timeout"] == 7
+    # the user's config was theirs: not overwritten, reported as skipped
+    assert (repo / ".claude" / "swarmgate.toml").read_text().startswith("[hooks]")
+    # a later change of the config is picked up by the next install, with a backup
+    (repo / ".claude" / "swarmgate.toml").write_text("[hooks]\ntimeout = 9\nreport_timeout = 45\n")
+    assert I.main([str(repo)]) == 0
+    assert settings(repo)["hooks"]["Stop"][0]["hooks"][0]["timeout"] == 9
+    assert len(settings(repo)["hooks"]["Stop"]) == 1  # replaced, not added twice
+    assert len(backups(repo)) == 1
+
+
+def test_uninstall_restores_the_users_file_byte_for_byte(repo):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(USER_SETTINGS)
+    (repo / "keep.txt").write_text("user file")
+    before = snapshot(repo)
+    assert I.main([str(repo)]) == 0
+    assert I.main([str(repo), "--uninstall"]) == 0
+    after = snapshot(repo)
+    # the backups stay (they are the user's old files); everything else is as before
+    assert {k: v for k, v in after.items() if I.BACKUP_MARK not in k} == before
+
+
+def test_uninstall_of_a_fresh_install_leaves_nothing(repo):
+    before = snapshot(repo)
+    assert I.main([str(repo)]) == 0
+    assert I.main([str(repo), "--uninstall"]) == 0
+    assert snapshot(repo) == before
+    assert not (repo / ".claude").exists()
+
+
+def test_uninstall_keeps_later_user_changes(repo):
+    assert I.main([str(repo)]) == 0
+    s = settings(repo)
+    s["permissions"] = {"allow": ["Bash(make:*)"]}
+    s["hooks"]["PreToolUse"].append({"matcher": "Read", "hooks": [{"type": "command", "command": "mine"}]})
+    (repo / ".claude" / "settings.json").write_text(json.dumps(s, indent=2))
+    (repo / ".claude" / "swarmgate.toml").write_text("[threads]\nheavy_default = 8\n")  # the user edits the config
+    assert I.main([str(repo), "--uninstall"]) == 0
+    s = settings(repo)
+    assert s["permissions"] == {"allow": ["Bash(make:*)"]}
+    assert s["hooks"] == {"PreToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": "mine"}]}]}
+    assert (repo / ".claude" / "swarmgate.toml").read_text() == "[threads]\nheavy_default = 8\n"
+    assert not (repo / I.MANIFEST).exists()
+
+
+def test_user_changed_templates_are_not_overwritten(repo, capsys):
+    assert I.main([str(repo)]) == 0
+    cfg = repo / ".claude" / "swarmgate.toml"
+    cfg.write_text("# mine\n")
+    capsys.readouterr()
+    assert I.main([str(repo)]) == 0
+    assert cfg.read_text() == "# mine\n"
+    assert "skipped    .claude/swarmgate.toml (changed by you" in capsys.readouterr().out
+
+
+def test_unchanged_template_is_updated_when_the_shipped_one_changes(repo, tmp_path, monkeypatch):
+    src = tmp_path / "rules"
+    (src / "rules").mkdir(parents=True)
+    (src / "rules" / "style.md").write_text("v1\n")
+    (src / "swarmgate.toml").write_text("")
+    monkeypatch.setattr(I, "templates_dir", lambda: str(src))
+    assert I.main([str(repo)]) == 0
+    assert (repo / ".claude" / "rules" / "style.md").read_text() == "v1\n"
+    (src / "rules" / "style.md").write_text("v2\n")
+    assert I.main([str(repo)]) == 0
+    assert (repo / ".claude" / "rules" / "style.md").read_text() == "v2\n"
+    assert I.main([str(repo), "--uninstall"]) == 0
+    assert not (repo / ".claude" / "rules").exists()
+
+
+@pytest.mark.parametrize("content, expect", [
+    ("{broken", "not valid JSON"),
+    ("[]", "expected a JSON object"),
+    ('{"hooks": []}', "`hooks` is a list"),
+    ('{"hooks": {"PreToolUse": {}}}', "`hooks.PreToolUse` is a dict"),
+])
+def test_malformed_settings_writes_nothing(repo, capsys, content, expect):
+    (repo / ".claude").mkdir()
+    path = repo / ".claude" / "settings.json"
+    path.write_text(content)
+    before = snapshot(repo)
+    assert I.main([str(repo)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(path) in err and expect in err
+    assert snapshot(repo) == before
+
+
+def test_invalid_config_writes_nothing(repo, capsys):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "swarmgate.toml").write_text("[hooks]\ntimeout = 'long'\n")
+    before = snapshot(repo)
+    assert I.main([str(repo)]) == 1
+    assert "timeout" in capsys.readouterr().err
+    assert snapshot(repo) == before
+
+
+def test_dry_run_writes_nothing(repo, capsys):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(USER_SETTINGS)
+    before = snapshot(repo)
+    assert I.main([str(repo), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "dry run" in out and "wired" in out
+    assert snapshot(repo) == before
+
+
+def test_not_a_directory(tmp_path, capsys):
+    assert I.main([str(tmp_path / "nope")]) == 1
+    assert "not a directory" in capsys.readouterr().err
+
+
+def test_git_hook_option(repo, capsys):
+    rc = I.main([str(repo), "--git-hook"])
+    out = capsys.readouterr().out
+    try:
+        import swarmgate.gate.git_hook  # noqa: F401
+    except ImportError:
+        assert rc == 1 and "not available in this build" in out
+    else:
+        assert rc == 0, out
+        assert (repo / ".git" / "hooks" / "pre-commit").exists()
+
+
+def test_the_installed_hook_command_really_refuses(repo, tmp_path):
+    """Run the command line exactly as written into settings.json, through a shell, as Claude Code does."""
+    assert I.main([str(repo)]) == 0
+    s = settings(repo)
+    cmd = [g for g in s["hooks"]["PreToolUse"] if g["matcher"].startswith("Write")][0]["hooks"][0]["command"]
+    payload = json.dumps({"session_id": "s", "cwd": str(repo), "hook_event_name": "PreToolUse",
+                          "tool_name": "Edit", "tool_input": {"file_path": ".claude/settings.json"}})
+    proc = subprocess.run(["/bin/sh", "-c", cmd], input=payload, capture_output=True, text=True, cwd=repo,
+                          env={"PATH": "/usr/bin:/bin", "SWARMGATE_STATE_DIR": str(tmp_path / "st")}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    ans = json.loads(proc.stdout)
+    assert ans["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "[G01]" in ans["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_path_with_spaces_is_quoted(tmp_path):
+    cmd = I.hook_command("/a b/.venv/bin/swarmgate", "Stop")
+    assert cmd == "'/a b/.venv/bin/swarmgate' hook Stop"
+    assert I.is_our_group({"hooks": [{"type": "command", "command": cmd, "timeout": 3}]})
+    assert not I.is_our_group({"hooks": [{"type": "command", "command": "swarmgate-ish hook Stop; rm -rf /"}]})
+    assert not I.is_our_group({"matcher": "Bash", "hooks": [{"type": "command", "command": cmd},
+                                                           {"type": "command", "command": "mine"}]})
+
+
+def test_indentation_of_the_users_file_is_kept(repo):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text('{\n    "env": {\n        "A": "1"\n    }\n}\n')
+    assert I.main([str(repo)]) == 0
+    assert '\n    "env": {\n        "A": "1"' in (repo / ".claude" / "settings.json").read_text()
