@@ -1,0 +1,134 @@
+"""`swarmgate doctor`, `swarmgate log` and `swarmgate report`."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from swarmgate import decision_log, doctor, install, log_view
+
+
+def test_doctor_on_an_unwired_repository_fails_with_the_fix(repo, capsys):
+    assert doctor.main([str(repo)]) == 1
+    out = capsys.readouterr().out
+    assert f"FAIL {repo}/.claude/settings.json does not exist" in out
+    assert f"fix: swarmgate install {repo}" in out
+    assert "ok   entry point" in out and "ok   state directory" in out
+
+
+def test_doctor_on_a_wired_repository(repo, capsys):
+    assert install.main([str(repo)]) == 0
+    capsys.readouterr()
+    rc = doctor.main([str(repo)])
+    out = capsys.readouterr().out
+    fails = [line for line in out.splitlines() if line.startswith("FAIL")]
+    if doctor.cgroup_backend()[0] is None:  # a machine without cgroups: that one line may fail
+        fails = [f for f in fails if "cgroup" not in f]
+    assert not fails, out
+    assert rc == (0 if doctor.cgroup_backend()[0] else 1)
+    assert "wires 10 hook groups" in out and "is valid" in out
+
+
+def test_doctor_finds_a_dead_entry_point_and_a_bad_config(repo, capsys):
+    assert install.main([str(repo)]) == 0
+    p = repo / ".claude" / "settings.json"
+    p.write_text(p.read_text().replace(install.entry_point(), "/nowhere/.venv/bin/swarmgate"))
+    (repo / ".claude" / "swarmgate.toml").write_text("[threads]\nheavy_default = -3\n")
+    capsys.readouterr()
+    assert doctor.main([str(repo)]) == 1
+    out = capsys.readouterr().out
+    assert "not an existing absolute executable: /nowhere/.venv/bin/swarmgate" in out
+    assert "FAIL config:" in out and "heavy_default" in out
+
+
+def test_doctor_state_dir_not_writable(repo, tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(blocker / "sub"))
+    c = doctor.check_state_dir()
+    assert c.status == doctor.FAIL and "SWARMGATE_STATE_DIR" in c.fix
+
+
+def test_doctor_through_the_entry_point_never_tracebacks(repo, tmp_path):
+    exe = os.path.join(os.path.dirname(sys.executable), "swarmgate")
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text("{oops")
+    proc = subprocess.run([exe, "doctor", str(repo)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "SWARMGATE_STATE_DIR": str(tmp_path / "st")})
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr + proc.stdout
+    assert "is not valid JSON" in proc.stdout
+
+
+def _log(repo, **kw):
+    base = dict(session="sess-aaaa", agent_id=None, agent_type=None, event="PreToolUse", tool="Bash",
+                codes=[], decision="allow", latency_ms=10.0, input_text="ls")
+    base.update(kw)
+    decision_log.record(str(repo), **base)
+
+
+def fill(repo):
+    _log(repo)
+    _log(repo, latency_ms=30.0, input_text="git status")
+    _log(repo, codes=["B01"], decision="deny", input_text="cargo test --workspace", agent_id="a1",
+         agent_type="implementer", latency_ms=50.0)
+    _log(repo, codes=["B01"], decision="deny", input_text="cargo test --workspace", session="sess-bbbb")
+    _log(repo, event="Stop", tool=None, decision="allow", latency_ms=5.0, input_text="")
+
+
+def test_log_filters_and_json(repo, capsys):
+    fill(repo)
+    assert log_view.main(["--repo", str(repo), "--json", "--code", "B01"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["session"] for r in rows] == ["sess-aaaa", "sess-bbbb"]
+    assert log_view.main(["--repo", str(repo), "--json", "--agent", "implementer"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 1 and rows[0]["agent_id"] == "a1"
+    assert log_view.main(["--repo", str(repo), "--json", "--agent", "main", "--decision", "allow",
+                          "--event", "PreToolUse"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2
+    assert log_view.main(["--repo", str(repo), "--json", "--session", "sess-b"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1
+    assert log_view.main(["--repo", str(repo), "--json", "--last", "2"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["event"] for r in rows] == ["PreToolUse", "Stop"]
+
+
+def test_log_table(repo, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    fill(repo)
+    assert log_view.main(["--repo", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "implementer (a1)" in out and "cargo test --workspace" in out and "deny" in out
+
+
+def test_log_empty(repo, capsys):
+    assert log_view.main(["--repo", str(repo)]) == 0
+    assert "no decisions logged" in capsys.readouterr().out
+
+
+def test_report_summary(repo):
+    fill(repo)
+    s = log_view.summarize(decision_log.read(str(repo)))
+    assert s["total"] == 5
+    assert s["decisions"] == {"allow": 3, "deny": 2}
+    assert s["codes"]["B01"] == {"deny": 2} and s["codes"]["-"] == {"allow": 3}
+    assert s["latency"]["PreToolUse"] == {"n": 4, "median_ms": 20.0, "p95_ms": 50.0}
+    assert s["top_refused"] == [{"input": "cargo test --workspace", "count": 2}]
+
+
+def test_report_cli(repo, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    fill(repo)
+    assert log_view.report_main(["--repo", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "5 decisions" in out and "B01" in out and "PreToolUse" in out and "cargo test --workspace" in out
+    assert log_view.report_main(["--repo", str(repo), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == 5
+
+
+def test_percentile():
+    assert log_view.percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 95) == 10
+    assert log_view.percentile([5], 95) == 5
+    assert log_view.percentile(list(range(1, 101)), 95) == 95

@@ -1,0 +1,112 @@
+"""Every registered guard is a complete rule, and docs/guards.md matches the registry.
+
+Written over whatever guards are registered: a new guard without a doc, a
+firing and a non-firing case, or a break switch fails here.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from swarmgate import docs
+from swarmgate.hooks import registry
+
+GUARDS = registry.guards()
+CODE = re.compile(r"^[A-Z]\d\d$")
+IDS = [f"{g.code}-{i}" for i, g in enumerate(GUARDS)]
+
+
+def test_there_are_guards():
+    assert GUARDS, "no guard is registered"
+
+
+def test_docs_guards_md_is_up_to_date():
+    path = docs.default_path()
+    want = docs.render(GUARDS)
+    try:
+        with open(path, encoding="utf-8") as f:
+            have = f.read()
+    except FileNotFoundError:
+        have = None
+    assert have == want, f"{path} is out of date with the guard registry: run `swarmgate docs` to regenerate it"
+
+
+def test_docs_check_fails_when_out_of_date(tmp_path, capsys):
+    out = tmp_path / "guards.md"
+    out.write_text("stale\n")
+    assert docs.main(["--check", "--out", str(out)]) == 1
+    assert "run `swarmgate docs`" in capsys.readouterr().err
+    assert docs.main(["--out", str(out)]) == 0
+    assert docs.main(["--check", "--out", str(out)]) == 0
+    text = out.read_text()
+    for g in GUARDS:
+        assert f"## {g.code}: {g.summary}" in text
+        assert f'{g.code} = "off"' in text
+
+
+@pytest.mark.parametrize("g", GUARDS, ids=IDS)
+def test_guard_is_complete(g):
+    assert CODE.match(g.code), f"{g!r}: code must look like B01"
+    assert g.summary.strip() and "\n" not in g.summary, f"{g.code}: one-line summary"
+    for field in ("why", "example", "instead"):
+        assert getattr(g.doc, field).strip(), f"{g.code}: doc.{field} is empty"
+    assert g.events, f"{g.code}: runs on no event"
+    assert callable(g.check)
+    assert g.breaks, f"{g.code}: has no break switch (a guard that cannot turn red is no guard)"
+    for switch, what in g.breaks.items():
+        assert re.match(r"^[a-z0-9][a-z0-9-]*$", switch), f"{g.code}: switch {switch!r} must be kebab-case"
+        assert what.strip(), f"{g.code}: switch {switch} has no description"
+    fires = [c for c in g.cases if c.fires]
+    quiet = [c for c in g.cases if not c.fires]
+    assert fires, f"{g.code}: needs at least one firing case"
+    assert quiet, f"{g.code}: needs at least one non-firing case"
+    used = {s for c in fires for s in c.breaks}
+    assert set(g.breaks) <= used, f"{g.code}: switches {sorted(set(g.breaks) - used)} are used by no firing case"
+    assert {s for c in g.cases for s in c.breaks} <= set(g.breaks), f"{g.code}: a case names an undeclared switch"
+    names = [c.name for c in g.cases]
+    assert len(names) == len(set(names)), f"{g.code}: case names must be unique"
+    for c in g.cases:
+        assert c.event in g.events, f"{g.code}: case {c.name} uses event {c.event} the guard does not run on"
+
+
+def test_codes_are_unique_rules():
+    """One code is one rule: Guard objects sharing a code (e.g. a file side and a shell side)
+    share the summary and never run on the same (event, tool)."""
+    by: dict[str, list] = {}
+    for g in GUARDS:
+        by.setdefault(g.code, []).append(g)
+    for code, group in by.items():
+        assert len({g.summary for g in group}) == 1, f"{code} is used by different rules: {group}"
+        seen = set()
+        for g in group:
+            for ev in g.events:
+                for tool in g.tools or ("*",):
+                    assert (ev, tool) not in seen, f"{code} is registered twice for {ev}/{tool}"
+                    seen.add((ev, tool))
+
+
+def test_every_module_in_the_registry_defines_guards():
+    import importlib
+    for name in registry.MODULES:
+        mod = importlib.import_module(name)
+        assert name.startswith("swarmgate.hooks."), name
+        assert isinstance(mod.GUARDS, tuple) and mod.GUARDS, f"{name} must define a non-empty GUARDS tuple"
+
+
+HEAVY = ("bashlex", "psutil", "rich", "pynvml", "filelock", "tomllib", "argparse")
+
+
+def test_guard_modules_are_light_at_import():
+    """The hook imports the registry on every call: no heavy module at import time."""
+    code = ("import sys; import swarmgate.hooks.registry as r; r.guards(); "
+            f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "SWARMGATE_STATE_DIR": "/nonexistent-swarmgate-test"})
+    assert proc.returncode == 0, proc.stderr
+    loaded = [m for m in proc.stdout.strip().split(",") if m]
+    assert not [m for m in loaded if m in ("bashlex", "psutil", "rich", "pynvml")], \
+        f"importing the guard registry loads {loaded}: import them inside the check functions"
