@@ -396,3 +396,95 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# --- self-test: the "peer" is another directory on this machine (local transport),
+# the command runs under the real run-with-memory-cap with a 256M cap ---
+
+def _selftest_run(tmp: str, *, enabled: bool = True, toolchain: str = "python3 -VV", redact: str = "",
+                  command: str = "true") -> tuple[int, str, str]:
+    import json
+    import tempfile
+    import uuid
+
+    repo = tempfile.mkdtemp(prefix="repo-", dir=tmp)
+    slice_name = f"swarmgate-selftest-{uuid.uuid4().hex[:8]}"
+    os.makedirs(os.path.join(repo, ".claude"))
+    with open(os.path.join(repo, ".claude", "swarmgate.toml"), "w") as f:
+        f.write(f'[memory]\ntotal = "512M"\nslice = "{slice_name}"\n')
+    genv = dict(os.environ, GIT_AUTHOR_NAME="s", GIT_AUTHOR_EMAIL="s@s", GIT_COMMITTER_NAME="s",
+                GIT_COMMITTER_EMAIL="s@s")
+    subprocess.run(["git", "init", "-q", repo], check=True, env=genv)
+    subprocess.run(["git", "-C", repo, "add", "."], check=True, env=genv)
+    subprocess.run(["git", "-C", repo, "commit", "-qm", "s"], check=True, env=genv)
+    root = os.path.join(tmp, "peer-root")
+    runner = os.path.join(os.path.dirname(sys.executable), "run-with-memory-cap")
+    hosts = os.path.join(tmp, "hosts.toml")
+    with open(hosts, "w") as f:
+        f.write(f"[across_machines]\nenabled = {'true' if enabled else 'false'}\n"
+                f"[toolchain]\ncommands = [{json.dumps(toolchain)}]\n"
+                f"[peers.self]\nhost = \"selftest-peer\"\ntransport = \"local\"\nwork_root = {json.dumps(root)}\n"
+                f"runner = {json.dumps(runner)}\nstate_dir = {json.dumps(os.path.join(tmp, 'peer-state'))}\n"
+                f"redact = [{json.dumps(redact) if redact else ''}]\n")
+    try:
+        cp = subprocess.run([sys.executable, "-m", "swarmgate", "multi-host-run", "--hosts-config", hosts,
+                             "--peer", "self", "--memory-cap", "256M", "--label", "selftest", "--poll", "0.1",
+                             "--", "bash", "-c", command], cwd=repo, capture_output=True, text=True, timeout=120)
+    finally:
+        cg = f"/sys/fs/cgroup/memory/{slice_name}"
+        for dirpath, _, _ in sorted(os.walk(cg, topdown=False)) if os.path.isdir(cg) else []:
+            try:
+                os.rmdir(dirpath)
+            except OSError:
+                pass
+    return cp.returncode, cp.stdout, cp.stderr
+
+
+def _tmp():
+    import tempfile
+    return tempfile.TemporaryDirectory(prefix="swarmgate-mhr-")
+
+
+def _cell_capped() -> bool:
+    with _tmp() as t:
+        rc, out, _ = _selftest_run(t, command="cat /proc/self/cgroup")
+        return rc == 0 and "swarmgate-selftest-" in out
+
+
+def _cell_toolchain() -> bool:
+    with _tmp() as t:
+        rc, _, _ = _selftest_run(t, toolchain="echo ${SWARMGATE_ON_PEER:-here}")
+        return rc == Exit.TOOLCHAIN_DIFFERS
+
+
+def _cell_cleanup() -> bool:
+    with _tmp() as t:
+        rc, _, _ = _selftest_run(t)
+        runs = os.path.join(t, "peer-root", "runs")
+        return rc == 0 and os.path.isdir(runs) and os.listdir(runs) == []
+
+
+def _cell_redact() -> bool:
+    with _tmp() as t:
+        rc, out, _ = _selftest_run(t, redact="peer-7.internal.example", command="echo on peer-7.internal.example")
+        return rc == 0 and "on <peer>" in out and "internal.example" not in out
+
+
+def _cell_switch_off() -> bool:
+    with _tmp() as t:
+        marker = os.path.join(t, "ran-here")
+        rc, _, _ = _selftest_run(t, enabled=False, command=f"touch {marker}")
+        return rc == Exit.PEER_OFF and not os.path.exists(marker)
+
+
+def selftest_suite():
+    from swarmgate.selftest import Cell, Suite
+    return Suite("multi-host-run",
+                 [Cell("B-peer-run-is-capped", _cell_capped), Cell("C-toolchain-mismatch-refused", _cell_toolchain),
+                  Cell("E-peer-tree-deleted", _cell_cleanup), Cell("G-peer-output-redacted", _cell_redact),
+                  Cell("H-switch-off-runs-nothing", _cell_switch_off)],
+                 {"peer-without-memory-cap": ["B-peer-run-is-capped"],
+                  "no-toolchain-check": ["C-toolchain-mismatch-refused"],
+                  "no-peer-cleanup": ["E-peer-tree-deleted"],
+                  "no-redact": ["G-peer-output-redacted"],
+                  "switch-off-falls-back-to-local": ["H-switch-off-runs-nothing"]})

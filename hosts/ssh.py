@@ -28,8 +28,14 @@ def ssh_argv(peer: dict, remote: str | None = None, *, batch: bool = True) -> li
 def run(peer: dict, remote: str, *, timeout: float = 60.0, input_bytes: bytes | None = None,
         check: bool = False) -> subprocess.CompletedProcess:
     """Run a remote shell command; PeerError when ssh itself fails (exit 255) or times out."""
+    argv = ssh_argv(peer, remote)
+    env = None
+    if peer.get("transport") == "local":
+        import os
+        argv = ["bash", "-c", remote]
+        env = dict(os.environ, SWARMGATE_ON_PEER="1")
     try:
-        cp = subprocess.run(ssh_argv(peer, remote), input=input_bytes, capture_output=True,
+        cp = subprocess.run(argv, env=env, input=input_bytes, capture_output=True,
                             timeout=timeout, stdin=None if input_bytes is not None else subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         raise PeerError(f"peer {peer.get('name', peer['host'])} did not answer within {timeout:.0f}s") from None

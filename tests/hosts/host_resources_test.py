@@ -8,7 +8,7 @@ import pytest
 from swarmgate.config import defaults, validate_hosts
 from swarmgate.hosts import host_resources as HR
 
-FAKE_NVML = os.path.join(os.path.dirname(__file__), "fake_nvml")
+FAKE_NVML = os.path.join(os.path.dirname(HR.__file__), "selftest_fakes")
 GIB = 1 << 30
 
 

@@ -60,5 +60,16 @@ def nvmlDeviceGetMemoryInfo(h):
     return _Mem(c["total_mib"] << 20, c["free_mib"] << 20)
 
 
+def _running(pid):
+    # like the driver: a process that has exited holds no GPU memory and is not listed
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            data = f.read()
+    except OSError:
+        return False
+    return data[data.rfind(b")") + 2:].split()[0] not in (b"Z", b"X")
+
+
 def nvmlDeviceGetComputeRunningProcesses(h):
-    return [_Proc(p["pid"], p["used_mib"] << 20) for p in _state()["cards"][h].get("procs", [])]
+    return [_Proc(p["pid"], p["used_mib"] << 20) for p in _state()["cards"][h].get("procs", [])
+            if _running(p["pid"])]

@@ -1,0 +1,235 @@
+"""gpu-quiesce-run: stop the whitelisted GPU services, read back that they stopped, then run (SPEC §5.6).
+
+    gpu-quiesce-run [--wait SEC] -- COMMAND...
+
+Concurrent users register `<pid>-<start time>` in the state dir; the first
+stops the services, later ones only check. A compute process on a card that
+is not whitelisted (another session's GPU job) means exit 78 without touching
+it (or, with --wait, waiting for it to end). Services are not restored
+afterwards: a person does that.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from typing import Sequence
+
+from swarmgate.exit_codes import Exit
+
+
+def say(msg: str) -> None:
+    print(f"gpu-quiesce-run: {msg}", file=sys.stderr, flush=True)
+
+
+def _reg_dir() -> str:
+    from swarmgate.state_paths import gpu_registrations_dir
+    from swarmgate.statefile import ensure_dir
+    return str(ensure_dir(gpu_registrations_dir()))
+
+
+def registrations() -> list[dict]:
+    """Live registrations (dead or reused-pid ones are pruned)."""
+    from swarmgate.procinfo import is_alive
+
+    out = []
+    d = _reg_dir()
+    for name in os.listdir(d):
+        pid_s, _, start_s = name.partition("-")
+        if not (pid_s.isdigit() and start_s.isdigit()):
+            continue
+        pid, start = int(pid_s), int(start_s)
+        if is_alive(pid, start):
+            out.append({"pid": pid, "start": start, "file": os.path.join(d, name)})
+        else:
+            try:
+                os.unlink(os.path.join(d, name))
+            except OSError:
+                pass
+    return out
+
+
+def register(command: list[str]) -> str:
+    from swarmgate.procinfo import start_time
+    from swarmgate.statefile import write_text_atomic
+
+    path = os.path.join(_reg_dir(), f"{os.getpid()}-{start_time(os.getpid())}")
+    write_text_atomic(path, " ".join(command) + "\n")
+    return path
+
+
+def _shell(cmd: str, timeout: float = 120.0) -> tuple[int, str]:
+    try:
+        cp = subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=timeout)
+        return cp.returncode, (cp.stdout + cp.stderr).strip()[-300:]
+    except subprocess.TimeoutExpired:
+        return 124, f"timed out after {timeout:g}s"
+
+
+def _ancestors(pid: int) -> set[int]:
+    from swarmgate.procinfo import parent_pid
+    seen = set()
+    while pid and pid not in seen and pid != 1:
+        seen.add(pid)
+        pid = parent_pid(pid) or 0
+    return seen
+
+
+def foreign_processes(cards: list[dict], registered: set[int]) -> list[str]:
+    """Pure-ish: compute processes that belong neither to a yield service nor to a registered run."""
+    out = []
+    for c in cards:
+        for p in c["processes"]:
+            if _ancestors(p["pid"]) & registered:
+                continue  # a registered gpu-quiesce-run's own job
+            out.append(f"GPU {c['index']}: pid {p['pid']} ({p['name']}, {p['used_mib']} MiB)")
+    return out
+
+
+def quiesce(q: dict, first: bool) -> str | None:
+    """Stop (if first) and read back. Returns what is wrong, or None."""
+    from swarmgate.break_switch import broken
+
+    if first:
+        for cmd in q["stop"]:
+            rc, out = _shell(cmd)
+            if rc != 0:
+                say(f"stop command `{cmd}` exited {rc}: {out}")
+    if broken("no-stop-readback"):
+        return None
+    for cmd in q["check"]:
+        rc, out = _shell(cmd)
+        if rc != 0:
+            return f"a whitelisted service is still running: check `{cmd}` exited {rc}" + (f" ({out})" if out else "")
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command: list[str] = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, command = argv[:i], argv[i + 1:]
+    p = argparse.ArgumentParser(prog="gpu-quiesce-run", description=__doc__.split("\n")[0])
+    p.add_argument("--wait", type=float, default=0.0,
+                   help="seconds to wait for another session's GPU job to end (default: exit 78 at once)")
+    p.add_argument("--hosts-config", help="hosts.toml (default ~/.config/swarmgate/hosts.toml)")
+    p.add_argument("--selftest", action="store_true")
+    args = p.parse_args(argv)
+    if args.selftest:
+        from swarmgate.selftest import main as selftest_main
+        return selftest_main(["gpu-quiesce-run"])
+    from swarmgate.break_switch import broken, refusal
+    if refusal():
+        say(refusal())
+        return Exit.USAGE
+    if not command:
+        say("nothing to run: put the command after `--`")
+        return Exit.USAGE
+    from swarmgate.config import ConfigError, load_hosts_config
+    try:
+        hosts = load_hosts_config(args.hosts_config)
+    except ConfigError as e:
+        say(str(e))
+        return Exit.USAGE
+    q = hosts["quiesce"]
+    from swarmgate.hosts.collector import gpus
+
+    cards, note = gpus(set(q["process_names"]))
+    if not cards:
+        say(f"{note or 'no GPU'} on this machine: not run. Run it where there is a GPU "
+            f"(host-dispatch --gpu -- ...).")
+        return Exit.PREFLIGHT
+
+    from swarmgate.state_paths import gpu_registrations_dir
+    from swarmgate.statefile import locked
+    mine = register(command)
+    try:
+        with locked(os.path.join(str(gpu_registrations_dir()), ".lock"), timeout=300):
+            others = [r for r in registrations() if r["pid"] != os.getpid()]
+            problem = quiesce(q, first=not others)
+        if problem:
+            say(f"{problem}. Not run; services are left as they are (a person restores them).")
+            return Exit.PREFLIGHT
+        deadline = time.monotonic() + args.wait
+        while True:
+            cards, note = gpus(set(q["process_names"]))
+            regs = {r["pid"] for r in registrations()}
+            foreign = [] if broken("ignore-foreign-gpu-process") else foreign_processes(cards or [], regs)
+            if not foreign:
+                break
+            if time.monotonic() >= deadline:
+                say("another session's GPU job is on the cards: " + "; ".join(foreign) +
+                    ". Not run, and not touched: wait for it to end, then run again (or pass --wait SEC).")
+                return Exit.PREFLIGHT
+            time.sleep(min(5.0, max(deadline - time.monotonic(), 0.1)))
+        say(f"GPUs quiesced ({len(cards or [])} card(s)); running")
+        try:
+            return subprocess.call(command)
+        except FileNotFoundError:
+            say(f"command not found: {command[0]}")
+            return 127
+    finally:
+        try:
+            os.unlink(mine)
+        except OSError:
+            pass
+
+
+# --- self-test: a fake NVML (hosts/selftest_fakes/pynvml.py) and real processes ---
+
+def _selftest_env(tmp: str, cards: list, check: str) -> tuple[dict, str]:
+    import json
+    state = os.path.join(tmp, "nvml.json")
+    with open(state, "w") as f:
+        json.dump({"cards": cards}, f)
+    hosts = os.path.join(tmp, "hosts.toml")
+    with open(hosts, "w") as f:
+        f.write(f"[quiesce]\nservices = [\"model-server\"]\nstop = [\"true\"]\ncheck = [{json.dumps(check)}]\n"
+                f"process_names = [\"yield-svc\"]\n")
+    fakes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "selftest_fakes")
+    env = dict(os.environ, FAKE_NVML_STATE=state, SWARMGATE_NVML_PROBE="force",
+               PYTHONPATH=fakes + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               SWARMGATE_STATE_DIR=os.path.join(tmp, "state"))
+    return env, hosts
+
+
+def _run_cell(cards: list, check: str) -> int:
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="swarmgate-gq-") as tmp:
+        env, hosts = _selftest_env(tmp, cards, check)
+        marker = os.path.join(tmp, "ran")
+        rc = subprocess.call([sys.executable, "-m", "swarmgate", "gpu-quiesce-run", "--hosts-config", hosts,
+                              "--", "touch", marker], env=env, stderr=subprocess.DEVNULL)
+        return rc if not os.path.exists(marker) else 0
+
+
+def _cell_unstopped_service_refused() -> bool:
+    card = {"name": "GPU", "total_mib": 1000, "free_mib": 1000, "procs": []}
+    return _run_cell([card], "false") == Exit.PREFLIGHT
+
+
+def _cell_foreign_process_refused_not_killed() -> bool:
+    other = subprocess.Popen(["sleep", "30"])
+    try:
+        card = {"name": "GPU", "total_mib": 1000, "free_mib": 500, "procs": [{"pid": other.pid, "used_mib": 500}]}
+        refused = _run_cell([card], "true") == Exit.PREFLIGHT
+        return refused and other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
+
+
+def selftest_suite():
+    from swarmgate.selftest import Cell, Suite
+    return Suite("gpu-quiesce-run",
+                 [Cell("unstopped-service-refused", _cell_unstopped_service_refused),
+                  Cell("foreign-gpu-job-refused-not-killed", _cell_foreign_process_refused_not_killed)],
+                 {"no-stop-readback": ["unstopped-service-refused"],
+                  "ignore-foreign-gpu-process": ["foreign-gpu-job-refused-not-killed"]})
+
+
+if __name__ == "__main__":
+    sys.exit(main())
