@@ -109,9 +109,6 @@ STAGE_KEYS: dict[str, Key] = {
     "python_inputs": Key("functions", _choice("functions", "content"),
                           "key Python inputs per function (ast; comments/docstrings/formatting ignored) "
                           "or by content (for formatters and linters that read comments)"),
-    "python_inputs": Key("functions", _choice("functions", "content"),
-                          "key Python inputs per function (ast; comments/docstrings/formatting ignored) "
-                          "or by content (for formatters and linters that read comments)"),
 }
 
 SCHEMA: dict[str, dict[str, Key]] = {
@@ -156,7 +153,6 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "link": Key([], _strlist, "ignored paths linked into the gate's temporary tree"),
         "env": Key([], _strlist, "environment variables whose values enter every stage's key"),
         "common": Key(True, _bool, "run the common stages before the project's"),
-        "large_file": Key("500K", _size, "common stage no-large-files: largest new or changed file"),
         "large_file": Key("500K", _size, "common stage no-large-files: largest new or changed file"),
     },
     "bash": {
@@ -368,6 +364,8 @@ PEER_KEYS: dict[str, Key] = {
     "max_cap": Key(None, _size, "the largest memory cap a run may have on the peer"),
     "redact": Key([], _strlist, "private host names and addresses replaced in the peer's output"),
     "state_dir": Key("", _str(False), "SWARMGATE_STATE_DIR on the peer"),
+    "transport": Key("ssh", _choice("ssh", "local"),
+                     "ssh, or local: the peer side runs on this machine in another directory (self-tests)"),
 }
 
 HOSTS_SCHEMA: dict[str, dict[str, Key]] = {

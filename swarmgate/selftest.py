@@ -52,9 +52,12 @@ class Result:
 TOOL_SUITES: dict[str, str] = {
     "core-usage": "swarmgate.hosts.core_usage:selftest_suite",
     "gate-staged": "swarmgate.gate.gate_staged:selftest_suite",
+    "gpu-quiesce-run": "swarmgate.hosts.gpu_quiesce_run:selftest_suite",
+    "multi-host-run": "swarmgate.hosts.multi_host_run:selftest_suite",
     "workspace-lock": "swarmgate.agents.workspace_lock:selftest_suite",
     "work-dir-owner": "swarmgate.agents.work_dir_owner:selftest_suite",
     "sop": "swarmgate.agents.sop:selftest_suite",
+    "run-with-memory-cap": "swarmgate.hosts.runner_selftest:suite",
 }
 
 
