@@ -123,6 +123,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "thread_cap_reason_line": Key("thread cap reason", _str(), "label of the line justifying another cap (D15)"),
         "scratch_line": Key("scratch", _str(), "label of a scratch-directory line (D16)"),
         "agents_dir": Key(".claude/agents", _str(), "where agent definitions live (D21)"),
+        "pending_seconds": Key(120, _int(1, 3600),
+                               "a dispatch let through counts as running for this long until its SubagentStart "
+                               "(D07; D16 holds its scratch lock as long)"),
     },
     "heavy": {
         "patterns": Key(["cargo test --workspace", "cargo test --all", "make check-full"], _strlist,
