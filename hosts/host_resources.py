@@ -93,27 +93,35 @@ def command_history(label: str) -> dict | None:
     """This command's last peak and duration from the runner's history, if any."""
     try:
         from swarmgate.hosts import history as H
-    except ImportError:
+        rec = H.entry(H.load(report=lambda msg: None), label)
+    except Exception:  # noqa: BLE001 - history is advisory
         return None
-    for name in ("lookup", "get", "entry"):
-        fn = getattr(H, name, None)
-        if fn:
-            try:
-                rec = fn(label)
-            except Exception:  # noqa: BLE001 - history is advisory
-                return None
-            if rec is None:
-                return None
-            return rec if isinstance(rec, dict) else getattr(rec, "__dict__", None)
-    return None
+    if not rec:
+        return None
+    return {"peak": rec.get("peak"), "duration": rec.get("duration_s"), "runs": rec.get("runs"),
+            "ceiling_hit": rec.get("ceiling_hit"), "pushed_out": rec.get("pushed_out")}
 
 
 def label_for(command: str) -> str:
+    """The runner's history key for a shell command: its --label, else the command it wraps."""
+    import shlex
+
     try:
-        from swarmgate.hosts.history import normalise_command  # type: ignore[attr-defined]
-        return normalise_command(command)
-    except Exception:  # noqa: BLE001
-        return " ".join(command.split())
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    runners = ("run-with-memory-cap", "host-dispatch", "multi-host-run")
+    for i, w in enumerate(words):
+        if w.rsplit("/", 1)[-1] in runners:
+            rest = words[i + 1:]
+            if "--label" in rest and rest.index("--label") + 1 < len(rest):
+                return rest[rest.index("--label") + 1]
+            if "--" in rest:
+                words = rest[rest.index("--") + 1:]
+            break
+    while words and "=" in words[0] and not words[0].startswith("="):
+        words = words[1:]  # env prefixes are not part of the key
+    return " ".join(" ".join(words).split())[:300]
 
 
 def judge(report: dict, need: int, threads_default: int, gpu: bool) -> dict:

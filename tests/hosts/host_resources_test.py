@@ -124,3 +124,16 @@ def test_peer_that_hangs_is_reported_unreadable_within_budget(state, tmp_path, s
     v = {x["name"]: x for x in rep["verdicts"]}
     assert v["here"]["readable"] and not v["p1"]["readable"]
     assert rep["elapsed_s"] < 10
+
+
+def test_label_and_history_from_the_runner(state):
+    assert HR.label_for("SWARMGATE_HEAVY=commit run-with-memory-cap 16G --label build -- cargo test") == "build"
+    assert HR.label_for("run-with-memory-cap 16G -- cargo  test --workspace") == "cargo test --workspace"
+    assert HR.label_for("A=1 pytest -q") == "pytest -q"
+    from swarmgate.hosts import history as H
+    data = H.load()
+    H.record(data, "cargo test --workspace", peak=3 * GIB, duration_s=120.0, outcome="ok", basis="cap", cap=8 * GIB)
+    H.save(data)
+    rep = HR.build(defaults(), validate_hosts({}), "run-with-memory-cap 8G -- cargo test --workspace")
+    assert rep["need"] == 3 * GIB
+    assert "last peak 3G, ran 120s" in HR.render_text(rep)
