@@ -1,0 +1,525 @@
+"""One small interface to memory cgroups, with a v1, a v2 and a systemd implementation.
+
+The runner needs the same handful of operations whatever the machine offers:
+make the slice (the parent of every capped run) and give it the total as its
+limit; make a run's cgroup with its cap; move a pid in; read the counters
+(usage, peak, reclaimable page cache, OOM counts, failures); list, kill and
+remove. ``detect()`` picks the implementation for ``--backend auto``.
+
+How each one tells "hit its own cap" from "the parent was full" (FACTS.md):
+- v1: ``memory.oom_control`` ``oom_kill`` counts on the victim's cgroup and
+  does not propagate upward; the run's own ``failcnt`` rises only when its own
+  limit is hit. The kernel line ``oom_memcg=...,task_memcg=...`` is the most
+  reliable signal of all (read by the runner from /dev/kmsg).
+- v2: ``memory.events.local``: ``oom`` counts OOMs where *this* cgroup's limit
+  was hit, ``oom_kill`` counts kills of its processes.
+
+Run-path module: standard library only, nothing heavy at import.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+V1_ROOT = "/sys/fs/cgroup/memory"
+V2_ROOT = "/sys/fs/cgroup"
+ROOT_ENV = "SWARMGATE_CGROUP_ROOT"  # must be a cgroup mount of the right type (tests, self-test)
+RUN_PREFIX = "run-"
+UNLIMITED_V1 = 9223372036854771712
+
+
+class CgroupError(Exception):
+    """A cgroup could not be set up or read; the message says what and how to fix it."""
+
+
+class Counters:
+    """What one cgroup's files say at one moment (bytes / counts; None = not offered)."""
+
+    __slots__ = ("usage", "peak", "reclaimable", "limit", "failcnt", "oom", "oom_kill")
+
+    def __init__(self, usage: int = 0, peak: int | None = None, reclaimable: int = 0,
+                 limit: int | None = None, failcnt: int = 0, oom: int | None = None,
+                 oom_kill: int = 0) -> None:
+        self.usage = usage
+        self.peak = peak
+        self.reclaimable = reclaimable
+        self.limit = limit
+        self.failcnt = failcnt
+        self.oom = oom          # v2: OOMs where this cgroup's own limit was hit; v1: None
+        self.oom_kill = oom_kill
+
+    @property
+    def non_reclaimable(self) -> int:
+        return max(self.usage - self.reclaimable, 0)
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
+def valid_name(name: str) -> bool:
+    return bool(name) and not name.startswith(".") and all(c.isalnum() or c in "-_." for c in name) \
+        and len(name) <= 100
+
+
+def run_name(pid: int, start: int | None) -> str:
+    """The run cgroup's name carries its owner, so a dead owner's cgroup is found without the ledger."""
+    return f"{RUN_PREFIX}{pid}-{start or 0}"
+
+
+def owner_of(name: str) -> tuple[int, int | None] | None:
+    """(pid, start) from a run cgroup's name, or None when it is not one of ours."""
+    if not name.startswith(RUN_PREFIX):
+        return None
+    parts = name[len(RUN_PREFIX):].split("-")
+    if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
+        return None
+    return int(parts[0]), (int(parts[1]) or None)
+
+
+def _read(path: str) -> str:
+    with open(path, "r") as f:
+        return f.read()
+
+
+def _read_int(path: str, default: int | None = 0) -> int | None:
+    try:
+        text = _read(path).strip()
+    except OSError:
+        return default
+    if text == "max":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return default
+
+
+def _write(path: str, value: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        os.write(fd, value.encode())
+    finally:
+        os.close(fd)
+
+
+def _keyed(path: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    try:
+        text = _read(path)
+    except OSError:
+        return out
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            try:
+                out[parts[0]] = int(parts[1])
+            except ValueError:
+                pass
+    return out
+
+
+def mounts() -> list[tuple[str, str, list[str]]]:
+    """(mount point, fs type, options) of every cgroup mount of this process."""
+    out = []
+    try:
+        text = _read("/proc/self/mounts")
+    except OSError:
+        return out
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[2] in ("cgroup", "cgroup2"):
+            out.append((parts[1].replace("\\040", " "), parts[2], parts[3].split(",")))
+    return out
+
+
+class Backend:
+    """The interface. Paths are absolute directories of the cgroup filesystem."""
+
+    name = "?"
+    root = ""
+
+    # --- slice ---
+    def slice_path(self, slice_name: str) -> str:
+        return os.path.join(self.root, slice_name)
+
+    def ensure_slice(self, slice_name: str, total: int | None) -> str:
+        """Create the slice (if absent) and set its limit to ``total`` (None: unlimited)."""
+        raise NotImplementedError
+
+    # --- runs ---
+    def run_path(self, slice_name: str, name: str) -> str:
+        return os.path.join(self.slice_path(slice_name), name)
+
+    def create_run(self, slice_name: str, name: str, cap: int) -> str:
+        raise NotImplementedError
+
+    def command(self, slice_name: str, name: str, cap: int, argv: list[str]) -> list[str]:
+        """The argv that actually runs (systemd wraps it; the others run it as is)."""
+        return list(argv)
+
+    def add_pid(self, path: str, pid: int) -> None:
+        _write(os.path.join(path, "cgroup.procs"), str(pid))
+
+    def counters(self, path: str) -> Counters:
+        raise NotImplementedError
+
+    def pids(self, path: str) -> list[int]:
+        try:
+            text = _read(os.path.join(path, "cgroup.procs"))
+        except OSError:
+            return []
+        return [int(x) for x in text.split() if x.isdigit()]
+
+    def kill_all(self, path: str, sig: int = signal.SIGKILL, settle_s: float = 2.0) -> bool:
+        """Send ``sig`` to every process in the cgroup; with SIGKILL, repeat until it is empty."""
+        deadline = time.monotonic() + settle_s
+        while True:
+            pids = self.pids(path)
+            if not pids:
+                return True
+            for pid in pids:
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
+            if sig != signal.SIGKILL:
+                return False
+            if time.monotonic() > deadline:
+                return not self.pids(path)
+            time.sleep(0.01)
+
+    def remove(self, path: str, timeout_s: float = 2.0) -> bool:
+        """rmdir the cgroup (retrying while its last processes are being reaped)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                os.rmdir(path)
+                return True
+            except FileNotFoundError:
+                return True
+            except OSError:
+                if time.monotonic() > deadline:
+                    return False
+                self.kill_all(path, signal.SIGKILL, settle_s=0.2)
+                time.sleep(0.02)
+
+    def runs(self, slice_name: str) -> list[str]:
+        """Names of the run cgroups under the slice."""
+        try:
+            names = os.listdir(self.slice_path(slice_name))
+        except OSError:
+            return []
+        return sorted(n for n in names if n.startswith(RUN_PREFIX)
+                      and os.path.isdir(self.run_path(slice_name, n)))
+
+    def remove_slice(self, slice_name: str) -> bool:
+        """Kill, then remove every run cgroup and the slice itself (tests and self-tests)."""
+        ok = True
+        for n in self.runs(slice_name):
+            p = self.run_path(slice_name, n)
+            self.kill_all(p)
+            ok = self.remove(p) and ok
+        return self.remove(self.slice_path(slice_name)) and ok
+
+    def describe(self) -> str:
+        return f"{self.name} at {self.root}"
+
+
+class CgroupV1(Backend):
+    """The v1 memory controller (this development machine)."""
+
+    name = "cgroup1"
+
+    def __init__(self, root: str = V1_ROOT) -> None:
+        self.root = root
+
+    def _mkdir(self, path: str) -> None:
+        try:
+            os.mkdir(path, 0o755)
+        except FileExistsError:
+            pass
+        except OSError as e:
+            raise CgroupError(f"cannot create the cgroup {path}: {e.strerror} "
+                              f"(run as root on a machine with the v1 memory controller mounted at {self.root}, "
+                              f"or choose another --backend)") from None
+
+    def _set_limit(self, path: str, limit: int | None, swap: bool = True) -> None:
+        value = str(limit) if limit is not None else "-1"
+        mem = os.path.join(path, "memory.limit_in_bytes")
+        memsw = os.path.join(path, "memory.memsw.limit_in_bytes")
+        has_sw = swap and os.path.exists(memsw)
+        try:
+            # memsw must stay >= the memory limit: raise memsw first when growing, after when shrinking
+            current = _read_int(mem, None)
+            growing = limit is None or (current is not None and limit > current)
+            if has_sw and growing:
+                _write(memsw, value)
+            _write(mem, value)
+            if has_sw and not growing:
+                _write(memsw, value)
+        except OSError as e:
+            raise CgroupError(f"cannot set the limit of {path} to {value}: {e.strerror}"
+                              + (" (the cgroup already uses more than that; wait for its runs to end)"
+                                 if e.errno == 16 else "")) from None
+
+    def ensure_slice(self, slice_name: str, total: int | None) -> str:
+        path = self.slice_path(slice_name)
+        self._mkdir(path)
+        current = _read_int(os.path.join(path, "memory.limit_in_bytes"), None)
+        want = UNLIMITED_V1 if total is None else (total // 4096) * 4096
+        if current != want:
+            self._set_limit(path, total)
+        if _read_int(os.path.join(path, "memory.use_hierarchy"), 1) != 1:
+            raise CgroupError(f"{path}: memory.use_hierarchy is 0, so the slice's limit would not hold its runs")
+        return path
+
+    def create_run(self, slice_name: str, name: str, cap: int) -> str:
+        path = self.run_path(slice_name, name)
+        self._mkdir(path)
+        try:
+            self._set_limit(path, cap)
+        except CgroupError:
+            self.remove(path)
+            raise
+        return path
+
+    def counters(self, path: str) -> Counters:
+        stat = _keyed(os.path.join(path, "memory.stat"))
+        oomc = _keyed(os.path.join(path, "memory.oom_control"))
+        usage = _read_int(os.path.join(path, "memory.usage_in_bytes"))
+        return Counters(
+            usage=usage or 0,
+            peak=_read_int(os.path.join(path, "memory.max_usage_in_bytes"), None),
+            reclaimable=stat.get("total_inactive_file", 0) + stat.get("total_active_file", 0),
+            limit=_read_int(os.path.join(path, "memory.limit_in_bytes"), None),
+            failcnt=_read_int(os.path.join(path, "memory.failcnt")) or 0,
+            oom=None,
+            oom_kill=oomc.get("oom_kill", 0),
+        )
+
+
+class CgroupV2(Backend):
+    """The unified hierarchy with the memory controller."""
+
+    name = "cgroup2"
+
+    def __init__(self, root: str = V2_ROOT) -> None:
+        self.root = root
+
+    def _enable_memory(self, parent: str) -> None:
+        ctl = os.path.join(parent, "cgroup.subtree_control")
+        try:
+            if "memory" in _read(ctl).split():
+                return
+            _write(ctl, "+memory")
+        except OSError as e:
+            raise CgroupError(f"cannot enable the memory controller in {ctl}: {e.strerror}") from None
+
+    def _mkdir(self, path: str) -> None:
+        try:
+            os.mkdir(path, 0o755)
+        except FileExistsError:
+            pass
+        except OSError as e:
+            raise CgroupError(f"cannot create the cgroup {path}: {e.strerror} "
+                              f"(needs root and the memory controller in {self.root})") from None
+
+    def _set(self, path: str, fname: str, value: int | None, optional: bool = False) -> None:
+        f = os.path.join(path, fname)
+        if optional and not os.path.exists(f):
+            return
+        try:
+            _write(f, "max" if value is None else str(value))
+        except OSError as e:
+            raise CgroupError(f"cannot write {value} to {f}: {e.strerror}") from None
+
+    def ensure_slice(self, slice_name: str, total: int | None) -> str:
+        path = self.slice_path(slice_name)
+        self._enable_memory(os.path.dirname(path))
+        self._mkdir(path)
+        self._enable_memory(path)
+        if _read_int(os.path.join(path, "memory.max"), -1) != total:
+            self._set(path, "memory.max", total)
+        return path
+
+    def create_run(self, slice_name: str, name: str, cap: int) -> str:
+        path = self.run_path(slice_name, name)
+        self._mkdir(path)
+        try:
+            self._set(path, "memory.max", cap)
+            self._set(path, "memory.swap.max", 0, optional=True)
+        except CgroupError:
+            self.remove(path)
+            raise
+        return path
+
+    def counters(self, path: str) -> Counters:
+        stat = _keyed(os.path.join(path, "memory.stat"))
+        events = _keyed(os.path.join(path, "memory.events.local"))
+        if not events:
+            events = _keyed(os.path.join(path, "memory.events"))
+        return Counters(
+            usage=_read_int(os.path.join(path, "memory.current")) or 0,
+            peak=_read_int(os.path.join(path, "memory.peak"), None),
+            reclaimable=stat.get("inactive_file", 0) + stat.get("active_file", 0),
+            limit=_read_int(os.path.join(path, "memory.max"), None),
+            failcnt=events.get("max", 0),
+            oom=events.get("oom", 0),
+            oom_kill=events.get("oom_kill", 0),
+        )
+
+    def kill_all(self, path: str, sig: int = signal.SIGKILL, settle_s: float = 2.0) -> bool:
+        if sig == signal.SIGKILL and os.path.exists(os.path.join(path, "cgroup.kill")):
+            try:
+                _write(os.path.join(path, "cgroup.kill"), "1")
+            except OSError:
+                pass
+        return super().kill_all(path, sig, settle_s)
+
+
+def systemd_slice_dir(unit: str) -> str:
+    """The cgroup path of a slice unit: a-b.slice lives in a.slice/a-b.slice."""
+    base = unit[:-len(".slice")] if unit.endswith(".slice") else unit
+    parts = base.split("-")
+    return "/".join("-".join(parts[:i + 1]) + ".slice" for i in range(len(parts)))
+
+
+class Systemd(CgroupV2):
+    """systemd creates the scope and the slice; we read the counters through the v2 files.
+
+    Live only where systemd is PID 1 (never start a systemd instance to test it:
+    FACTS.md). Tests check the exact commands this class issues.
+    """
+
+    name = "systemd"
+    SYSTEMD_RUN = "systemd-run"
+    SYSTEMCTL = "systemctl"
+
+    def __init__(self, root: str = V2_ROOT) -> None:
+        super().__init__(root)
+
+    def slice_unit(self, slice_name: str) -> str:
+        return slice_name if slice_name.endswith(".slice") else slice_name + ".slice"
+
+    def slice_path(self, slice_name: str) -> str:
+        return os.path.join(self.root, systemd_slice_dir(self.slice_unit(slice_name)))
+
+    def scope_unit(self, name: str) -> str:
+        return f"swarmgate-{name}.scope"
+
+    def run_path(self, slice_name: str, name: str) -> str:
+        return os.path.join(self.slice_path(slice_name), self.scope_unit(name))
+
+    def slice_command(self, slice_name: str, total: int | None) -> list[str]:
+        return [self.SYSTEMCTL, "set-property", "--runtime", self.slice_unit(slice_name),
+                f"MemoryMax={'infinity' if total is None else total}", "MemorySwapMax=0"]
+
+    def command(self, slice_name: str, name: str, cap: int, argv: list[str]) -> list[str]:
+        return [self.SYSTEMD_RUN, "--scope", "--quiet", "--collect",
+                f"--unit={self.scope_unit(name)}", f"--slice={self.slice_unit(slice_name)}",
+                "-p", f"MemoryMax={cap}", "-p", "MemorySwapMax=0", "-p", "OOMPolicy=stop",
+                "--", *argv]
+
+    def ensure_slice(self, slice_name: str, total: int | None) -> str:
+        import subprocess
+
+        cmd = self.slice_command(slice_name, total)
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise CgroupError(f"`{' '.join(cmd)}` failed: {e}") from None
+        if r.returncode != 0:
+            raise CgroupError(f"`{' '.join(cmd)}` failed ({r.returncode}): {r.stderr.strip()}")
+        return self.slice_path(slice_name)
+
+    def create_run(self, slice_name: str, name: str, cap: int) -> str:
+        return self.run_path(slice_name, name)  # systemd-run creates the scope
+
+    def add_pid(self, path: str, pid: int) -> None:
+        return None  # systemd-run moves itself into the scope before it execs the command
+
+    def remove(self, path: str, timeout_s: float = 2.0) -> bool:
+        return super().remove(path, timeout_s) if os.path.isdir(path) else True
+
+
+def systemd_is_pid1() -> bool:
+    try:
+        comm = _read("/proc/1/comm").strip()
+    except OSError:
+        return False
+    return comm == "systemd" and os.path.isdir("/run/systemd/system")
+
+
+def _root_override(kind: str) -> str | None:
+    root = os.environ.get(ROOT_ENV)
+    if not root:
+        return None
+    root = os.path.realpath(root)
+    for point, fstype, opts in mounts():
+        if point == root and ((kind == "cgroup1" and fstype == "cgroup" and "memory" in opts)
+                              or (kind == "cgroup2" and fstype == "cgroup2")):
+            return root
+    raise CgroupError(f"{ROOT_ENV}={root} is not a {kind} memory cgroup mount")
+
+
+def _v2_root_with_memory() -> str | None:
+    for point, fstype, _ in mounts():
+        if fstype == "cgroup2":
+            try:
+                if "memory" in _read(os.path.join(point, "cgroup.controllers")).split():
+                    return point
+            except OSError:
+                continue
+    return None
+
+
+def _v1_memory_root() -> str | None:
+    for point, fstype, opts in mounts():
+        if fstype == "cgroup" and "memory" in opts:
+            return point
+    return None
+
+
+def get(kind: str = "auto") -> Backend:
+    """The backend for ``--backend KIND``; raise CgroupError naming what is missing."""
+    if kind == "auto":
+        kind = detect()
+    if kind == "systemd":
+        if not systemd_is_pid1():
+            raise CgroupError("--backend systemd needs systemd as PID 1 (not the case here); "
+                              "use --backend auto")
+        root = _v2_root_with_memory()
+        if root is None:
+            raise CgroupError("--backend systemd: no cgroup2 mount with the memory controller "
+                              "to read the counters from")
+        return Systemd(root)
+    if kind == "cgroup2":
+        root = _root_override("cgroup2") or _v2_root_with_memory()
+        if root is None:
+            raise CgroupError("--backend cgroup2: no cgroup2 mount offers the memory controller here "
+                              "(use --backend cgroup1 or auto)")
+        return CgroupV2(root)
+    if kind == "cgroup1":
+        root = _root_override("cgroup1") or _v1_memory_root()
+        if root is None:
+            raise CgroupError("--backend cgroup1: the v1 memory controller is not mounted here "
+                              "(use --backend cgroup2 or auto)")
+        return CgroupV1(root)
+    raise CgroupError(f"unknown --backend {kind!r} (auto, systemd, cgroup2, cgroup1)")
+
+
+def detect() -> str:
+    """systemd where it is PID 1 on a v2 memory hierarchy, else cgroup2, else cgroup1."""
+    override = os.environ.get(ROOT_ENV)
+    if override:
+        for point, fstype, opts in mounts():
+            if point == os.path.realpath(override):
+                return "cgroup2" if fstype == "cgroup2" else "cgroup1"
+        return "cgroup1"  # _root_override then says what is wrong
+    v2 = _v2_root_with_memory()
+    if v2 and systemd_is_pid1():
+        return "systemd"
+    if v2:
+        return "cgroup2"
+    return "cgroup1"

@@ -1,0 +1,137 @@
+"""The runner's ledger: who holds (books) how much of the shared total, and who waits.
+
+One JSON file under SWARMGATE_STATE_DIR (``state_paths.ledger_path()``), read
+and written only under an exclusive lock (``ledger_lock_path()``). The lock is
+a plain ``flock`` on the lock file (the same lock filelock takes, so tools that
+use ``statefile.locked`` on this path interoperate); it is taken directly here
+because importing filelock costs more than the whole run of a small command.
+
+Each booking: label, cap, booked bytes, basis (history|cap|unbounded), the
+wrapper's pid + process start time, its run cgroup, since. ``reconcile()``
+drops bookings and waiters whose wrapper is gone (pid dead, or reused by
+another process) and removes run cgroups whose owner is dead, killing what
+is left in them: a wrapper killed with SIGKILL leaves no phantom booking and
+no cgroup behind once the next run (or ``swarmgate status``) has looked.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+
+from swarmgate import state_paths
+from swarmgate.procinfo import is_alive
+from swarmgate.statefile import StateError, ensure_dir, read_json, write_json_atomic
+
+VERSION = 1
+
+
+def empty() -> dict:
+    return {"version": VERSION, "bookings": {}, "waiters": {}}
+
+
+@contextlib.contextmanager
+def lock(timeout: float = 120.0):
+    """Exclusive lock on the ledger (flock; never follows a planted symlink)."""
+    path = state_paths.ledger_lock_path()
+    ensure_dir(path.parent)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as e:
+        if e.errno == 40:
+            raise StateError(f"{path} is a symlink; refusing to use it as a lock "
+                             f"(remove it: rm {path})") from None
+        raise StateError(f"cannot open the lock {path}: {e.strerror}") from None
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise StateError(f"could not take the lock {path} within {timeout:.0f}s") from None
+                time.sleep(0.005)
+        yield
+    finally:
+        os.close(fd)  # releases the flock
+
+
+def _valid_record(rec: object, need: tuple) -> bool:
+    return isinstance(rec, dict) and all(k in rec for k in need) and \
+        isinstance(rec.get("pid"), int) and (rec.get("booked") is None or isinstance(rec.get("booked"), int))
+
+
+def load(report=None) -> dict:
+    """The ledger (must hold the lock). Corrupt file → reported, moved aside, rebuilt."""
+    data = read_json(state_paths.ledger_path(), None, report=report)
+    if data is None:
+        return empty()
+    out = empty()
+    bad = 0
+    for section, need in (("bookings", ("pid", "booked", "label")), ("waiters", ("pid", "label"))):
+        table = data.get(section)
+        if not isinstance(table, dict):
+            bad += table is not None
+            continue
+        for key, rec in table.items():
+            if _valid_record(rec, need):
+                out[section][str(key)] = rec
+            else:
+                bad += 1
+    if bad:
+        msg = (f"state file {state_paths.ledger_path()}: dropped {bad} malformed entr"
+               f"{'y' if bad == 1 else 'ies'}; the ledger was rebuilt from the rest")
+        (report or _warn)(msg)
+    return out
+
+
+def _warn(msg: str) -> None:
+    import sys
+    print(f"swarmgate: {msg}", file=sys.stderr)
+
+
+def save(data: dict) -> None:
+    write_json_atomic(state_paths.ledger_path(), data)
+
+
+def holder_alive(rec: dict) -> bool:
+    start = rec.get("start")
+    return is_alive(int(rec.get("pid", 0)), start if isinstance(start, int) else None)
+
+
+def reconcile(data: dict, backend=None, slice_name: str | None = None) -> list[str]:
+    """Drop dead holders' bookings and waiters; remove run cgroups whose owner is dead.
+
+    Returns one note per thing removed.
+    """
+    notes: list[str] = []
+    for section in ("bookings", "waiters"):
+        for key in list(data[section]):
+            rec = data[section][key]
+            if not holder_alive(rec):
+                del data[section][key]
+                if section == "bookings":
+                    notes.append(f"dropped the booking of dead wrapper pid {rec.get('pid')} "
+                                 f"(label {rec.get('label')!r})")
+    if backend is not None and slice_name:
+        from swarmgate.hosts.cgroups import owner_of
+
+        live = {b.get("cgroup") for b in data["bookings"].values()}
+        for name in backend.runs(slice_name):
+            owner = owner_of(name)
+            path = backend.run_path(slice_name, name)
+            if owner is None or path in live:
+                continue
+            pid, start = owner
+            if is_alive(pid, start):
+                continue
+            backend.kill_all(path)
+            if backend.remove(path):
+                notes.append(f"removed the run cgroup {name} of dead wrapper pid {pid}")
+    return notes
+
+
+def booking_id(pid: int, start: int | None) -> str:
+    return f"{pid}-{start or 0}"

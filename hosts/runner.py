@@ -1,0 +1,571 @@
+"""One capped run: admission, the run in its own cgroup, classification, bookkeeping.
+
+The flow (SPEC §5.1):
+1. the slice (parent of every run) exists and has the total as its limit;
+2. admission under the ledger lock: reconcile (dead wrappers' bookings and run
+   cgroups go), predict this run's need from history, admit or wait
+   (printing who holds what every ``report_every`` s), or exit 252 at once
+   when the run can never fit;
+3. create the run's cgroup with its cap, fork a child that starts its own
+   session, moves itself into the cgroup, sets ``oom_score_adj`` and only then
+   execs the command (it never runs outside its cap: a failure here is 251);
+4. pass stdout/stderr through while scanning them for CUDA out-of-memory
+   messages (stdin is inherited untouched); TERM/INT/HUP to the wrapper stop
+   every process in the cgroup; ``--timeout`` does the same and gives 253;
+5. read the run's counters and the kernel log, classify (250/254/245/...),
+   kill what is left, remove the cgroup, drop the booking, record the peak.
+
+Run-path module: no rich, psutil or filelock (see bench/runner_overhead.py).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+
+from swarmgate.break_switch import broken
+from swarmgate.exit_codes import Exit
+from swarmgate.sizes import human
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+POLL_S = 0.2            # admission re-check interval
+GRACE_S = 3.0           # TERM → KILL when stopping a run
+TAIL_BYTES = 64 * 1024  # bounded tail of the output kept for the GPU scan
+
+
+def say(msg: str) -> None:
+    try:
+        os.write(2, (f"run-with-memory-cap: {msg}\n").encode())
+    except OSError:
+        pass
+
+
+class Options:
+    def __init__(self, *, cap: int, argv: list[str], label: str, total: int, slice_name: str,
+                 wait: float, report_every: float, backend: str = "auto", timeout: float | None = None,
+                 unbounded: bool = False, cap_text: str = "") -> None:
+        self.cap = cap
+        self.cap_text = cap_text or human(cap)
+        self.argv = argv
+        self.label = label
+        self.total = total
+        self.slice_name = slice_name
+        self.wait = wait
+        self.report_every = report_every
+        self.backend = backend
+        self.timeout = timeout
+        self.unbounded = unbounded
+
+
+class SetupError(Exception):
+    """The cap could not be set up: exit 251, the command does not run."""
+
+
+class _Stop:
+    """Signal bookkeeping: the first TERM/INT/HUP wins; the run loop is woken by a pipe."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.old: dict = {}
+
+    def install(self) -> None:
+        for s in STOP_SIGNALS:
+            self.old[s] = signal.signal(s, self._handler)
+
+    def _handler(self, signum, frame) -> None:
+        if self.signum is None:
+            self.signum = signum
+
+    def restore(self) -> None:
+        for s, h in self.old.items():
+            try:
+                signal.signal(s, h)
+            except (TypeError, ValueError):
+                pass
+
+
+# --- admission -------------------------------------------------------------
+
+def _running_view(data: dict, backend) -> list:
+    from swarmgate.hosts.admission import Running
+
+    out = []
+    for b in data["bookings"].values():
+        cur = 0
+        path = b.get("cgroup")
+        if path and os.path.isdir(path):
+            cur = backend.counters(path).non_reclaimable
+        out.append(Running(int(b.get("booked") or 0), cur))
+    return out
+
+
+def holders_text(data: dict, backend) -> str:
+    rows = []
+    for b in sorted(data["bookings"].values(), key=lambda r: r.get("since", 0)):
+        cur = 0
+        path = b.get("cgroup")
+        if path and os.path.isdir(path):
+            cur = backend.counters(path).usage
+        rows.append(f"{b.get('label')!r} pid {b.get('pid')} books {human(int(b.get('booked') or 0))} "
+                    f"({b.get('basis')}), uses {human(cur)}")
+    waiting = [f"{w.get('label')!r} pid {w.get('pid')} needs {human(int(w.get('need') or 0))}"
+               for w in data["waiters"].values()]
+    text = "holders: " + ("; ".join(rows) if rows else "none")
+    if waiting:
+        text += " | waiting: " + "; ".join(waiting)
+    return text
+
+
+def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None, dict | None]:
+    """Wait for a turn. Returns (exit code, None) to stop, or (None, booking) when admitted."""
+    from swarmgate.hosts import admission, history, ledger
+    from swarmgate.hosts.cgroups import run_name
+
+    bid = ledger.booking_id(me["pid"], me["start"])
+    run_path = backend.run_path(opts.slice_name, run_name(me["pid"], me["start"]))
+    t0 = time.monotonic()
+    next_report = t0 + opts.report_every
+    queued = False
+    stop = opts._stop  # type: ignore[attr-defined]
+    while True:
+        with ledger.lock():
+            data = ledger.load()
+            if not broken("no-phantom-reconcile"):
+                for note in ledger.reconcile(data, backend, opts.slice_name):
+                    say(note)
+            hist = history.load()
+            pred = admission.predict(opts.cap, history.entry(hist, opts.label), opts.unbounded,
+                                     book_cap=broken("book-cap-not-peak"))
+            sl = backend.counters(slice_path)
+            running = _running_view(data, backend)
+            d = admission.decide(opts.total, sl.usage, sl.reclaimable, running, pred.need,
+                                 subtract_page_cache=not broken("no-page-cache-subtraction"))
+            if d.admit:
+                data["waiters"].pop(bid, None)
+                booking = {"label": opts.label, "cap": opts.cap, "booked": pred.need, "basis": pred.basis,
+                           "pid": me["pid"], "start": me["start"], "cgroup": run_path,
+                           "since": round(time.time(), 3), "command": " ".join(opts.argv)[:300],
+                           "why": pred.why}
+                data["bookings"][bid] = booking
+                ledger.save(data)
+                return None, booking
+            waited = time.monotonic() - t0
+            give_up = d.never_fits or waited >= opts.wait or stop.signum is not None
+            if give_up:
+                if bid in data["waiters"]:
+                    del data["waiters"][bid]
+                    ledger.save(data)
+            elif not queued:
+                data["waiters"][bid] = {"label": opts.label, "need": pred.need, "cap": opts.cap,
+                                        "pid": me["pid"], "start": me["start"],
+                                        "since": round(time.time(), 3)}
+                ledger.save(data)
+            holders = holders_text(data, backend) if (give_up or not queued
+                                                      or time.monotonic() >= next_report) else ""
+        if stop.signum is not None:
+            say(f"stopped by signal {stop.signum} while waiting for memory; nothing ran")
+            return 128 + stop.signum, None
+        if d.never_fits:
+            say(f"exit 252: can never fit here: needs {human(d.need)} ({pred.why}) + "
+                f"{human(d.non_reclaimable)} already in use > total {human(opts.total)}, and nothing is "
+                f"running that could make room. Lower the cap (or the job), raise [memory] total / lower "
+                f"[memory] margin, or run it on a bigger host.")
+            return int(Exit.NO_TURN), None
+        if not queued:
+            queued = True
+            say(f"waiting for memory (up to {opts.wait:g}s): needs {human(d.need)} ({pred.why}); "
+                f"in use {human(d.non_reclaimable)} + booked-not-grown {human(d.pending)} of total "
+                f"{human(opts.total)}; short {human(d.short)}. {holders}")
+            second_host_hint(opts, pred.need, "entering the queue")
+        elif give_up:
+            second_host_hint(opts, pred.need, "before giving up")
+            say(f"exit 252: no turn after {waited:.0f}s: needs {human(d.need)}, short {human(d.short)}. "
+                f"{holders}. Rerun later, raise --wait, or lower the cap.")
+            return int(Exit.NO_TURN), None
+        elif holders:
+            next_report = time.monotonic() + opts.report_every
+            say(f"still waiting ({waited:.0f}s): short {human(d.short)}. {holders}")
+        time.sleep(POLL_S)
+
+
+def second_host_hint(opts: Options, need: int, when: str) -> None:
+    """If a peer is configured and would take the run now, print the exact line to switch. Never moves it."""
+    try:
+        from swarmgate.config import load_hosts_config
+
+        hc = load_hosts_config()
+    except Exception as e:  # noqa: BLE001 - a hint must never break the run
+        say(f"second host: not checked ({e})")
+        return
+    if not hc.peers or not hc["across_machines"]["enabled"]:
+        return
+    try:
+        from swarmgate.hosts import host_resources  # written by the hosts issue
+    except ImportError:
+        say("second host: not checked (the host-resources collector is not installed in this build)")
+        return
+    free_of = getattr(host_resources, "peer_free_memory", None)
+    if free_of is None:
+        say("second host: not checked (host_resources has no peer_free_memory(peer))")
+        return
+    import shlex
+
+    for name, peer in hc.peers.items():
+        try:
+            free = free_of(peer)
+        except Exception as e:  # noqa: BLE001
+            say(f"second host {name}: could not read its free memory ({e})")
+            continue
+        if free is None or free < need:
+            continue
+        line = (f"multi-host-run --peer {name} --memory-cap {opts.cap_text} --label {shlex.quote(opts.label)} "
+                f"-- {shlex.join(opts.argv)}")
+        say(f"→ the second host {name} would take it now (free {human(free)}, needs {human(need)}): "
+            f"switch with: {line}")
+        from swarmgate.alerts import write_alert
+
+        write_alert("runner-fits-on-peer", f"a run waiting for memory here would fit on {name} now",
+                    source="run-with-memory-cap", peer=name, free=free, need=need, label=opts.label,
+                    command=line, when=when, pid=os.getpid())
+        return
+
+
+# --- the run ---------------------------------------------------------------
+
+def _spawn(argv: list[str], backend, path: str | None, oom_adj: int | None, out_w: int, err_w: int,
+           uncapped_ok: bool) -> int:
+    """fork; the child joins the cgroup and sets oom_score_adj BEFORE exec. Raises SetupError."""
+    r, w = os.pipe2(os.O_CLOEXEC)
+    pid = os.fork()
+    if pid == 0:  # child
+        stage = "setup"
+        try:
+            os.close(r)
+            os.setsid()
+            for s in (*STOP_SIGNALS, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD):
+                signal.signal(s, signal.SIG_DFL)
+            if path is not None:
+                stage = "cgroup"
+                try:
+                    backend.add_pid(path, os.getpid())
+                except OSError:
+                    if not uncapped_ok:
+                        raise
+            if oom_adj is not None:
+                stage = "oom_score_adj"
+                with open("/proc/self/oom_score_adj", "w") as f:
+                    f.write(str(oom_adj))
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            stage = "exec"
+            os.execvp(argv[0], argv)
+        except BaseException as e:  # noqa: BLE001 - report to the parent, never run uncapped
+            try:
+                os.write(w, f"{stage}\0{getattr(e, 'strerror', None) or e}".encode())
+            finally:
+                os._exit(127)
+    os.close(w)
+    chunks = []
+    while True:
+        b = os.read(r, 4096)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    if chunks:
+        os.waitpid(pid, 0)
+        stage, _, msg = b"".join(chunks).decode(errors="replace").partition("\0")
+        if stage == "exec":
+            raise FileNotFoundError(f"{argv[0]}: {msg}")
+        raise SetupError(f"could not put the command into its cgroup ({stage}: {msg})")
+    return pid
+
+
+class _Pump:
+    """Pass a child's stream through untouched while watching it for CUDA OOM messages."""
+
+    def __init__(self, src: int, dst: int) -> None:
+        self.src = src
+        self.dst = dst
+        self.tail = b""
+        self.gpu_oom = False
+        self.broken = False
+
+    def feed(self, data: bytes) -> None:
+        from swarmgate.hosts.outcome import CUDA_OOM_MARKERS
+
+        if not self.broken:
+            view = memoryview(data)
+            try:
+                while view:
+                    n = os.write(self.dst, view)
+                    view = view[n:]
+            except OSError:
+                self.broken = True  # our reader went away: the child gets SIGPIPE on its next write
+        window = self.tail[-64:] + data
+        if not self.gpu_oom and any(m in window for m in CUDA_OOM_MARKERS):
+            self.gpu_oom = True
+        self.tail = (self.tail + data)[-TAIL_BYTES:]
+
+
+def _wait_exit(pid: int) -> int:
+    _, status = os.waitpid(pid, 0)
+    return _status_code(status)
+
+
+def _status_code(status: int) -> int:
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def supervise(pid: int, pumps: list[_Pump], backend, path: str | None, stop: _Stop,
+              timeout: float | None, wake_r: int) -> tuple[int, bool]:
+    """Pass output through until the child ends; stop the whole run on a signal or the timeout.
+
+    Returns (the child's code, timed out).
+    """
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    for p in pumps:
+        os.set_blocking(p.src, False)
+        sel.register(p.src, selectors.EVENT_READ, p)
+    sel.register(wake_r, selectors.EVENT_READ, "wake")
+    pidfd = None
+    try:
+        pidfd = os.pidfd_open(pid)
+        sel.register(pidfd, selectors.EVENT_READ, "exit")
+    except (AttributeError, OSError):
+        pidfd = None
+    start = time.monotonic()
+    deadline = start + timeout if timeout else None
+    timed_out = False
+    stopping_since: float | None = None
+    code: int | None = None
+    open_pumps = len(pumps)
+    drain_until: float | None = None
+    while True:
+        now = time.monotonic()
+        if code is None and stopping_since is None and (stop.signum is not None or
+                                                        (deadline is not None and now >= deadline)):
+            timed_out = stop.signum is None
+            stopping_since = now
+            _signal_run(pid, backend, path, signal.SIGTERM)
+        if code is None and stopping_since is not None and now - stopping_since >= GRACE_S:
+            _signal_run(pid, backend, path, signal.SIGKILL)
+            stopping_since = now + 3600  # once
+        if code is None:
+            wpid, status = os.waitpid(pid, os.WNOHANG)
+            if wpid == pid:
+                code = _status_code(status)
+                # the run is over: nothing of it may outlive the command
+                if path is not None:
+                    backend.kill_all(path)
+                drain_until = time.monotonic() + 2.0
+                if pidfd is not None:
+                    sel.unregister(pidfd)
+                    os.close(pidfd)
+                    pidfd = None
+        if code is not None and (open_pumps == 0 or time.monotonic() >= (drain_until or 0)):
+            break
+        wait_s = 0.5 if pidfd is not None else 0.05
+        if deadline is not None and code is None and stopping_since is None:
+            wait_s = max(min(wait_s, deadline - time.monotonic()), 0)
+        if code is not None:
+            wait_s = max(min(wait_s, (drain_until or 0) - time.monotonic()), 0)
+        for key, _ in sel.select(wait_s):
+            if key.data == "wake":
+                try:
+                    os.read(wake_r, 512)
+                except OSError:
+                    pass
+            elif key.data == "exit":
+                pass
+            else:
+                p = key.data
+                try:
+                    data = os.read(p.src, 65536)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if data:
+                    p.feed(data)
+                    if p.broken:
+                        sel.unregister(p.src)
+                        os.close(p.src)
+                        open_pumps -= 1
+                else:
+                    sel.unregister(p.src)
+                    os.close(p.src)
+                    open_pumps -= 1
+    for p in pumps:
+        try:
+            sel.unregister(p.src)
+            os.close(p.src)
+        except (KeyError, ValueError, OSError):
+            pass
+    if pidfd is not None:
+        os.close(pidfd)
+    sel.close()
+    return code, timed_out
+
+
+def _signal_run(pid: int, backend, path: str | None, sig: int) -> None:
+    """Every process of the run, not only the child."""
+    try:
+        os.killpg(pid, sig)
+    except OSError:
+        pass
+    if path is not None:
+        backend.kill_all(path, sig, settle_s=0.5)
+
+
+def execute(opts: Options) -> int:
+    """The whole run; the exit code of SPEC §9."""
+    from swarmgate.break_switch import refusal
+
+    msg = refusal()
+    if msg:
+        say(msg)
+        return int(Exit.USAGE)
+    stop = _Stop()
+    stop.install()
+    opts._stop = stop  # type: ignore[attr-defined]
+    try:
+        return _execute(opts, stop)
+    finally:
+        stop.restore()
+
+
+def _execute(opts: Options, stop: _Stop) -> int:
+    from swarmgate.hosts import cgroups, history, ledger
+    from swarmgate.procinfo import identity
+    from swarmgate.statefile import StateError
+
+    uncapped_ok = broken("run-uncapped-on-setup-failure")
+    me = identity()
+    try:
+        backend = cgroups.get(opts.backend)
+        slice_path = backend.ensure_slice(opts.slice_name,
+                                          None if broken("no-slice-total") else opts.total)
+    except cgroups.CgroupError as e:
+        if uncapped_ok:
+            return _run_uncapped(opts)
+        say(f"exit 251: the memory cap could not be set up, so the command was not run (it never runs "
+            f"uncapped): {e}")
+        return int(Exit.USAGE)
+    try:
+        code, booking = admit(opts, backend, me, slice_path)
+    except StateError as e:
+        say(f"exit 251: {e}")
+        return int(Exit.USAGE)
+    if booking is None:
+        return int(code or 0)
+    path: str | None = booking["cgroup"]
+    t0 = time.monotonic()
+    result = None
+    try:
+        result = _run_booked(opts, backend, booking, stop, uncapped_ok)
+        return result[0]
+    finally:
+        duration = time.monotonic() - t0
+        if path is not None:
+            backend.kill_all(path)
+            if not backend.remove(path):
+                say(f"could not remove {path}; the next run removes it")
+        try:
+            with ledger.lock():
+                data = ledger.load()
+                data["bookings"].pop(ledger.booking_id(me["pid"], me["start"]), None)
+                ledger.save(data)
+                if result is not None and result[1] is not None:
+                    hist = history.load()
+                    history.record(hist, opts.label, peak=result[2], duration_s=duration,
+                                   outcome=result[1], basis=booking["basis"], cap=opts.cap)
+                    history.save(hist)
+        except (StateError, OSError) as e:
+            say(f"could not update the ledger/history ({e}); the next run reconciles it")
+
+
+def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
+                uncapped_ok: bool) -> tuple[int, str | None, int | None]:
+    """Create the cgroup, run, classify. Returns (exit code, history outcome, peak)."""
+    from swarmgate.hosts.admission import OOM_SCORE_ADJ
+    from swarmgate.hosts.cgroups import CgroupError
+    from swarmgate.hosts.kernel_log import KernelLog, gpu_oom, oom_lines
+    from swarmgate.hosts.outcome import classify, explain, oom_kind
+
+    path: str | None = booking["cgroup"]
+    name = os.path.basename(path)
+    try:
+        backend.create_run(opts.slice_name, name, opts.cap)
+    except CgroupError as e:
+        if not uncapped_ok:
+            say(f"exit 251: the memory cap could not be set up, so the command was not run (it never "
+                f"runs uncapped): {e}")
+            return int(Exit.USAGE), None, None
+        path = None
+    argv = backend.command(opts.slice_name, name, opts.cap, opts.argv)
+    oom_adj = None if broken("no-oom-score-adj") else OOM_SCORE_ADJ[booking["basis"]]
+    klog = KernelLog()
+    out_r, out_w = os.pipe2(os.O_CLOEXEC)
+    err_r, err_w = os.pipe2(os.O_CLOEXEC)
+    wake_r, wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+    old_wakeup = signal.set_wakeup_fd(wake_w)
+    try:
+        try:
+            pid = _spawn(argv, backend, path, oom_adj, out_w, err_w, uncapped_ok)
+        except SetupError as e:
+            say(f"exit 251: {e}; the command was not run (it never runs uncapped)")
+            for fd in (out_r, err_r):
+                os.close(fd)
+            return int(Exit.USAGE), None, None
+        except FileNotFoundError as e:
+            say(f"{e}")
+            for fd in (out_r, err_r):
+                os.close(fd)
+            return 127, None, None
+        finally:
+            os.close(out_w)
+            os.close(err_w)
+        pumps = [_Pump(out_r, 1), _Pump(err_r, 2)]
+        rc, timed_out = supervise(pid, pumps, backend, path, stop, opts.timeout, wake_r)
+    finally:
+        signal.set_wakeup_fd(old_wakeup)
+        os.close(wake_r)
+        os.close(wake_w)
+    counters = backend.counters(path) if path is not None else None
+    kernel_readable = klog.readable
+    messages = klog.read_new() or []
+    klog.close()
+    kind = None
+    if counters is not None:
+        rel = "/" + os.path.relpath(path, backend.root)
+        kind = oom_kind(counters.oom, counters.oom_kill, counters.failcnt,
+                        oom_lines(messages) if kernel_readable else None, rel,
+                        misread_parent=broken("misread-parent-oom-as-own"))
+    code = classify(rc, signalled=stop.signum, timed_out=timed_out, oom=kind,
+                    gpu_kernel=gpu_oom(messages), gpu_output=any(p.gpu_oom for p in pumps))
+    peak = None
+    if counters is not None:
+        peak = counters.peak if counters.peak is not None else counters.usage
+    outcome = {int(Exit.OWN_CAP): "own_cap", int(Exit.PUSHED_OUT): "pushed_out",
+               int(Exit.TIMEOUT): "timeout"}.get(code)
+    if outcome is None:
+        outcome = "signalled" if stop.signum else ("ok" if code == 0 else "failed")
+    text = explain(code, cap=opts.cap_text, label=opts.label, timeout=opts.timeout,
+                   total=human(opts.total), peak=human(peak or 0))
+    if text:
+        say(text[len("run-with-memory-cap: "):])
+    return code, outcome, peak
+
+
+def _run_uncapped(opts: Options) -> int:
+    """ONLY under the break switch run-uncapped-on-setup-failure: the bug the self-test must catch."""
+    import subprocess
+
+    say("BREAK SWITCH run-uncapped-on-setup-failure: running WITHOUT a cap")
+    return subprocess.call(opts.argv)

@@ -1,0 +1,357 @@
+"""`run-with-memory-cap --selftest`: every protection of the runner proves it can turn red.
+
+Real cgroups with small limits (total 256M) under a temporary slice, a
+temporary state dir and a temporary repository whose .claude/swarmgate.toml
+points at them; everything is removed afterwards (slice, run cgroups, the
+processes the cells started, the temp trees).
+
+Cells and the break switch that must turn each red:
+- passthrough-exit-code             (none: sanity)
+- own-cap-is-250                    (none: sanity)
+- pushed-out-is-254                 misread-parent-oom-as-own
+- slice-total-holds                 no-slice-total
+- page-cache-does-not-block         no-page-cache-subtraction
+- books-history-peak                book-cap-not-peak
+- oom-score-adj                     no-oom-score-adj
+- never-runs-uncapped               run-uncapped-on-setup-failure
+- phantom-booking-reconciled        no-phantom-reconcile
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+MiB = 1 << 20
+TOTAL = "256M"
+SWITCHES = {
+    "misread-parent-oom-as-own": ["pushed-out-is-254"],
+    "no-slice-total": ["slice-total-holds"],
+    "no-page-cache-subtraction": ["page-cache-does-not-block"],
+    "book-cap-not-peak": ["books-history-peak"],
+    "no-oom-score-adj": ["oom-score-adj"],
+    "run-uncapped-on-setup-failure": ["never-runs-uncapped"],
+    "no-phantom-reconcile": ["phantom-booking-reconciled"],
+}
+
+
+def alloc(mib: int, hold_s: float = 0.0) -> list[str]:
+    """A command that allocates and touches ``mib`` MiB (only ever run inside a capped cgroup)."""
+    code = f"b=b'x'*({mib}*2**20)"
+    if hold_s:
+        code += f";import time;time.sleep({hold_s})"
+    return ["python3", "-c", code]
+
+
+class Sandbox:
+    """A temp repo + state dir + slice name; ``run()`` calls the real runner in a subprocess."""
+
+    def __init__(self, total: str = TOTAL, prefix: str = "sgself") -> None:
+        self.tmp = tempfile.mkdtemp(prefix=f"swarmgate-{prefix}-")
+        self.repo = os.path.join(self.tmp, "repo")
+        self.state = os.path.join(self.tmp, "state")
+        self.slice = f"{prefix}-{os.getpid()}-{int(time.time() * 1000) % 10**8}"
+        os.makedirs(os.path.join(self.repo, ".claude"))
+        os.makedirs(self.state)
+        self.total = total
+        self.write_config()
+        self.started: list[subprocess.Popen] = []
+
+    def write_config(self, extra: str = "") -> None:
+        with open(os.path.join(self.repo, ".claude", "swarmgate.toml"), "w") as f:
+            f.write(f'[memory]\ntotal = "{self.total}"\nslice = "{self.slice}"\nreport_every = 1\n{extra}')
+
+    def env(self, **extra: str) -> dict:
+        env = dict(os.environ)
+        env["SWARMGATE_STATE_DIR"] = self.state
+        env["CLAUDE_PROJECT_DIR"] = self.repo
+        env.pop("SWARMGATE_CGROUP_ROOT", None)
+        env.update(extra)
+        return env
+
+    def argv(self, args: list[str]) -> list[str]:
+        return [sys.executable, "-m", "swarmgate.hosts.runner_cli", *args]
+
+    def run(self, args: list[str], timeout: float = 60, input: bytes | None = None,
+            **extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run(self.argv(args), cwd=self.repo, env=self.env(**extra), input=input,
+                              capture_output=True, timeout=timeout)
+
+    def start(self, args: list[str], **extra: str) -> subprocess.Popen:
+        p = subprocess.Popen(self.argv(args), cwd=self.repo, env=self.env(**extra),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.started.append(p)
+        return p
+
+    # --- state helpers (the same files the runner uses) ---
+    def _with_state(self, fn):
+        old = os.environ.get("SWARMGATE_STATE_DIR")
+        os.environ["SWARMGATE_STATE_DIR"] = self.state
+        try:
+            return fn()
+        finally:
+            if old is None:
+                os.environ.pop("SWARMGATE_STATE_DIR", None)
+            else:
+                os.environ["SWARMGATE_STATE_DIR"] = old
+
+    def set_history(self, label: str, entry: dict | None) -> None:
+        from swarmgate.hosts import history, ledger
+
+        def do():
+            with ledger.lock():
+                h = history.load()
+                if entry is None:
+                    h["labels"].pop(label, None)
+                else:
+                    h["labels"][label] = entry
+                history.save(h)
+        self._with_state(do)
+
+    def history(self) -> dict:
+        from swarmgate.hosts import history
+        return self._with_state(history.load)["labels"]
+
+    def ledger(self) -> dict:
+        from swarmgate.hosts import ledger
+
+        def do():
+            with ledger.lock():
+                return ledger.load()
+        return self._with_state(do)
+
+    def plant_booking(self, key: str, rec: dict) -> None:
+        from swarmgate.hosts import ledger
+
+        def do():
+            with ledger.lock():
+                d = ledger.load()
+                d["bookings"][key] = rec
+                ledger.save(d)
+        self._with_state(do)
+
+    def wait_booked(self, label: str, timeout: float = 10.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(b.get("label") == label for b in self.ledger()["bookings"].values()):
+                return True
+            time.sleep(0.05)
+        return False
+
+    def backend(self):
+        from swarmgate.hosts.cgroups import get
+        return get("auto")
+
+    def stop_started(self) -> None:
+        for p in self.started:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+            for s in (p.stdout, p.stderr):
+                if s:
+                    s.close()
+        self.started.clear()
+
+    def cleanup(self) -> None:
+        self.stop_started()
+        try:
+            self.backend().remove_slice(self.slice)
+        except Exception:  # noqa: BLE001 - no backend: nothing was created
+            pass
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def dead_pid() -> int:
+    p = subprocess.Popen(["true"])
+    p.wait()
+    return p.pid
+
+
+# --- cells -----------------------------------------------------------------
+
+def _report(name: str, r: subprocess.CompletedProcess | None, want: str) -> None:
+    if r is not None and os.environ.get("SWARMGATE_SELFTEST_VERBOSE"):
+        print(f"  [{name}] rc={r.returncode} want {want}: {r.stderr.decode(errors='replace').strip()[-300:]}",
+              file=sys.stderr)
+
+
+def cell_passthrough(sb: Sandbox) -> bool:
+    r = sb.run(["64M", "--", "python3", "-c", "import sys; print(sys.stdin.read().upper()); sys.exit(7)"],
+               input=b"abc")
+    _report("passthrough", r, "7")
+    return r.returncode == 7 and r.stdout == b"ABC\n"
+
+
+def cell_own_cap(sb: Sandbox) -> bool:
+    r = sb.run(["64M", "--label", "self-own", "--", *alloc(150)])
+    _report("own-cap", r, "250")
+    return r.returncode == 250
+
+
+def cell_pushed_out(sb: Sandbox) -> bool:
+    # admitted on a too-low history (32M) with a cap above the total: the slice fills, the kernel picks it
+    sb.set_history("self-gambler", {"peak": 32 * MiB, "peaks": [32 * MiB], "runs": 1})
+    r = sb.run(["400M", "--label", "self-gambler", "--", *alloc(300)])
+    _report("pushed-out", r, "254")
+    marked = bool(sb.history().get("self-gambler", {}).get("pushed_out"))
+    return r.returncode == 254 and marked
+
+
+def cell_slice_total(sb: Sandbox) -> bool:
+    sb.set_history("self-total", {"peak": 32 * MiB, "peaks": [32 * MiB], "runs": 1})
+    r = sb.run(["400M", "--label", "self-total", "--", *alloc(300)])
+    _report("slice-total", r, "250/254")
+    return r.returncode in (250, 254)
+
+
+def cell_page_cache(sb: Sandbox) -> bool:
+    path = os.path.join(sb.tmp, "cache.bin")
+    try:
+        w = sb.run(["240M", "--label", "self-writer", "--", "python3", "-c",
+                    f"f=open({path!r},'wb')\nfor _ in range(200): f.write(bytes(2**20))\nf.close()"])
+        if w.returncode != 0:
+            _report("page-cache writer", w, "0")
+            return False
+        sb.set_history("self-after-cache", None)  # no history: it books its full 128M cap
+        r = sb.run(["128M", "--wait", "0", "--label", "self-after-cache", "--", "true"])
+        _report("page-cache", r, "0")
+        return r.returncode == 0
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def cell_books_peak(sb: Sandbox) -> bool:
+    sb.set_history("self-light", {"peak": 16 * MiB, "peaks": [16 * MiB], "runs": 1})
+    sb.set_history("self-holder", None)
+    holder = sb.start(["160M", "--label", "self-holder", "--", "sleep", "30"])
+    try:
+        if not sb.wait_booked("self-holder"):
+            return False
+        r = sb.run(["200M", "--wait", "0", "--label", "self-light", "--", "true"])
+        _report("books-peak", r, "0")
+        return r.returncode == 0
+    finally:
+        sb.stop_started()
+
+
+def cell_oom_score_adj(sb: Sandbox) -> bool:
+    show = ["python3", "-c", "print(open('/proc/self/oom_score_adj').read().strip())"]
+    sb.set_history("self-adj-hist", {"peak": 16 * MiB, "peaks": [16 * MiB], "runs": 1})
+    sb.set_history("self-adj-cap", None)
+    got = []
+    for args in (["64M", "--label", "self-adj-hist"], ["64M", "--label", "self-adj-cap"],
+                 ["64M", "--unbounded", "--label", "self-adj-unb"]):
+        r = sb.run([*args, "--", *show])
+        got.append(r.stdout.decode().strip())
+    if os.environ.get("SWARMGATE_SELFTEST_VERBOSE"):
+        print(f"  [oom-score-adj] {got}", file=sys.stderr)
+    return got == ["500", "0", "1000"]
+
+
+def cell_never_uncapped(sb: Sandbox) -> bool:
+    marker = os.path.join(sb.tmp, "ran-uncapped")
+    not_a_cgroup = os.path.join(sb.tmp, "not-a-cgroup")
+    os.makedirs(not_a_cgroup, exist_ok=True)
+    r = sb.run(["64M", "--", "touch", marker], SWARMGATE_CGROUP_ROOT=not_a_cgroup)
+    _report("never-uncapped", r, "251")
+    ran = os.path.exists(marker)
+    if ran:
+        os.unlink(marker)
+    return r.returncode == 251 and not ran
+
+
+def cell_phantom(sb: Sandbox) -> bool:
+    backend = sb.backend()
+    backend.ensure_slice(sb.slice, None)
+    pid = dead_pid()
+    from swarmgate.hosts.cgroups import run_name
+
+    stale = backend.create_run(sb.slice, run_name(pid, 1), 64 * MiB)
+    orphan = subprocess.Popen(["sleep", "60"])
+    try:
+        backend.add_pid(stale, orphan.pid)
+        sb.plant_booking(f"{pid}-1", {"label": "self-phantom", "cap": 200 * MiB, "booked": 200 * MiB,
+                                      "basis": "cap", "pid": pid, "start": 1, "cgroup": stale,
+                                      "since": time.time()})
+        sb.set_history("self-after-phantom", None)  # no history: it books its full 128M cap
+        r = sb.run(["128M", "--wait", "0", "--label", "self-after-phantom", "--", "true"])
+        _report("phantom", r, "0")
+        gone = not os.path.exists(stale)
+        killed = orphan.poll() is not None or _wait_dead(orphan)
+        no_phantom = all(b.get("pid") != pid for b in sb.ledger()["bookings"].values())
+        return r.returncode == 0 and gone and killed and no_phantom
+    finally:
+        if orphan.poll() is None:
+            orphan.kill()
+        orphan.wait()
+        backend.kill_all(stale)
+        backend.remove(stale)
+        from swarmgate.hosts import ledger
+
+        def drop():
+            with ledger.lock():
+                d = ledger.load()
+                d["bookings"].pop(f"{pid}-1", None)
+                ledger.save(d)
+        sb._with_state(drop)
+
+
+def _wait_dead(p: subprocess.Popen, timeout: float = 3.0) -> bool:
+    try:
+        p.wait(timeout)
+        return True
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def suite():
+    from swarmgate.selftest import Cell, Suite
+
+    box: dict = {}
+
+    def setup() -> None:
+        box["sb"] = Sandbox()
+        box["old_state"] = os.environ.get("SWARMGATE_STATE_DIR")
+        # the self-test marker must land in the state dir the runner reads
+        os.environ["SWARMGATE_STATE_DIR"] = box["sb"].state
+
+    def teardown() -> None:
+        box["sb"].cleanup()
+        if box["old_state"] is None:
+            os.environ.pop("SWARMGATE_STATE_DIR", None)
+        else:
+            os.environ["SWARMGATE_STATE_DIR"] = box["old_state"]
+
+    def cell(fn):
+        return lambda: fn(box["sb"])
+
+    cells = [
+        Cell("passthrough-exit-code", cell(cell_passthrough)),
+        Cell("own-cap-is-250", cell(cell_own_cap)),
+        Cell("pushed-out-is-254", cell(cell_pushed_out)),
+        Cell("slice-total-holds", cell(cell_slice_total)),
+        Cell("page-cache-does-not-block", cell(cell_page_cache)),
+        Cell("books-history-peak", cell(cell_books_peak)),
+        Cell("oom-score-adj", cell(cell_oom_score_adj)),
+        Cell("never-runs-uncapped", cell(cell_never_uncapped)),
+        Cell("phantom-booking-reconciled", cell(cell_phantom)),
+    ]
+    return Suite("run-with-memory-cap", cells, dict(SWITCHES), setup=setup, teardown=teardown)
+
+
+if __name__ == "__main__":
+    from swarmgate.selftest import main as _main
+
+    sys.exit(_main(["run-with-memory-cap"]))
