@@ -113,6 +113,29 @@ def run_suite(suite: Suite) -> Result:
 
 # --- guard suites, built from each guard's cases ---
 
+# Each guard case runs with its own state directory inside its temp repository, so a
+# case never reads or writes the machine's state (SWARMGATE_STATE_DIR). A case seeds
+# state through `files` under this directory, e.g.
+# ".selftest-state/sessions/selftest-session/state.json"; the self-test marker is
+# copied in so break switches keep working.
+CASE_STATE_DIR = ".selftest-state"
+
+
+@contextlib.contextmanager
+def _case_state_dir(path: str):
+    from swarmgate.break_switch import TOKEN_ENV, _marker_path
+
+    token = os.environ.get(TOKEN_ENV, "")
+    marker = _marker_path(token) if token else ""
+    os.makedirs(os.path.join(path, "selftest"), exist_ok=True)
+    with _env({"SWARMGATE_STATE_DIR": path}):
+        if marker and os.path.isfile(marker):
+            dest = _marker_path(token)
+            shutil.copyfile(marker, dest)
+            os.chmod(dest, 0o600)
+        yield
+
+
 def guard_case_fires(g, case) -> bool:
     """Run one guard on one case in a fresh temp repository; True when it produced a finding."""
     from swarmgate.config import validate
@@ -140,7 +163,8 @@ def guard_case_fires(g, case) -> bool:
                    "hook_event_name": case.event}
         payload.update(case.payload)
         event = HookEvent(case.event, payload, repo)
-        findings = [f for f in evaluate(event, config, [g]) if f.code == g.code]
+        with _case_state_dir(os.path.join(repo, CASE_STATE_DIR)):
+            findings = [f for f in evaluate(event, config, [g]) if f.code == g.code]
         return bool(findings)
     finally:
         shutil.rmtree(repo, ignore_errors=True)
