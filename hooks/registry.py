@@ -11,6 +11,10 @@ import importlib
 # Order matters only for the order of reasons in a combined answer.
 MODULES = (
     "swarmgate.hooks.file_guards",
+    "swarmgate.hooks.bash_guards",
+    "swarmgate.hooks.timer_guards",
+    "swarmgate.hooks.write_scope",
+    "swarmgate.hooks.resource_report",
 )
 
 _cache: list | None = None

@@ -1,0 +1,92 @@
+"""R01: before a heavy or GPU command, add the host report to the agent's context (SPEC §4.4).
+
+Never refuses. When the command matches the heavy patterns or uses a GPU
+(config [gpu] patterns), every configured host is read (in parallel, 12 s
+each, 25 s in all) and the report — cores, memory after bookings, GPUs, this
+command's history and a verdict per host — is returned as additionalContext,
+so the agent sees where the job fits before it presses Enter. A host that
+cannot be read is reported as unreadable and the command goes on.
+"""
+from __future__ import annotations
+
+from swarmgate import guard as G
+
+DATA_COMMANDS = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "cat", "head", "tail", "less",
+                           "sed", "awk", "git", "man", "which", "type", "command"})
+
+
+def gpu_words(analysis, patterns) -> str | None:
+    """The first GPU pattern found in an executed command's name, arguments or assignments."""
+    pats = [p.lower() for p in patterns]
+    for c in analysis.commands:
+        if c.name in DATA_COMMANDS:
+            continue
+        words = list(c.words) + [f"{k}={v}" for k, v in (c.assignments or {}).items()]
+        for w in words:
+            lw = w.lower()
+            for p in pats:
+                if p in lw:
+                    return p
+    return None
+
+
+def check_r01(event, config):
+    from swarmgate.break_switch import broken
+    from swarmgate.hooks.bash_guards import analysis_of, heavy_commands
+
+    if broken("r01-silent"):
+        return None
+    analysis = analysis_of(event, config)
+    if analysis is None:
+        return None
+    heavy = heavy_commands(event, config)
+    gpu = gpu_words(analysis, config["gpu"]["patterns"])
+    if not heavy and not gpu:
+        return None
+    from swarmgate.config import load_hosts_config
+    from swarmgate.hosts.host_resources import build, render_text
+
+    hosts = load_hosts_config()
+    rep = build(config, hosts, event.shell_command, gpu=bool(gpu))
+    why = f"heavy ({heavy[0][2]})" if heavy else f"GPU ({gpu})"
+    return G.Finding("R01", f"[R01] host resources before this {why} command:\n" + render_text(rep),
+                     decision=G.CONTEXT)
+
+
+GUARDS = (
+    G.Guard(
+        code="R01",
+        summary="before a heavy or GPU command, report free memory, cores and GPUs per host (never refuses)",
+        events=("PreToolUse",),
+        tools=G.SHELL_TOOLS,
+        check=check_r01,
+        advisory=True,
+        budget_ms=26000,
+        doc=G.GuardDoc(
+            why="Agents start heavy jobs without looking at the machine, and a second OOM follows the first. "
+                "A table of what each host has free, what this command peaked at last time and where it fits "
+                "lands in the agent's context just before the command runs, so the choice is made with the "
+                "numbers in front of it.",
+            example="SWARMGATE_HEAVY=commit run-with-memory-cap 16G -- cargo test --workspace",
+            instead="Nothing to do: read the report; if the verdict says it does not fit here, use "
+                    "host-dispatch or multi-host-run --peer.",
+            exceptions="Only heavy commands ([heavy] patterns) and GPU commands ([gpu] patterns) get a report; "
+                       "data commands (echo, grep, ...) never do.",
+        ),
+        breaks={"r01-silent": "no report for heavy or GPU commands"},
+        cases=(
+            G.Case("heavy-command-gets-report", "PreToolUse",
+                   {"tool_name": "Bash", "tool_input": {"command": "cargo test --workspace"}},
+                   fires=True, breaks=("r01-silent",)),
+            G.Case("gpu-command-gets-report", "PreToolUse",
+                   {"tool_name": "Bash", "agent_id": "a1", "agent_type": "experiment-runner",
+                    "tool_input": {"command": "nvidia-smi --query-gpu=memory.free --format=csv"}},
+                   fires=True, breaks=("r01-silent",)),
+            G.Case("plain-command", "PreToolUse",
+                   {"tool_name": "Bash", "tool_input": {"command": "ls -la src"}}, fires=False),
+            G.Case("heavy-words-as-data", "PreToolUse",
+                   {"tool_name": "Bash", "tool_input": {"command": "echo 'cargo test --workspace uses cuda'"}},
+                   fires=False),
+        ),
+    ),
+)
