@@ -88,11 +88,6 @@ def preflight_dir() -> Path:
     return state_dir() / "preflight"
 
 
-def preflight_dir() -> Path:
-    """Per-script preflight state: last-success fingerprints and single-instance locks."""
-    return state_dir() / "preflight"
-
-
 def dispatch_pending_path() -> Path:
     return state_dir() / "dispatch" / "pending.json"
 
@@ -103,6 +98,11 @@ def detached_dir() -> Path:
 
 def selftest_dir() -> Path:
     return state_dir() / "selftest"
+
+
+def bashlex_cache_path(key: str) -> Path:
+    """bashlex's LALR tables, cached (hooks/bashlex_fast.py); key = python + bashlex checksum."""
+    return state_dir() / "cache" / f"bashlex-tables-{safe_name(key)}.marshal"
 
 
 # repository-level state

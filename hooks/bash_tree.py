@@ -1,0 +1,1668 @@
+"""Bash command analysis: every simple command a shell text would execute.
+
+Parsing only, no judging (SPEC §4.3). ``analyze(command, cwd=...)`` parses the
+text with bashlex (loaded through ``bashlex_fast``, which caches yacc's
+tables) or, where bashlex cannot, with the quote-aware parser in
+``bash_lexical``; then one walker visits the tree and yields an ``Analysis``:
+
+- ``commands``: every ``SimpleCommand`` that would execute, anywhere: lists,
+  pipelines, ``{ }``, ``( )``, if/while/until/for/case, functions (the body is
+  walked where the function is called, or once where it is defined when it
+  is never called), ``$( )``, backticks, ``<( )``, ``>( )``, heredocs fed to a
+  shell, and through the wrappers below;
+- ``loops``, ``unverifiable``, ``nested_background``, ``scripts_read``,
+  ``problems``, ``parsed_by``.
+
+Wrappers unwrapped (the wrapper is yielded too; the wrapped command carries
+the wrapper in ``via`` and ``wrappers``): ``bash|sh|zsh|dash|ksh -c STR``
+(any short-option cluster ending in c: ``-lc``, ``-ec``, ``-xc``; parsed
+again, depth+1), ``eval``, ``env``, ``nice``, ``nohup``, ``timeout``,
+``time``, ``command`` (not with -v/-V), ``builtin``, ``exec``, ``sudo``,
+``doas``, ``setsid``, ``stdbuf``, ``ionice``, ``chrt``, ``taskset``,
+``xargs``, ``find -exec/-execdir/-ok/-okdir``, ``parallel``, ``watch``,
+``flock``, ``run-with-memory-cap``, ``host-dispatch``, ``multi-host-run``,
+``gpu-quiesce-run``, ``detached-run start``, ``swarmgate preflight``,
+``srun``/``systemd-run`` (the command after their options).
+
+Decisions documented here (the guards rely on them):
+- Command names are normalised: quotes and backslashes removed, basename
+  taken (``/usr/bin/cargo``, ``\\cargo``, ``"cargo"``, ``c'argo'`` -> cargo).
+- ``$HOME/bin/tool``: the directory part may be dynamic; the basename is
+  static, so the command is ``tool`` and nothing is unverifiable. Only when
+  the basename itself comes from an unknown expansion (``$CMD args``,
+  ``${TOOLS}/$T``, ``$(which cargo) test``) is the command unverifiable.
+- Constant variables: ``C=cargo``, ``export C=cargo``, ``declare``/``local``/
+  ``readonly`` are followed, in walk order, one flat scope per analysis
+  (subshells and command substitutions get a copy). A value containing an
+  expansion we cannot resolve makes the variable unknown.
+- ``cat FILE | bash`` and ``bash < FILE`` run FILE (read like a script);
+  ``echo 'literal' | sh``, ``printf 'literal' | sh``, ``bash <<EOF``,
+  ``bash <<< 'text'`` parse the literal text; any other producer piped into a
+  shell (``curl``, ``base64 -d``, ``wget -O-``, a variable) is unverifiable.
+- Scripts at command position (``./x.sh``, ``dir/x``: a path with a slash
+  that is a ``.sh``/``.bash`` file, has a shell shebang, or is an executable
+  text file without a shebang), ``bash x.sh``, ``source x.sh``, ``. x.sh``:
+  read relative to the tracked cwd (``cd DIR`` with a constant DIR is
+  followed; ``cd`` into something unknown makes relative scripts
+  unresolvable -> unverifiable), each file at most once per analysis.
+  ``python x.py`` and other interpreters' files are never read. A ``.rs``
+  file (or any non-executable file without a shell shebang) at command
+  position is not a script: bash could not run it.
+- A file written earlier in the same command (``cat > x.sh <<EOF``,
+  ``echo ... > x.sh``, ``printf``, ``tee x.sh``, ``cp a x.sh``) and then run
+  is judged by the content written; non-literal content -> unverifiable.
+- Heredocs with an unquoted delimiter expand ``$( )`` and backticks in their
+  body even when fed to a non-shell: those substitutions are commands.
+- Words of data commands (echo, printf, grep, git commit -m ...) are simply
+  words: nothing inside a quoted string is parsed unless bash would run it
+  (``$( )`` and backticks inside double quotes do run, as in bash).
+
+``analyze`` never raises and answers within ``budget_s``: the clock is
+checked while walking, bashlex is skipped for texts it would be slow on, and
+every recursion is bounded (``max_depth`` for nested texts, a fixed bound for
+tree nesting). What could not be read is reported as ``Unverifiable``.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+from swarmgate.hooks import bash_lexical as _lx
+
+__all__ = ["Redirect", "SimpleCommand", "Loop", "Unverifiable", "Analysis", "analyze",
+           "SHELLS", "INTERPRETERS", "command_matches"]
+
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash", "busybox-sh"})
+INTERPRETERS = {  # name prefix -> options that take inline code
+    "python": ("-c",), "pypy": ("-c",), "node": ("-e", "--eval", "-p", "--print"),
+    "nodejs": ("-e", "--eval", "-p", "--print"), "deno": ("eval",), "bun": ("-e", "--eval"),
+    "perl": ("-e", "-E"), "ruby": ("-e",), "php": ("-r",), "lua": ("-e",),
+}
+_BASHLEX_MAX_CHARS = 6000      # bashlex costs ~30 µs/char: beyond this the lexical parser reads
+_BASHLEX_MAX_NEST = 40         # and it recurses per nesting level
+_MAX_TREE_NEST = 200           # walker recursion bound (nested nodes)
+_CACHE_MAX = 256
+
+
+class Redirect:
+    """A redirection. ``op``: ">", ">>", "<", "<<", "<<-", "<<<", ">&", "<&",
+    "&>", "&>>", ">|", "<>"; ``target``: quote-removed (may contain ``$``),
+    the fd number as text for ``2>&1``; ``fd``: explicit fd or None;
+    ``heredoc``: the body for ``<<``/``<<-`` (the here-string for ``<<<`` is
+    ``target``)."""
+    __slots__ = ("op", "target", "fd", "heredoc")
+
+    def __init__(self, op: str, target: str, fd: int | None = None, heredoc: str | None = None) -> None:
+        self.op = op
+        self.target = target
+        self.fd = fd
+        self.heredoc = heredoc
+
+    @property
+    def writes(self) -> bool:
+        """True when this redirection writes to ``target`` as a file."""
+        if self.op in (">", ">>", ">|", "&>", "&>>", "<>"):
+            return True
+        return self.op == ">&" and not self.target.isdigit() and self.target != "-"
+
+    def __repr__(self) -> str:
+        return f"Redirect({self.op!r}, {self.target!r}, fd={self.fd})"
+
+
+class SimpleCommand:
+    """One simple command that would execute. See the module doc for ``via``.
+
+    Extensions beyond the first contract: ``cwd`` (the directory it runs in
+    when known, else None), ``dynamic`` (per word: True when the word holds an
+    expansion we could not resolve; such words keep the ``$...`` text),
+    ``script`` (the absolute path of the script it came from, or None)."""
+    __slots__ = ("words", "name", "args", "assignments", "redirects", "via", "background",
+                 "wrappers", "text", "is_data", "cwd", "dynamic", "script")
+
+    def __init__(self, words: list[str], assignments: dict, redirects: list, via: tuple,
+                 background: int, wrappers: tuple, text: str, cwd: str | None = None,
+                 dynamic: list | None = None, script: str | None = None) -> None:
+        self.words = words
+        self.name = command_name(words[0]) if words else ""
+        self.args = words[1:]
+        self.assignments = assignments
+        self.redirects = redirects
+        self.via = via
+        self.background = background
+        self.wrappers = wrappers
+        self.text = text
+        self.is_data = False
+        self.cwd = cwd
+        self.dynamic = dynamic if dynamic is not None else [False] * len(words)
+        self.script = script
+
+    def __repr__(self) -> str:
+        return f"SimpleCommand({self.words!r}, via={self.via!r}, bg={self.background})"
+
+
+class Loop:
+    __slots__ = ("kind", "condition_commands", "body_commands", "has_break", "text")
+
+    def __init__(self, kind: str, text: str) -> None:
+        self.kind = kind
+        self.condition_commands: list[SimpleCommand] = []
+        self.body_commands: list[SimpleCommand] = []
+        self.has_break = False
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Loop({self.kind!r}, break={self.has_break}, {self.text[:40]!r})"
+
+
+class Unverifiable:
+    __slots__ = ("reason", "text")
+
+    def __init__(self, reason: str, text: str) -> None:
+        self.reason = reason
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Unverifiable({self.reason!r})"
+
+
+class Analysis:
+    __slots__ = ("commands", "loops", "unverifiable", "nested_background", "scripts_read",
+                 "problems", "parsed_by")
+
+    def __init__(self) -> None:
+        self.commands: list[SimpleCommand] = []
+        self.loops: list[Loop] = []
+        self.unverifiable: list[Unverifiable] = []
+        self.nested_background: list[str] = []
+        self.scripts_read: list[str] = []
+        self.problems: list[str] = []
+        self.parsed_by = "bashlex"
+
+    def __repr__(self) -> str:
+        return (f"Analysis(commands={self.commands!r}, unverifiable={self.unverifiable!r}, "
+                f"problems={self.problems!r}, parsed_by={self.parsed_by!r})")
+
+
+# ---------------------------------------------------------------------------
+# names and patterns
+
+
+def command_name(word: str) -> str:
+    """Basename of a command word (already quote-removed)."""
+    k = word.rfind("/")
+    return word[k + 1:] if k >= 0 else word
+
+
+def command_matches(cmd: SimpleCommand, pattern: str | list) -> bool:
+    """SPEC §4.3 matching: the first pattern word equals the command name
+    (basename), the others appear among the arguments in order, whole words,
+    other arguments allowed between; pattern words may be globs. Kept here
+    for the interpreter one-liner scan; guards may reuse it."""
+    return words_match(cmd.name, cmd.args, pattern)
+
+
+def words_match(name: str, args: list, pattern) -> bool:
+    pw = pattern.split() if isinstance(pattern, str) else list(pattern)
+    if not pw:
+        return False
+    if not _word_eq(name, command_name(pw[0])) and not _word_eq(name, pw[0]):
+        return False
+    i = 0
+    for p in pw[1:]:
+        while i < len(args) and not _word_eq(args[i], p):
+            i += 1
+        if i >= len(args):
+            return False
+        i += 1
+    return True
+
+
+def _word_eq(word: str, pat: str) -> bool:
+    if word == pat:
+        return True
+    if any(c in pat for c in "*?["):
+        import fnmatch
+        return fnmatch.fnmatchcase(word, pat)
+    return False
+
+
+# ---------------------------------------------------------------------------
+# word expansion (quote removal + constant variables)
+
+_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
+              "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def _match_close(s: str, i: int, open_c: str, close_c: str) -> int:
+    """Index just past the bracket matching s[i] (quote-aware); len(s) if none."""
+    depth = 0
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'" and open_c != "{":
+            k = s.find("'", i + 1)
+            i = n if k < 0 else k + 1
+            continue
+        if c == '"':
+            j = i + 1
+            while j < n and s[j] != '"':
+                j += 2 if s[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == open_c:
+            depth += 1
+        elif c == close_c:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
+
+
+def expand(raw: str, variables: dict) -> tuple[str, int]:
+    """Quote removal and constant-variable expansion of one word.
+
+    Returns (value, last_dynamic_end): expansions that cannot be resolved keep
+    their source text in ``value``; ``last_dynamic_end`` is the index in value
+    just after the last such piece (-1 when the word is fully static)."""
+    if not any(c in raw for c in "\\'\"$`"):
+        return raw, -1
+    out: list[str] = []
+    olen = 0
+    last = -1
+    i, n = 0, len(raw)
+    dq = False
+    while i < n:
+        c = raw[i]
+        if c == "\\":
+            if i + 1 < n:
+                nx = raw[i + 1]
+                if nx == "\n":
+                    pass
+                elif dq and nx not in '$`"\\':
+                    out.append("\\" + nx)
+                    olen += 2
+                else:
+                    out.append(nx)
+                    olen += 1
+            i += 2
+            continue
+        if c == '"':
+            dq = not dq
+            i += 1
+            continue
+        if c == "'" and not dq:
+            k = raw.find("'", i + 1)
+            k = n if k < 0 else k
+            piece = raw[i + 1:k]
+            out.append(piece)
+            olen += len(piece)
+            i = k + 1
+            continue
+        if c == "`":
+            j = i + 1
+            while j < n and raw[j] != "`":
+                j += 2 if raw[j] == "\\" else 1
+            piece = raw[i:j + 1]
+            out.append(piece)
+            olen += len(piece)
+            last = olen
+            i = j + 1
+            continue
+        if c == "$" and i + 1 < n:
+            nx = raw[i + 1]
+            if nx == "'" and not dq:
+                j = i + 2
+                buf = []
+                while j < n and raw[j] != "'":
+                    if raw[j] == "\\" and j + 1 < n:
+                        buf.append(_C_ESCAPES.get(raw[j + 1], "\\" + raw[j + 1]))
+                        j += 2
+                        continue
+                    buf.append(raw[j])
+                    j += 1
+                piece = "".join(buf)
+                out.append(piece)
+                olen += len(piece)
+                i = j + 1
+                continue
+            if nx == '"' and not dq:   # $"..." locale string
+                i += 1
+                continue
+            if nx == "(":
+                j = _match_close(raw, i + 1, "(", ")")
+                piece = raw[i:j]
+                out.append(piece)
+                olen += len(piece)
+                last = olen
+                i = j
+                continue
+            if nx == "{":
+                j = _match_close(raw, i + 1, "{", "}")
+                inner = raw[i + 2:j - 1]
+                val = variables.get(inner) if inner.isidentifier() or inner.isdigit() else None
+                if val is None:
+                    piece = raw[i:j]
+                    out.append(piece)
+                    olen += len(piece)
+                    last = olen
+                else:
+                    out.append(val)
+                    olen += len(val)
+                i = j
+                continue
+            if nx.isalpha() or nx == "_":
+                j = i + 1
+                while j < n and (raw[j].isalnum() or raw[j] == "_"):
+                    j += 1
+                name = raw[i + 1:j]
+                val = variables.get(name)
+                if val is None:
+                    piece = raw[i:j]
+                    out.append(piece)
+                    olen += len(piece)
+                    last = olen
+                else:
+                    out.append(val)
+                    olen += len(val)
+                i = j
+                continue
+            if nx.isdigit() or nx in "@*#?$!-":
+                val = variables.get(nx)
+                if val is None:
+                    out.append(raw[i:i + 2])
+                    olen += 2
+                    last = olen
+                else:
+                    out.append(val)
+                    olen += len(val)
+                i += 2
+                continue
+        out.append(c)
+        olen += 1
+        i += 1
+    return "".join(out), last
+
+
+# ---------------------------------------------------------------------------
+# parsing front ends
+
+_cache: dict = {}
+
+
+def _lexical_parse(text: str):
+    seq, unsure = _lx.parse(text)
+    return seq, "lexical", unsure
+
+
+def _needs_lexical(text: str) -> str | None:
+    """Why bashlex should not be tried on this text (None: try it)."""
+    if len(text) > _BASHLEX_MAX_CHARS:
+        return f"text of {len(text)} characters"
+    if text.count("(") + text.count("`") > _BASHLEX_MAX_NEST:
+        return "deeply nested text"
+    k = text.find("((")
+    while k >= 0:
+        if k == 0 or text[k - 1] != "$":
+            return "arithmetic (( ))"
+        k = text.find("((", k + 2)
+    if "$((" in text:
+        return "arithmetic expansion"
+    return None
+
+
+def parse_text(text: str):
+    """Parse a shell text: (Seq, parsed_by, unsure_reason_or_None). Cached by text."""
+    hit = _cache.get(text)
+    if hit is not None:
+        return hit
+    why = _needs_lexical(text)
+    result = None
+    if why is None:
+        try:
+            from swarmgate.hooks import bashlex_fast
+            bashlex = bashlex_fast.load()
+            trees = bashlex.parser.parse(text)
+            items = []
+            for t in trees:
+                items.extend(_bl_items(t, text))
+            result = (_lx.Seq(items, text), "bashlex", None)
+        except RecursionError:
+            result = None
+        except Exception:  # noqa: BLE001 - bashlex raises many kinds; fall back
+            result = None
+    if result is None:
+        result = _lexical_parse(text)
+    if len(_cache) >= _CACHE_MAX:
+        _cache.clear()
+    _cache[text] = result
+    return result
+
+
+def _bl_items(node, src: str) -> list:
+    """bashlex top-level/list node -> [(node, terminator)]."""
+    if node.kind == "list":
+        items: list = []
+        for p in node.parts:
+            if p.kind == "operator":
+                op = p.op
+                if items and op in (";", "&&", "||", "&"):
+                    items[-1] = (items[-1][0], op)
+                continue
+            items.append((_bl(p, src), ""))
+        return items
+    return [(_bl(node, src), "")]
+
+
+def _bl_seq(nodes, src: str) -> _lx.Seq:
+    items: list = []
+    for n in nodes:
+        if n.kind == "reservedword":
+            continue
+        if n.kind == "operator":
+            if items and n.op in (";", "&&", "||", "&"):
+                items[-1] = (items[-1][0], n.op)
+            continue
+        items.extend(_bl_items(n, src))
+    return _lx.Seq(items, "")
+
+
+def _bl_word(node, src: str) -> _lx.Word:
+    subs: list = []
+    _bl_collect_subs(node, src, subs)
+    return _lx.Word(src[node.pos[0]:node.pos[1]], subs)
+
+
+def _bl_collect_subs(node, src: str, subs: list) -> None:
+    for p in getattr(node, "parts", ()) or ():
+        k = p.kind
+        if k == "commandsubstitution":
+            kind = "backtick" if src[p.pos[0]:p.pos[0] + 1] == "`" else "cmdsubst"
+            subs.append((kind, _bl_seq([p.command], src)))
+        elif k == "processsubstitution":
+            kind = "procsubst-in" if src[p.pos[0]:p.pos[0] + 1] == "<" else "procsubst-out"
+            subs.append((kind, _bl_seq([p.command], src)))
+        else:
+            _bl_collect_subs(p, src, subs)
+
+
+def _bl_redir(node, src: str) -> _lx.Redir:
+    op = node.type
+    fd = node.input if isinstance(getattr(node, "input", None), int) else None
+    out = node.output
+    if isinstance(out, int) or isinstance(out, str):
+        r = _lx.Redir(op, fd, None, int(out) if isinstance(out, int) or out.isdigit() else -1)
+        return r
+    r = _lx.Redir(op, fd, _bl_word(out, src))
+    hd = getattr(node, "heredoc", None)
+    if hd is not None and op in ("<<", "<<-"):
+        raw = r.target.raw
+        r.quoted = any(ch in raw for ch in "'\"\\")
+        r.delim = raw.replace("'", "").replace('"', "").replace("\\", "")
+        body = hd.value
+        k = body.rfind("\n")
+        if k >= 0 and body[k + 1:].strip("\t") == r.delim:
+            body = body[:k + 1]
+        elif body.strip("\t") == r.delim:
+            body = ""
+        r.heredoc = body
+    return r
+
+
+def _bl(node, src: str):
+    k = node.kind
+    text = src[node.pos[0]:node.pos[1]] if hasattr(node, "pos") else ""
+    if k == "command":
+        assigns, words, redirs = [], [], []
+        for p in node.parts:
+            if p.kind == "assignment" and not words:
+                assigns.append(_bl_word(p, src))
+            elif p.kind in ("word", "assignment"):
+                words.append(_bl_word(p, src))
+            elif p.kind == "redirect":
+                redirs.append(_bl_redir(p, src))
+        return _lx.Cmd(assigns, words, redirs, text)
+    if k == "pipeline":
+        cmds = [_bl(p, src) for p in node.parts if p.kind not in ("pipe", "reservedword")]
+        return cmds[0] if len(cmds) == 1 else _lx.Pipe(cmds, text)
+    if k == "list":
+        return _lx.Seq(_bl_items(node, src), text)
+    if k == "compound":
+        redirs = [_bl_redir(r, src) for r in (getattr(node, "redirects", None) or [])]
+        lst = node.list
+        first = lst[0] if lst else None
+        if first is not None and first.kind == "reservedword" and first.word in ("{", "("):
+            kind = "brace" if first.word == "{" else "subshell"
+            return _lx.Group(kind, _bl_seq(lst, src), redirs, text)
+        inner = [p for p in lst if p.kind != "reservedword"]
+        if len(inner) == 1:
+            got = _bl(inner[0], src)
+            if hasattr(got, "redirs"):
+                got.redirs = list(got.redirs) + redirs
+            return got
+        return _lx.Group("brace", _bl_seq(lst, src), redirs, text)
+    if k == "if":
+        parts = [_bl_seq([p], src) for p in node.parts if p.kind != "reservedword"]
+        return _lx.If(parts, [], text)
+    if k in ("while", "until"):
+        seqs = [p for p in node.parts if p.kind != "reservedword"]
+        cond = _bl_seq(seqs[:1], src)
+        body = _bl_seq(seqs[1:], src)
+        return _lx.Loop(k, cond, [], body, [], text)
+    if k == "for":
+        words, body, seen_in, seen_do = [], [], False, False
+        for p in node.parts:
+            if p.kind == "reservedword":
+                if p.word == "in":
+                    seen_in = True
+                elif p.word == "do":
+                    seen_do = True
+                continue
+            if seen_do:
+                body.append(p)
+            elif seen_in and p.kind == "word":
+                words.append(_bl_word(p, src))
+        return _lx.Loop("for", None, words, _bl_seq(body, src), [], text)
+    if k == "function":
+        name = node.name.word if hasattr(node, "name") else ""
+        return _lx.Func(name, _bl(node.body, src), text)
+    raise ValueError(f"bashlex node kind {k!r} not handled")
+
+
+# ---------------------------------------------------------------------------
+# the walker
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+class _Ctx:
+    __slots__ = ("via", "bg", "depth", "wrappers", "env", "script")
+
+    def __init__(self, via=(), bg=0, depth=0, wrappers=(), env=None, script=None) -> None:
+        self.via = via
+        self.bg = bg
+        self.depth = depth
+        self.wrappers = wrappers
+        self.env = env or {}
+        self.script = script
+
+    def sub(self, label: str | None = None, *, bg: int | None = None, depth: int | None = None,
+            wrapper: str | None = None, env: dict | None = None, script: str | None = None) -> "_Ctx":
+        return _Ctx(self.via + (label,) if label else self.via,
+                    self.bg if bg is None else bg,
+                    self.depth if depth is None else depth,
+                    self.wrappers + (wrapper,) if wrapper else self.wrappers,
+                    self.env if env is None else env,
+                    self.script if script is None else script)
+
+
+_WRAPPER_LABELS = {"nohup", "setsid", "sudo", "doas", "timeout", "xargs", "watch", "parallel",
+                   "flock", "srun", "systemd-run"}
+# options that take a value, per wrapper (short and long forms)
+_OPT_ARGS = {
+    "env": {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"},
+    "nice": {"-n", "--adjustment"},
+    "timeout": {"-s", "--signal", "-k", "--kill-after"},
+    "time": {"-f", "--format", "-o", "--output"},
+    "exec": {"-a"},
+    "sudo": {"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host",
+             "-p", "--prompt", "-r", "--role", "-t", "--type", "-T", "--command-timeout", "-U",
+             "--other-user", "-R", "--chroot"},
+    "doas": {"-u", "-C"},
+    "setsid": set(),
+    "stdbuf": {"-i", "--input", "-o", "--output", "-e", "--error"},
+    "ionice": {"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"},
+    "chrt": {"-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"},
+    "taskset": set(),
+    "xargs": {"-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "-I", "-L", "-n", "--max-args",
+              "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var", "--eof"},
+    "watch": {"-n", "--interval", "-d", "--differences", "-q", "--equexit", "--chgexit", "-s"},
+    "parallel": {"-j", "--jobs", "-P", "-S", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter",
+                 "-I", "--colsep", "-C", "--joblog", "--results", "--tmpdir", "--timeout", "-L",
+                 "-n", "-N", "--halt", "--memfree", "--load", "--delay", "--workdir", "--wd",
+                 "-E", "--tag-string", "--retries", "--sshloginfile", "--basefile", "--env"},
+    "flock": {"-w", "--timeout", "-E", "--conflict-exit-code", "-c", "--command"},
+    "srun": {"-n", "--ntasks", "-c", "--cpus-per-task", "-N", "--nodes", "-p", "--partition",
+             "-t", "--time", "--mem", "-J", "--job-name", "-w", "--nodelist", "-o", "--output",
+             "-e", "--error", "-A", "--account", "--gres", "-G", "--gpus", "--mem-per-cpu", "-D",
+             "--chdir", "-q", "--qos"},
+    "systemd-run": {"-p", "--property", "-u", "--unit", "--slice", "-E", "--setenv",
+                    "--description", "-M", "--machine", "--uid", "--gid", "--nice",
+                    "--working-directory", "--on-active", "--on-boot", "--on-startup",
+                    "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property",
+                    "-H", "--host"},
+    # swarmgate's own runners (SPEC §5)
+    "run-with-memory-cap": {"--label", "--timeout", "--wait", "--backend"},
+    "host-dispatch": {"--mem", "--expect-duration", "--label", "--backend", "--threads"},
+    "multi-host-run": {"--memory-cap", "--label", "--fetch", "--host", "--timeout"},
+    "gpu-quiesce-run": set(),
+    "detached-run": {"--label", "--wall-clock"},
+}
+_RUNNERS = ("run-with-memory-cap", "host-dispatch", "multi-host-run", "gpu-quiesce-run",
+            "detached-run")
+
+
+def _skip_opts(args: list, i: int, takes: set, *, stop_at_assign: bool = False) -> int:
+    """Skip options starting at args[i]; return index of the first operand."""
+    n = len(args)
+    while i < n:
+        a = args[i]
+        if a == "--":
+            return i + 1
+        if not a.startswith("-") or a == "-":
+            return i
+        if "=" in a and a.startswith("--"):
+            i += 1
+            continue
+        if a in takes:
+            i += 2
+            continue
+        # a short cluster whose last letter takes a value: -un user / -n5
+        if not a.startswith("--") and len(a) > 2 and ("-" + a[1]) in takes:
+            i += 1
+            continue
+        i += 1
+    return i
+
+
+class _Walker:
+    def __init__(self, an: Analysis, cwd: str, max_depth: int, deadline: float,
+                 max_script_bytes: int, patterns) -> None:
+        self.an = an
+        self.cwd: str | None = cwd
+        self.max_depth = max_depth
+        self.deadline = deadline
+        self.max_script_bytes = max_script_bytes
+        self.patterns = [p for p in patterns if isinstance(p, str) and p.split()]
+        self.vars: dict[str, str | None] = {}
+        self.funcs: dict[str, tuple] = {}        # name -> (body node, ctx at definition)
+        self.called: set[str] = set()
+        self.active_funcs: list[str] = []
+        self.seen_scripts: set[str] = set()
+        self.written: dict[str, tuple | None] = {}
+        self.collect: list[list] = []            # loop command lists being filled
+        self.loops_open: list[Loop] = []
+        self.nest = 0
+        self.ticks = 0
+
+    # -- bookkeeping ---------------------------------------------------------
+    def tick(self) -> None:
+        self.ticks += 1
+        if (self.ticks & 15) == 0 and time.monotonic() > self.deadline:
+            raise _OutOfTime()
+
+    def unverifiable(self, reason: str, text: str) -> None:
+        for u in self.an.unverifiable:
+            if u.reason == reason and u.text == text:
+                return
+        self.an.unverifiable.append(Unverifiable(reason, text[:500]))
+
+    def problem(self, msg: str) -> None:
+        if msg not in self.an.problems:
+            self.an.problems.append(msg)
+
+    # -- nodes ---------------------------------------------------------------
+    def walk(self, node, ctx: _Ctx, feed=None) -> None:
+        self.tick()
+        self.nest += 1
+        try:
+            if self.nest > _MAX_TREE_NEST:
+                self.problem(f"tree nested deeper than {_MAX_TREE_NEST} levels")
+                self.unverifiable("command nested too deeply to read", getattr(node, "text", ""))
+                return
+            t = type(node)
+            if t is _lx.Cmd:
+                self.walk_cmd(node, ctx, feed)
+            elif t is _lx.Seq:
+                self.walk_seq(node, ctx)
+            elif t is _lx.Pipe:
+                self.walk_pipe(node, ctx)
+            elif t is _lx.Group:
+                self.walk_group(node, ctx)
+            elif t is _lx.If:
+                self.walk_redir_subs(node.redirs, ctx)
+                for p in node.parts:
+                    self.walk(p, ctx.sub("if"))
+            elif t is _lx.Loop:
+                self.walk_loop(node, ctx)
+            elif t is _lx.Case:
+                if node.word is not None:
+                    self.walk_word_subs(node.word, ctx)
+                self.walk_redir_subs(node.redirs, ctx)
+                for b in node.bodies:
+                    self.walk(b, ctx.sub("case"))
+            elif t is _lx.Func:
+                self.funcs[node.name] = (node.body, ctx)
+            elif t is _lx.Test:
+                for w in node.words:
+                    self.walk_word_subs(w, ctx)
+        finally:
+            self.nest -= 1
+
+    def walk_seq(self, seq: _lx.Seq, ctx: _Ctx) -> None:
+        items = seq.items
+        if not items:
+            return
+        multi = len(items) > 1
+        # group and-or chains: a `&` or `;` ends a chain and applies to all of it
+        chain: list = []
+        for node, term in items:
+            chain.append(node)
+            if term in ("&&", "||"):
+                continue
+            self._walk_chain(chain, term, ctx, multi)
+            chain = []
+        if chain:
+            self._walk_chain(chain, "", ctx, multi)
+
+    def _walk_chain(self, chain: list, term: str, ctx: _Ctx, multi: bool) -> None:
+        sub = ctx.sub("list") if multi and "list" not in ctx.via[-1:] else ctx
+        if term == "&":
+            text = " && ".join(getattr(n, "text", "") for n in chain)
+            if ctx.bg > 0:
+                self.an.nested_background.append((text + " &").strip())
+            sub = sub.sub(None, bg=ctx.bg + 1)
+            saved = (dict(self.vars), self.cwd)   # a background job runs in a subshell
+            for n in chain:
+                self.walk(n, sub)
+            self.vars, self.cwd = saved
+            return
+        for n in chain:
+            self.walk(n, sub)
+
+    def walk_pipe(self, pipe: _lx.Pipe, ctx: _Ctx) -> None:
+        sub = ctx.sub("pipeline")
+        prev = None
+        saved = (dict(self.vars), self.cwd)
+        for c in pipe.cmds:
+            self.vars, self.cwd = dict(saved[0]), saved[1]   # each element is a subshell
+            self.walk(c, sub, feed=prev)
+            prev = c
+        self.vars, self.cwd = saved
+
+    def walk_group(self, g: _lx.Group, ctx: _Ctx) -> None:
+        self.walk_redir_subs(g.redirs, ctx)
+        if g.kind == "subshell":
+            saved = (dict(self.vars), self.cwd)
+            self.walk(g.body, ctx.sub("subshell"))
+            self.vars, self.cwd = saved
+        else:
+            self.walk(g.body, ctx.sub("group"))
+
+    def walk_loop(self, node: _lx.Loop, ctx: _Ctx) -> None:
+        loop = Loop(node.kind if node.kind != "select" else "for", node.text)
+        self.an.loops.append(loop)
+        self.walk_redir_subs(node.redirs, ctx)
+        sub = ctx.sub(f"loop:{loop.kind}")
+        self.collect.append(loop.condition_commands)
+        try:
+            if node.cond is not None:
+                self.walk(node.cond, sub)
+            for w in node.words:
+                self.walk_word_subs(w, sub)
+        finally:
+            self.collect.pop()
+        if node.kind in ("for", "select") and node.words:
+            pass
+        self.collect.append(loop.body_commands)
+        self.loops_open.append(loop)
+        try:
+            self.walk(node.body, sub)
+        finally:
+            self.loops_open.pop()
+            self.collect.pop()
+
+    def walk_word_subs(self, w: _lx.Word, ctx: _Ctx) -> None:
+        for kind, seq in w.subs:
+            label = "procsubst" if kind.startswith("procsubst") else kind
+            saved = (dict(self.vars), self.cwd)
+            self.walk(seq, ctx.sub(label))
+            self.vars, self.cwd = saved
+
+    def walk_redir_subs(self, redirs: list, ctx: _Ctx) -> None:
+        for r in redirs:
+            if r.target is not None:
+                self.walk_word_subs(r.target, ctx)
+            if r.heredoc and not r.quoted and ("$(" in r.heredoc or "`" in r.heredoc):
+                self._heredoc_expansions(r.heredoc, ctx)
+
+    def _heredoc_expansions(self, body: str, ctx: _Ctx) -> None:
+        """An unquoted heredoc's body undergoes $( ) and backtick substitution."""
+        p = _lx.Parser(body)
+        subs = p.scan_expansions()
+        self.walk_word_subs(_lx.Word(body, subs), ctx.sub("heredoc"))
+
+    # -- simple commands -----------------------------------------------------
+    def _expand_words(self, words: list) -> tuple[list, list]:
+        vals, dyn = [], []
+        for w in words:
+            v, last = expand(w.raw, self.vars)
+            vals.append(v)
+            dyn.append(last)
+        return vals, dyn
+
+    def walk_cmd(self, c: _lx.Cmd, ctx: _Ctx, feed) -> None:
+        # substitutions run first (word expansion), in a subshell each
+        for w in c.assigns:
+            self.walk_word_subs(w, ctx)
+        for w in c.words:
+            self.walk_word_subs(w, ctx)
+        self.walk_redir_subs(c.redirs, ctx)
+        assigns: dict[str, str] = {}
+        for w in c.assigns:
+            v, last = expand(w.raw, self.vars)
+            k = v.find("=")
+            name, val = v[:k].rstrip("+"), v[k + 1:]
+            assigns[name] = val
+            if not c.words:
+                self.vars[name] = val if last < 0 else None
+        redirs = self._redirects(c.redirs)
+        if not c.words:
+            self._note_writes(None, [], redirs, c, feed)
+            return
+        vals, last = self._expand_words(c.words)
+        env = dict(ctx.env)
+        env.update(assigns)
+        self.dispatch(vals, last, env, redirs, c.redirs, ctx, c.text, feed, c)
+
+    def _redirects(self, redirs: list) -> list:
+        out = []
+        for r in redirs:
+            if r.target is None:
+                tgt = str(r.dup) if r.dup is not None and r.dup >= 0 else "-"
+            else:
+                tgt = expand(r.target.raw, self.vars)[0]
+            if r.op in ("<<", "<<-"):
+                tgt = r.delim
+            out.append(Redirect(r.op, tgt, r.fd, r.heredoc if r.op in ("<<", "<<-") else None))
+        return out
+
+    def emit(self, words, last, env, redirs, ctx: _Ctx, text: str) -> SimpleCommand:
+        dyn = [x >= 0 for x in last]
+        sc = SimpleCommand(list(words), dict(env), redirs, ctx.via, ctx.bg, ctx.wrappers, text,
+                           self.cwd, dyn, ctx.script)
+        self.an.commands.append(sc)
+        for lst in self.collect:
+            lst.append(sc)
+        return sc
+
+    def dispatch(self, words: list, last: list, env: dict, redirs: list, raw_redirs: list,
+                 ctx: _Ctx, text: str, feed, node) -> None:
+        """Yield the command, then follow whatever it runs."""
+        self.tick()
+        w0 = words[0]
+        if last[0] >= 0 and w0.rfind("/") < last[0]:
+            self.emit(words, last, env, redirs, ctx, text)
+            self.unverifiable(f"the command name is dynamic ({w0}): it cannot be read statically",
+                              text)
+            return
+        name = command_name(w0)
+        sc = self.emit(words, last, env, redirs, ctx, text)
+        args = words[1:]
+        largs = last[1:]
+        self._note_writes(sc, args, redirs, node, feed)
+
+        # control flow inside loops
+        if name in ("break", "exit", "return") and self.loops_open:
+            if name == "break":
+                levels = int(args[0]) if args and args[0].isdigit() else 1
+                for lp in self.loops_open[-levels:]:
+                    lp.has_break = True
+            else:
+                for lp in self.loops_open:
+                    lp.has_break = True
+            return
+
+        # shell functions defined in this command
+        if name in self.funcs and w0 == name and name not in self.active_funcs:
+            body, _ = self.funcs[name]
+            self.called.add(name)
+            self.active_funcs.append(name)
+            try:
+                self.walk(body, ctx.sub(f"function:{name}"))
+            finally:
+                self.active_funcs.pop()
+            return
+
+        if name in SHELLS:
+            self._shell(name, args, largs, env, redirs, raw_redirs, ctx, text, feed)
+            return
+        if name in ("source", "."):
+            if args:
+                self._script_arg(args[0], largs[0], env, ctx, text, "source", share=True)
+            return
+        if name == "eval":
+            if args:
+                self._nested_text(" ".join(args), ctx.sub("eval"), "eval", text)
+            return
+        if name in ("cd", "pushd"):
+            self._cd(args, largs)
+            return
+        if name in ("export", "declare", "typeset", "local", "readonly"):
+            for a, la in zip(args, largs):
+                k = a.find("=")
+                if k > 0 and a[:k].isidentifier():
+                    self.vars[a[:k]] = a[k + 1:] if la < 0 else None
+            return
+        if name == "unset":
+            for a in args:
+                self.vars.pop(a, None)
+            return
+        if name in ("read", "mapfile", "readarray"):
+            for a in args:
+                if a.isidentifier():
+                    self.vars[a] = None
+            return
+        if name == "find":
+            self._find(args, largs, env, ctx, text)
+            return
+        inner = self._wrapped(name, args, largs, env, ctx, text, feed)
+        if inner is not None:
+            return
+        for prefix, opts in INTERPRETERS.items():
+            if name == prefix or (name.startswith(prefix) and name[len(prefix):].replace(".", "").isdigit()):
+                self._interpreter(name, args, opts, raw_redirs, text)
+                return
+        if "/" in w0:
+            self._maybe_script(w0, args, env, ctx, text)
+
+    # -- wrappers ------------------------------------------------------------
+    def _wrapped(self, name, args, largs, env, ctx, text, feed) -> bool | None:
+        """Unwrap a wrapper command; True when handled, None when not a wrapper."""
+        if name == "env":
+            i = 0
+            env2 = dict(env)
+            n = len(args)
+            while i < n:
+                a = args[i]
+                if a in ("-S", "--split-string") and i + 1 < n:
+                    self._nested_text(args[i + 1] + " " + " ".join(args[i + 2:]),
+                                      ctx.sub("env", wrapper="env"), "env -S", text)
+                    return True
+                if a == "--":
+                    i += 1
+                    break
+                if a.startswith("-"):
+                    i += 2 if a in _OPT_ARGS["env"] else 1
+                    continue
+                k = a.find("=")
+                if k > 0:
+                    env2[a[:k]] = a[k + 1:]
+                    i += 1
+                    continue
+                break
+            while i < n and "=" in args[i] and args[i].split("=", 1)[0].isidentifier():
+                env2[args[i].split("=", 1)[0]] = args[i].split("=", 1)[1]
+                i += 1
+            return self._inner(args, largs, i, env2, ctx.sub("env", wrapper="env"), text)
+        if name in ("nice", "nohup", "setsid", "stdbuf", "ionice", "exec", "builtin", "time",
+                    "doas", "flock"):
+            takes = _OPT_ARGS.get(name, set())
+            i = _skip_opts(args, 0, takes)
+            if name == "nice" and args and args[0].startswith("-") and args[0][1:].isdigit():
+                i = _skip_opts(args, 1, takes)
+            if name == "ionice" and any(a in ("-p", "--pid", "-P", "--pgid", "-u", "--uid") for a in args[:i]):
+                return True
+            if name == "flock":
+                for j, a in enumerate(args[:i]):
+                    if a in ("-c", "--command") and j + 1 < len(args):
+                        self._nested_text(args[j + 1], ctx.sub("flock", wrapper="flock"), "flock -c", text)
+                        return True
+                i += 1   # the lock file
+                if i < len(args) and args[i] in ("-c", "--command") and i + 1 < len(args):
+                    self._nested_text(args[i + 1], ctx.sub("flock", wrapper="flock"), "flock -c", text)
+                    return True
+            label = name if name in _WRAPPER_LABELS else None
+            return self._inner(args, largs, i, env, ctx.sub(label, wrapper=name), text)
+        if name == "command":
+            i = 0
+            while i < len(args) and args[i].startswith("-") and args[i] != "--":
+                if "v" in args[i] or "V" in args[i]:
+                    return True   # lookup only: nothing runs
+                i += 1
+            if i < len(args) and args[i] == "--":
+                i += 1
+            return self._inner(args, largs, i, env, ctx.sub(None, wrapper="command"), text)
+        if name in ("sudo", "doas"):
+            takes = _OPT_ARGS[name]
+            i = _skip_opts(args, 0, takes)
+            env2 = dict(env)
+            while i < len(args) and "=" in args[i] and args[i].split("=", 1)[0].isidentifier():
+                k, v = args[i].split("=", 1)
+                env2[k] = v
+                i += 1
+            return self._inner(args, largs, i, env2, ctx.sub(name, wrapper=name), text)
+        if name == "timeout":
+            i = _skip_opts(args, 0, _OPT_ARGS["timeout"])
+            return self._inner(args, largs, i + 1, env, ctx.sub("timeout", wrapper="timeout"), text)
+        if name in ("chrt", "taskset"):
+            if any(a in ("-p", "--pid") or (a.startswith("-") and not a.startswith("--") and "p" in a)
+                   for a in args[:2]):
+                return True
+            i = _skip_opts(args, 0, _OPT_ARGS[name])
+            return self._inner(args, largs, i + 1, env, ctx.sub(None, wrapper=name), text)
+        if name == "xargs":
+            i = _skip_opts(args, 0, _OPT_ARGS["xargs"])
+            if i >= len(args):
+                return True   # xargs without a command runs echo
+            return self._inner(args, largs, i, env, ctx.sub("xargs", wrapper="xargs"), text)
+        if name == "watch":
+            i = _skip_opts(args, 0, _OPT_ARGS["watch"])
+            if i < len(args):
+                # watch hands its arguments to `sh -c` joined by spaces (unless -x)
+                if any(a in ("-x", "--exec") for a in args[:i]):
+                    return self._inner(args, largs, i, env, ctx.sub("watch", wrapper="watch"), text)
+                self._nested_text(" ".join(args[i:]), ctx.sub("watch", wrapper="watch"), "watch", text)
+            return True
+        if name == "parallel":
+            i = _skip_opts(args, 0, _OPT_ARGS["parallel"])
+            rest = args[i:]
+            sep = next((k for k, a in enumerate(rest) if a in (":::", "::::", ":::+", "::::+")), len(rest))
+            cmd_words = rest[:sep]
+            sub = ctx.sub("parallel", wrapper="parallel")
+            if cmd_words:
+                self._nested_text(" ".join(cmd_words), sub, "parallel", text)
+            elif sep < len(rest) and rest[sep] == ":::":
+                # no command: each argument is a command line
+                for a in rest[sep + 1:]:
+                    if a.startswith(":::"):
+                        break
+                    self._nested_text(a, sub, "parallel", text)
+            else:
+                self.unverifiable("parallel reads the commands it runs from its input", text)
+            return True
+        if name == "srun" or name == "systemd-run":
+            i = _skip_opts(args, 0, _OPT_ARGS[name])
+            return self._inner(args, largs, i, env, ctx.sub(name, wrapper=name), text)
+        if name in _RUNNERS:
+            a = list(args)
+            if name == "detached-run":
+                if not a or a[0] != "start":
+                    return True
+                a = a[1:]
+                off = len(args) - len(a)
+            else:
+                off = 0
+            if "--" in a:
+                i = a.index("--") + 1
+            else:
+                i = _skip_opts(a, 0, _OPT_ARGS[name])
+                if name == "run-with-memory-cap" and i < len(a):
+                    i += 1   # the CAP
+            return self._inner(args, largs, i + off, env, ctx.sub(name, wrapper=name), text)
+        if name == "swarmgate" and args[:1] == ["preflight"]:
+            if len(args) > 1:
+                self._script_arg(args[1], largs[1], env, ctx.sub("swarmgate preflight"), text,
+                                 "swarmgate preflight", share=False)
+            return True
+        return None
+
+    def _inner(self, args, largs, i, env, ctx, text) -> bool:
+        if i < len(args):
+            inner = args[i:]
+            self.dispatch(inner, largs[i:], env, [], [], ctx, text, None, None)
+        return True
+
+    def _find(self, args, largs, env, ctx, text) -> None:
+        i, n = 0, len(args)
+        while i < n:
+            a = args[i]
+            if a in ("-exec", "-execdir", "-ok", "-okdir"):
+                j = i + 1
+                while j < n and args[j] not in (";", "+"):
+                    j += 1
+                if j > i + 1:
+                    self.dispatch(args[i + 1:j], largs[i + 1:j], env, [], [],
+                                  ctx.sub("find -exec", wrapper="find"), text, None, None)
+                i = j + 1
+                continue
+            i += 1
+
+    def _cd(self, args, largs) -> None:
+        rest = [a for a in args if not a.startswith("-") or a == "-"]
+        if not rest or self.cwd is None:
+            self.cwd = None if rest or args else os.path.expanduser("~")
+            return
+        if largs[args.index(rest[0])] >= 0 or rest[0] == "-":
+            self.cwd = None
+            return
+        d = rest[0]
+        if d.startswith("~"):
+            d = os.path.expanduser(d)
+        self.cwd = os.path.normpath(os.path.join(self.cwd, d))
+
+    # -- nested shell text ---------------------------------------------------
+    def _nested_text(self, body: str, ctx: _Ctx, what: str, text: str, script: str | None = None) -> None:
+        if ctx.depth + 1 > self.max_depth:
+            self.problem(f"nesting deeper than {self.max_depth} levels ({what})")
+            self.unverifiable(f"{what}: nested deeper than {self.max_depth} levels", text)
+            return
+        seq, by, unsure = parse_text(body)
+        if by != "bashlex" and by != self.an.parsed_by:
+            self.problem(f"{what}: parsed by the lexical fallback")
+        if unsure:
+            self.problem(f"{what}: {unsure}")
+            self.unverifiable(f"{what}: could not be read with confidence ({unsure})", body)
+        self.walk(seq, ctx.sub(None, depth=ctx.depth + 1))
+
+    def _shell(self, name, args, largs, env, redirs, raw_redirs, ctx, text, feed) -> None:
+        i, n = 0, len(args)
+        cmd_string = None
+        reads_stdin = False
+        while i < n:
+            a = args[i]
+            if a == "--" or a == "-":
+                i += 1
+                break
+            if a in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+                i += 2
+                continue
+            if a.startswith("--"):
+                i += 1
+                continue
+            if a.startswith("-") or a.startswith("+"):
+                letters = a[1:]
+                if "c" in letters and a[0] == "-":
+                    cmd_string = i + 1
+                if "s" in letters and a[0] == "-":
+                    reads_stdin = True
+                i += 1
+                continue
+            break
+        sub = ctx.sub("bash -c" if cmd_string is not None else None)
+        if cmd_string is not None:
+            # first operand after the options is the command string
+            j = cmd_string
+            while j < n and args[j].startswith("-") and j < i:
+                j += 1
+            j = max(j, i)
+            if j >= n:
+                self.unverifiable(f"{name} -c without a command string", text)
+                return
+            self._nested_text(args[j], sub, f"{name} -c", text)
+            return
+        if i < n and not reads_stdin:
+            self._script_arg(args[i], largs[i], env, ctx, text, name, share=False)
+            return
+        self._shell_stdin(name, redirs, feed, ctx, text)
+
+    def _shell_stdin(self, name, redirs, feed, ctx, text) -> None:
+        """A shell reading commands from its standard input."""
+        src = None
+        for r in redirs:
+            if r.op in ("<<", "<<-") and (r.fd in (None, 0)):
+                src = ("text", r.heredoc or "", "heredoc-shell")
+            elif r.op == "<<<":
+                src = ("text", r.target + "\n", "herestring-shell")
+            elif r.op == "<" and r.fd in (None, 0):
+                if r.target.startswith(("<(", ">(")) or "$" in r.target:
+                    src = None
+                    self.unverifiable(f"{name} reads its input from something that cannot be "
+                                      "read statically", text)
+                    return
+                src = ("files", [r.target], "stdin")
+        if src is None and feed is not None:
+            src = self._static_output(feed)
+            if src is None:
+                self.unverifiable(
+                    f"input piped into {name} cannot be read statically "
+                    f"({getattr(feed, 'text', '')[:60].strip()} | {name})", text)
+                return
+        if src is None:
+            return   # no input: the shell reads nothing (the Bash tool has no stdin)
+        kind, val, label = src
+        if kind == "text":
+            self._nested_text(val, ctx.sub(label), f"{name} <<input", text)
+        else:
+            for f in val:
+                self._run_script_path(f, ctx.sub("stdin"), text, f"{name} < file", share=False)
+
+    def _static_output(self, node):
+        """What a pipeline element writes to stdout, when statically known:
+        ("text", str, label) | ("files", [paths], label) | None."""
+        if type(node) is not _lx.Cmd or not node.words:
+            return None
+        vals, last = self._expand_words(node.words)
+        name = command_name(vals[0])
+        args, largs = vals[1:], last[1:]
+        if name == "echo":
+            k = 0
+            while k < len(args) and args[k] in ("-n", "-e", "-E", "-ne", "-en"):
+                k += 1
+            if any(x >= 0 for x in largs[k:]):
+                return None
+            body = " ".join(args[k:])
+            if "-e" in args[:k] or "-ne" in args[:k] or "-en" in args[:k]:
+                body = _c_unescape(body)
+            return ("text", body + "\n", "echo-shell")
+        if name == "printf":
+            if not args or any(x >= 0 for x in largs):
+                return None
+            fmt = args[0]
+            if "%" not in fmt.replace("%%", ""):
+                return ("text", _c_unescape(fmt).replace("%%", "%"), "printf-shell")
+            if fmt in ("%s", "%s\\n", "%s\n") and len(args) > 1:
+                return ("text", "\n".join(args[1:]) + "\n", "printf-shell")
+            return None
+        if name == "cat":
+            files = [a for a in args if not a.startswith("-") or a == "-"]
+            if any(largs[args.index(f)] >= 0 for f in files) or "-" in files:
+                return None
+            if files:
+                return ("files", files, "stdin")
+            for r in node.redirs:
+                if r.op in ("<<", "<<-") and r.heredoc is not None:
+                    if not r.quoted and ("$" in r.heredoc or "`" in r.heredoc):
+                        return None
+                    return ("text", r.heredoc, "heredoc-shell")
+                if r.op == "<<<" and r.target is not None:
+                    v, l2 = expand(r.target.raw, self.vars)
+                    return None if l2 >= 0 else ("text", v + "\n", "herestring-shell")
+                if r.op == "<" and r.target is not None:
+                    v, l2 = expand(r.target.raw, self.vars)
+                    return None if l2 >= 0 else ("files", [v], "stdin")
+            return None
+        return None
+
+    # -- scripts -------------------------------------------------------------
+    def _abspath(self, path: str) -> str | None:
+        if path.startswith("~"):
+            path = os.path.expanduser(path)
+        if os.path.isabs(path):
+            return os.path.normpath(path)
+        if self.cwd is None:
+            return None
+        return os.path.normpath(os.path.join(self.cwd, path))
+
+    def _script_arg(self, word: str, last: int, env, ctx, text, how: str, share: bool) -> None:
+        if word.startswith(("<(", ">(")):
+            self.unverifiable(f"{how} <(...): shell input from a process substitution cannot be "
+                              "read statically", text)
+            return
+        if last >= 0:
+            self.unverifiable(f"{how} {word}: the script path is dynamic", text)
+            return
+        self._run_script_path(word, ctx, text, how, share)
+
+    def _maybe_script(self, w0: str, args, env, ctx, text) -> None:
+        """A path at command position: a shell script if bash would run it as one."""
+        p = self._abspath(w0)
+        if p is None:
+            self.unverifiable(f"{w0}: cannot tell where it is (the directory changed to "
+                              "something unknown)", text)
+            return
+        if p in self.written:
+            self._run_script_path(w0, ctx, text, "run", share=False)
+            return
+        kind = _script_kind(p)
+        if kind == "missing":
+            if w0.endswith((".sh", ".bash")):
+                self.problem(f"script {p} does not exist (it cannot run either)")
+            return
+        if kind == "shell":
+            self._run_script_path(w0, ctx, text, "run", share=False)
+
+    def _run_script_path(self, word: str, ctx, text, how: str, share: bool) -> None:
+        p = self._abspath(word)
+        if p is None:
+            self.unverifiable(f"{how} {word}: cannot tell where it is (the directory changed to "
+                              "something unknown)", text)
+            return
+        label = f"script:{p}"
+        if p in self.written:
+            content = self.written[p]
+            if content is None:
+                self.unverifiable(f"{p} is written by this same command with content that "
+                                  "cannot be read statically, then run", text)
+                return
+            if content[0] == "text":
+                if p in self.seen_scripts:
+                    return
+                self.seen_scripts.add(p)
+                self._script_body(content[1], p, ctx.sub(label, script=p), text, share)
+                return
+            for f in content[1]:
+                self._run_script_path(f, ctx, text, how, share)
+            return
+        if p in self.seen_scripts:
+            return
+        self.seen_scripts.add(p)
+        body = self._read_script(p, text)
+        if body is None:
+            return
+        self.an.scripts_read.append(p)
+        self._script_body(body, p, ctx.sub(label, script=p), text, share)
+
+    def _script_body(self, body: str, path: str, ctx, text, share: bool) -> None:
+        saved_vars, saved_cwd = dict(self.vars), self.cwd
+        if not share:
+            self.vars = {}
+        self.vars["0"] = path
+        self.vars["BASH_SOURCE"] = path
+        try:
+            self._nested_text(body, ctx, f"script {path}", text, script=path)
+        finally:
+            if not share:
+                self.vars, self.cwd = saved_vars, saved_cwd
+
+    def _read_script(self, p: str, text: str) -> str | None:
+        try:
+            st = os.stat(p)
+        except FileNotFoundError:
+            self.problem(f"script {p} does not exist (it cannot run either)")
+            return None
+        except OSError as e:
+            self.problem(f"script {p} cannot be read: {e.strerror}")
+            self.unverifiable(f"script {p} cannot be read", text)
+            return None
+        import stat as _stat
+        if not _stat.S_ISREG(st.st_mode):
+            self.problem(f"{p} is not a regular file")
+            return None
+        if st.st_size > self.max_script_bytes:
+            self.problem(f"script {p} is {st.st_size} bytes, over the {self.max_script_bytes}-byte limit")
+            self.unverifiable(f"script {p} is too large to read ({st.st_size} bytes)", text)
+            return None
+        try:
+            with open(p, "rb") as fh:
+                data = fh.read(self.max_script_bytes + 1)
+        except OSError as e:
+            self.problem(f"script {p} cannot be read: {e.strerror}")
+            self.unverifiable(f"script {p} cannot be read", text)
+            return None
+        if b"\0" in data:
+            self.problem(f"{p} is not a text file (NUL bytes)")
+            self.unverifiable(f"{p} is a binary file run as a script", text)
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            self.problem(f"{p} is not UTF-8 text")
+            self.unverifiable(f"{p} is not text: it cannot be read as a script", text)
+            return None
+
+    # -- writes (scripts written then run) -----------------------------------
+    def _note_writes(self, sc, args, redirs, node, feed) -> None:
+        name = sc.name if sc is not None else ""
+        content = None
+        if node is not None and sc is not None:
+            out = self._static_output(node)
+            if out is not None:
+                content = out[:2]
+        for r in redirs:
+            if r.writes and r.fd in (None, 1) and r.op != "<>":
+                p = self._abspath(r.target) if "$" not in r.target else None
+                if p is None:
+                    continue
+                if r.op in (">>", "&>>") and p in self.written:
+                    prev = self.written[p]
+                    if prev is not None and content is not None and prev[0] == content[0] == "text":
+                        self.written[p] = ("text", prev[1] + content[1])
+                    else:
+                        self.written[p] = None
+                else:
+                    self.written[p] = content if sc is not None else ("text", "")
+        if sc is None:
+            return
+        if name == "tee":
+            files = [a for a in args if not a.startswith("-")]
+            src = None
+            for r in (node.redirs if node is not None else []):
+                if r.op in ("<<", "<<-") and r.heredoc is not None:
+                    src = None if (not r.quoted and ("$" in r.heredoc or "`" in r.heredoc)) \
+                        else ("text", r.heredoc)
+                elif r.op == "<<<" and r.target is not None:
+                    v, l2 = expand(r.target.raw, self.vars)
+                    src = None if l2 >= 0 else ("text", v + "\n")
+            if src is None and feed is not None:
+                o = self._static_output(feed)
+                src = o[:2] if o else None
+            for f in files:
+                p = self._abspath(f)
+                if p is not None:
+                    self.written[p] = src
+        elif name in ("cp", "mv", "install", "ln") and len(args) >= 2:
+            ops = [a for a in args if not a.startswith("-")]
+            if len(ops) == 2:
+                dst, srcp = self._abspath(ops[1]), self._abspath(ops[0])
+                if dst is not None:
+                    if os.path.isdir(dst):
+                        dst = os.path.join(dst, os.path.basename(ops[0]))
+                    if srcp is not None and srcp in self.written:
+                        self.written[dst] = self.written[srcp]
+                    else:
+                        self.written[dst] = ("files", [srcp]) if srcp else None
+        elif name in ("curl", "wget"):
+            for k, a in enumerate(args):
+                if a in ("-o", "--output", "-O", "--output-document") and k + 1 < len(args):
+                    p = self._abspath(args[k + 1])
+                    if p is not None:
+                        self.written[p] = None
+        elif name == "dd":
+            for a in args:
+                if a.startswith("of="):
+                    p = self._abspath(a[3:])
+                    if p is not None:
+                        self.written[p] = None
+
+    # -- interpreters --------------------------------------------------------
+    def _interpreter(self, name, args, opts, raw_redirs, text) -> None:
+        if not self.patterns:
+            return
+        code = None
+        for k, a in enumerate(args):
+            if a in opts and k + 1 < len(args):
+                code = args[k + 1]
+                break
+            if a.startswith("-") and not a.startswith("--") and len(a) > 2 and ("-" + a[-1]) in opts:
+                if k + 1 < len(args):
+                    code = args[k + 1]
+                    break
+            if a.startswith("-c") and len(a) > 2 and "-c" in opts:
+                code = a[2:]
+                break
+            if not a.startswith("-"):
+                break
+        if code is None:
+            # `python - <<EOF` / `python <<EOF`: the code is the heredoc
+            if not args or args[0] == "-":
+                for r in raw_redirs:
+                    if r.op in ("<<", "<<-", "<<<") and r.heredoc is not None:
+                        code = r.heredoc
+        if code is None:
+            return
+        hit = self._scan_code(code)
+        if hit:
+            self.unverifiable(f"{name} one-liner runs a shell command matching {hit!r} from its "
+                              "code: it cannot be judged as a command", text)
+
+    def _scan_code(self, code: str) -> str | None:
+        lits = _string_literals(code)
+        groups: list[list[str]] = []
+        for lit, joined_prev in lits:
+            if joined_prev and groups:
+                groups[-1].append(lit)
+            else:
+                groups.append([lit])
+        for g in groups:
+            # each literal as a shell text
+            for lit in g:
+                for p in self.patterns:
+                    if self._text_matches(lit, p):
+                        return p
+            # an argv list ["cargo", "test", "--workspace"]
+            if len(g) > 1:
+                words = [w for lit in g for w in lit.split()]
+                for p in self.patterns:
+                    pw = p.split()
+                    for k, w in enumerate(words):
+                        if words_match(command_name(w), words[k + 1:], pw):
+                            return p
+        return None
+
+    def _text_matches(self, lit: str, pattern: str) -> bool:
+        first = command_name(pattern.split()[0])
+        if first not in lit and not any(c in first for c in "*?["):
+            return False
+        try:
+            sub = analyze(lit, cwd=self.cwd or "/", max_depth=2, budget_s=0.2)
+        except Exception:  # noqa: BLE001
+            return False
+        return any(command_matches(c, pattern) for c in sub.commands)
+
+    # -- functions never called ------------------------------------------------
+    def finish(self, ctx: _Ctx) -> None:
+        for name, (body, dctx) in list(self.funcs.items()):
+            if name not in self.called:
+                self.called.add(name)
+                self.active_funcs.append(name)
+                try:
+                    self.walk(body, dctx.sub(f"function:{name}"))
+                finally:
+                    self.active_funcs.pop()
+
+
+def _c_unescape(s: str) -> str:
+    if "\\" not in s:
+        return s
+    out, i, n = [], 0, len(s)
+    while i < n:
+        c = s[i]
+        if c == "\\" and i + 1 < n:
+            out.append(_C_ESCAPES.get(s[i + 1], "\\" + s[i + 1]))
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _string_literals(code: str) -> list[tuple[str, bool]]:
+    """String literals of a python/js/perl/ruby one-liner, in order, each with
+    whether it directly follows the previous literal in a list (``, ``)."""
+    out: list[tuple[str, bool]] = []
+    i, n = 0, len(code)
+    last_end = -10
+    while i < n:
+        c = code[i]
+        if c == "#" and (i == 0 or code[i - 1] in " \t\n;"):
+            j = code.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if c in "'\"`":
+            q = c
+            if code.startswith(q * 3, i):
+                j = code.find(q * 3, i + 3)
+                j = n if j < 0 else j
+                lit = code[i + 3:j]
+                end = j + 3
+            else:
+                j = i + 1
+                buf = []
+                while j < n and code[j] != q:
+                    if code[j] == "\\" and j + 1 < n:
+                        buf.append(_C_ESCAPES.get(code[j + 1], code[j + 1]))
+                        j += 2
+                        continue
+                    buf.append(code[j])
+                    j += 1
+                lit = "".join(buf)
+                end = j + 1
+            between = code[last_end:i] if last_end >= 0 else "x"
+            joined = last_end >= 0 and between.strip(" \t\n,") == ""
+            out.append((lit, joined))
+            last_end = end
+            i = end
+            continue
+        i += 1
+    return out
+
+
+_SHEBANG_SHELLS = SHELLS
+
+
+def _script_kind(p: str) -> str:
+    """'shell' | 'other' | 'missing' for a path at command position."""
+    try:
+        st = os.stat(p)
+    except OSError:
+        return "missing"
+    import stat as _stat
+    if not _stat.S_ISREG(st.st_mode):
+        return "other"
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(256)
+    except OSError:
+        return "other"
+    if head.startswith(b"#!"):
+        line = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+        if not line:
+            return "other"
+        prog = command_name(line[0])
+        if prog == "env":
+            rest = [x for x in line[1:] if not x.startswith("-")]
+            prog = command_name(rest[0]) if rest else ""
+        return "shell" if prog in _SHEBANG_SHELLS else "other"
+    if p.endswith((".sh", ".bash")):
+        return "shell"
+    if b"\0" in head or head.startswith(b"\x7fELF"):
+        return "other"
+    if st.st_mode & 0o111:
+        return "shell"   # executable text without a shebang: bash runs it as a script
+    return "other"
+
+
+# ---------------------------------------------------------------------------
+
+
+def analyze(command: str, *, cwd: str, max_depth: int = 6, budget_s: float = 2.0,
+            max_script_bytes: int = 1 << 20, interpreter_patterns=()) -> Analysis:
+    """Every simple command ``command`` would execute (see the module doc).
+
+    Never raises; answers within ``budget_s`` (what is left unread is
+    reported as Unverifiable + a problems entry)."""
+    an = Analysis()
+    start = time.monotonic()
+    deadline = start + max(0.01, budget_s)
+    if not isinstance(command, str):
+        an.problems.append("command is not text")
+        an.unverifiable.append(Unverifiable("command is not text", repr(command)[:200]))
+        return an
+    if "\0" in command:
+        an.problems.append("command holds NUL bytes")
+        an.unverifiable.append(Unverifiable("command holds NUL bytes: bash would not run it "
+                                            "as written", command[:200]))
+        command = command.replace("\0", " ")
+    w = _Walker(an, cwd if isinstance(cwd, str) and cwd else None, max_depth, deadline,
+                max_script_bytes, interpreter_patterns or ())
+    ctx = _Ctx()
+    try:
+        seq, by, unsure = parse_text(command)
+        an.parsed_by = by
+        if by == "lexical":
+            why = _needs_lexical(command)
+            an.problems.append(f"parsed by the lexical fallback ({why or 'bashlex could not parse it'})")
+        if unsure:
+            an.problems.append(f"the lexical fallback is unsure: {unsure}")
+            an.unverifiable.append(Unverifiable(f"the command could not be read with confidence "
+                                                f"({unsure})", command[:500]))
+        w.walk(seq, ctx)
+        w.finish(ctx)
+    except _OutOfTime:
+        an.problems.append(f"time budget of {budget_s:g} s exhausted; the rest was not read")
+        an.unverifiable.append(Unverifiable(f"analysis did not finish within {budget_s:g} s",
+                                            command[:500]))
+    except RecursionError:
+        an.problems.append("nesting too deep (recursion limit)")
+        an.unverifiable.append(Unverifiable("command nested too deeply to read", command[:500]))
+    except Exception as e:  # noqa: BLE001 - never raise to the hook
+        an.problems.append(f"internal error while reading the command: {type(e).__name__}: {e}")
+        an.unverifiable.append(Unverifiable(f"internal error while reading the command "
+                                            f"({type(e).__name__})", command[:500]))
+    return an
