@@ -1,0 +1,293 @@
+"""Drive the real Claude Code binary through swarmgate's installed hooks.
+
+``ClaudeRepo`` is a temporary git repository with swarmgate installed into
+it, a temporary HOME (transcripts land in ``<home>/.claude/projects/...``;
+the real ~/.claude is never touched), a temporary TMPDIR and
+SWARMGATE_STATE_DIR. ``ClaudeRepo.run(prompt, conversations)`` starts a
+scripted Messages API on loopback, runs ``claude -p PROMPT --output-format
+json`` against it, and returns a ``ClaudeRun``: exit code, parsed JSON
+output, every request the binary made, the decision log, the transcripts.
+
+The binary is found through SWARMGATE_CLAUDE_BIN or
+``<checkout>/.e2e/node_modules/.bin/claude``; when it is missing the tests
+skip with the reason (fail instead under SWARMGATE_REQUIRE_REAL_PARTS=1).
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from messages_api import Conversation, MessagesAPI, Request, ToolResult
+
+PINNED_VERSION = "2.1.332"
+CHECKOUT = Path(__file__).resolve().parents[2]
+DEFAULT_BIN = CHECKOUT / ".e2e" / "node_modules" / ".bin" / "claude"
+RUN_TIMEOUT_S = 90
+REAPER = Path(__file__).resolve().parent / "reaper.py"
+
+
+
+class ClaudeMissing(Exception):
+    """The pinned binary cannot be used here; the message says why and how to get it."""
+
+
+def claude_binary() -> str:
+    """Path of the pinned Claude Code binary, or raise ClaudeMissing with the way to install it."""
+    path = os.environ.get("SWARMGATE_CLAUDE_BIN") or str(DEFAULT_BIN)
+    how = (f"install it with `cd {CHECKOUT} && mkdir -p .e2e && cd .e2e && npm install "
+           f"@anthropic-ai/claude-code@{PINNED_VERSION}` or set SWARMGATE_CLAUDE_BIN")
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        raise ClaudeMissing(f"Claude Code binary not found at {path}; {how}")
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise ClaudeMissing(f"{path} --version failed ({e}); {how}") from e
+    if PINNED_VERSION not in out:
+        raise ClaudeMissing(f"{path} is {out.strip()!r}, the tests are pinned to {PINNED_VERSION}; {how}")
+    return path
+
+
+def swarmgate_entry() -> str:
+    """The installed `swarmgate` console script beside the running interpreter."""
+    cand = Path(sys.executable).parent / "swarmgate"
+    if cand.exists():
+        return str(cand)
+    raise ClaudeMissing(f"no swarmgate entry point beside {sys.executable}; run ./install.sh first")
+
+
+def project_dir_name(path: Path) -> str:
+    """Claude Code's directory name for a project: the path with every / and . as -."""
+    return "".join(c if c.isalnum() or c == "-" else "-" for c in str(path))
+
+
+@dataclass
+class ClaudeRun:
+    """What one `claude -p` run did."""
+    repo: Path
+    home: Path
+    returncode: int
+    stdout: str
+    stderr: str
+    api: MessagesAPI
+    output: dict = field(default_factory=dict)
+    token: str = ""  # the SWARMGATE_E2E_RUN value every process of this run inherited
+
+    # the JSON result
+    @property
+    def session_id(self) -> str:
+        return str(self.output.get("session_id", ""))
+
+    @property
+    def permission_denials(self) -> list:
+        return list(self.output.get("permission_denials") or [])
+
+    @property
+    def subagent_stats(self) -> dict:
+        return dict(self.output.get("subagent_stats") or {})
+
+    @property
+    def result_text(self) -> str:
+        return str(self.output.get("result", ""))
+
+    # the API side
+    @property
+    def requests(self) -> list[Request]:
+        return list(self.api.requests)
+
+    def conversation(self, name: str) -> list[Request]:
+        return self.api.conversation_requests(name)
+
+    def tool_results(self, name: str | None = None) -> list[ToolResult]:
+        return self.api.tool_results(name)
+
+    def results_of(self, tool_name: str, conversation: str | None = None) -> list[ToolResult]:
+        """Tool results answering calls of ``tool_name`` (in one conversation or all)."""
+        reqs = self.conversation(conversation) if conversation else self.requests
+        ids = {b.get("id") for r in reqs for b in r.tool_uses() if b.get("name") == tool_name}
+        return [tr for tr in self.tool_results(conversation) if tr.tool_use_id in ids]
+
+    # the hook side
+    def decisions(self, **match) -> list[dict]:
+        """Decision-log records whose fields equal every ``match`` item (e.g. event="PreToolUse")."""
+        path = self.repo / ".swarmgate" / "log" / "decisions.jsonl"
+        out = []
+        if path.exists():
+            for line in path.read_text().splitlines():
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                if all(rec.get(k) == v for k, v in match.items()):
+                    out.append(rec)
+        return out
+
+    # transcripts
+    @property
+    def project_dir(self) -> Path:
+        return self.home / ".claude" / "projects" / project_dir_name(self.repo)
+
+    @property
+    def transcript_path(self) -> Path:
+        return self.project_dir / f"{self.session_id}.jsonl"
+
+    def subagent_transcripts(self) -> list[Path]:
+        return sorted((self.project_dir / self.session_id / "subagents").glob("agent-*.jsonl"))
+
+    def describe(self) -> str:
+        """A summary for assertion messages: exit, stderr tail, requests, decisions."""
+        lines = [f"exit {self.returncode}; result: {self.result_text[:300]!r}",
+                 f"stderr: {self.stderr[-1500:]!r}"]
+        for r in self.requests:
+            lines.append(f"request [{r.conversation or 'side'}] turns={r.assistant_turns} "
+                         f"results={[(t.is_error, t.text[:160]) for t in r.last_tool_results()]}")
+        for d in self.decisions():
+            lines.append(f"decision {d.get('event')} {d.get('tool')} agent={d.get('agent_type')} "
+                         f"{d.get('decision')} {d.get('codes')}")
+        if self.api.errors:
+            lines.append(f"script errors: {self.api.errors}")
+        return "\n".join(lines)
+
+
+class ClaudeRepo:
+    """A temporary repository wired with swarmgate, and the means to run Claude Code in it."""
+
+    def __init__(self, root: Path, claude_bin: str) -> None:
+        self.root = Path(root)
+        self.claude_bin = claude_bin
+        self.repo = self.root / "repo"
+        self.home = self.root / "home"
+        self.tmp = self.root / "tmp"
+        self.state_dir = self.root / "state"
+        for d in (self.repo, self.home, self.tmp, self.state_dir):
+            d.mkdir(parents=True, exist_ok=True)
+        self._git("init", "-q", "-b", "main")
+        self._git("config", "user.email", "e2e@example.invalid")
+        self._git("config", "user.name", "e2e")
+        (self.repo / "README.md").write_text("e2e test repository\n")
+        self._git("add", "README.md")
+        self._git("commit", "-q", "-m", "initial")
+        self.install_log = ""
+        self.install()
+
+    def _git(self, *args: str) -> None:
+        subprocess.run(["git", *args], cwd=self.repo, check=True, capture_output=True,
+                       env=self._git_env())
+
+    def _git_env(self) -> dict:
+        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home),
+                "GIT_CONFIG_NOSYSTEM": "1"}
+
+    # wiring
+    def install(self) -> None:
+        """Wire swarmgate into the repository with the real installer (`swarmgate install PATH`)."""
+        p = subprocess.run([swarmgate_entry(), "install", str(self.repo)], capture_output=True,
+                           text=True, env=self.env(), timeout=60)
+        self.install_log = p.stdout + p.stderr
+        if p.returncode != 0:
+            raise AssertionError(f"swarmgate install failed ({p.returncode}):\n{self.install_log}")
+
+    def add_agent(self, agent_type: str, description: str = "a test agent",
+                  body: str = "You do what the prompt says.") -> Path:
+        """Create .claude/agents/<type>.md so the type exists for Claude Code and swarmgate."""
+        path = self.repo / ".claude" / "agents" / f"{agent_type}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\nname: {agent_type}\ndescription: {description}\n---\n\n{body}\n")
+        return path
+
+    def env(self, api_url: str = "", extra: dict | None = None) -> dict:
+        """A clean environment: nothing from the caller's except PATH and the locale."""
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "LANG": os.environ.get("LANG", "C.UTF-8"),
+            "HOME": str(self.home),
+            "TMPDIR": str(self.tmp),
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "SWARMGATE_STATE_DIR": str(self.state_dir),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "GIT_CONFIG_NOSYSTEM": "1",
+        }
+        if api_url:
+            env.update({
+                "ANTHROPIC_BASE_URL": api_url,
+                "ANTHROPIC_API_KEY": "sk-e2e-not-a-key",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+                "IS_SANDBOX": "1",  # root may use bypassPermissions only in a sandbox
+            })
+        env.update(extra or {})
+        return env
+
+    # running
+    def run(self, prompt: str, conversations: list[Conversation], *, args: tuple[str, ...] = (),
+            env: dict | None = None, timeout: float = RUN_TIMEOUT_S) -> ClaudeRun:
+        """Run `claude -p PROMPT` against a scripted API; kill whatever it leaves running."""
+        api = MessagesAPI(conversations)
+        token = f"{os.getpid()}-{time.monotonic_ns()}"
+        env = {**(env or {}), RUN_MARK: token}
+        with api:
+            cmd = [sys.executable, str(REAPER), self.claude_bin, "-p", prompt, "--output-format", "json",
+                   "--permission-mode", "bypassPermissions", *args]
+            proc = subprocess.Popen(cmd, cwd=self.repo, env=self.env(api.url, env),
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
+            try:
+                out, err = proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                proc.terminate()  # the reaper kills claude and everything it left, then exits
+                try:
+                    out, err = proc.communicate(timeout=30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    out, err = proc.communicate()
+                raise AssertionError(f"claude -p did not finish within {timeout} s; "
+                                     f"stderr: {err[-2000:]!r}") from None
+            finally:
+                _kill_marked(token)
+        try:
+            output = json.loads(out) if out.strip() else {}
+        except ValueError:
+            output = {}
+        return ClaudeRun(self.repo, self.home, proc.returncode, out, err, api,
+                         output if isinstance(output, dict) else {}, token)
+
+
+RUN_MARK = "SWARMGATE_E2E_RUN"
+
+
+def _marked_pids(token: str) -> list[int]:
+    """Processes whose environment carries our run's token (they left the process group)."""
+    needle = f"{RUN_MARK}={token}".encode()
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                if needle in f.read().split(b"\0"):
+                    out.append(int(name))
+        except OSError:
+            continue
+    return out
+
+
+def _kill_marked(token: str) -> None:
+    """Kill, by pid, every process that still carries this run's token; wait till they are gone."""
+    deadline = time.monotonic() + 10
+    while True:
+        pids = _marked_pids(token)
+        if not pids:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"processes {pids} of this run survive SIGKILL")
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)

@@ -1,0 +1,413 @@
+"""A scripted stand-in for the Anthropic Messages API, for driving the real Claude Code binary.
+
+It listens on 127.0.0.1 (a free port), records every request, and answers
+each POST /v1/messages with the next scripted assistant turn, streamed as SSE
+the way the binary expects (message_start, content_block_start/delta/stop
+with text_delta or input_json_delta, message_delta with the stop_reason,
+message_stop).
+
+Conversations: Claude Code holds several conversations against one API: the
+main agent's, one per subagent (its first user message holds the dispatch
+prompt), and side requests (title generation and the like). The server is
+stateless about them: each request carries the whole conversation, so a
+``Conversation`` is picked by a marker in the first user message and its
+next turn is the number of assistant messages already in the request.
+
+    api = MessagesAPI([
+        Conversation("run-echo", [
+            bash("echo hello-e2e"),
+            done("finished"),
+        ]),
+    ])
+
+A turn may also be a callable ``(Request) -> Turn`` for replies that depend
+on what came back (e.g. the id of a dispatched agent).
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Iterable
+
+_ids = itertools.count(1)
+
+
+# --- turns -------------------------------------------------------------------------------------
+
+@dataclass
+class Turn:
+    """One assistant message: content blocks and the stop reason."""
+    blocks: list[dict]
+    stop_reason: str = "end_turn"
+
+
+def text_block(text: str) -> dict:
+    return {"type": "text", "text": text}
+
+
+def tool_block(name: str, tool_input: dict, tool_id: str | None = None) -> dict:
+    return {"type": "tool_use", "id": tool_id or f"toolu_e2e_{next(_ids):04d}", "name": name,
+            "input": tool_input}
+
+
+def done(text: str = "done") -> Turn:
+    """A final text answer: ends the conversation's turn."""
+    return Turn([text_block(text)], "end_turn")
+
+
+def tool(name: str, tool_input: dict, *, say: str = "", tool_id: str | None = None) -> Turn:
+    """Call one tool (optionally after a line of text)."""
+    blocks = [text_block(say)] if say else []
+    blocks.append(tool_block(name, tool_input, tool_id))
+    return Turn(blocks, "tool_use")
+
+
+def tools(*calls: tuple[str, dict]) -> Turn:
+    """Call several tools in one assistant message (they run in parallel)."""
+    return Turn([tool_block(n, i) for n, i in calls], "tool_use")
+
+
+def bash(command: str, description: str = "run a command", **extra: Any) -> Turn:
+    return tool("Bash", {"command": command, "description": description, **extra})
+
+
+def dispatch(subagent_type: str, prompt: str, description: str = "do a task", **extra: Any) -> Turn:
+    """Dispatch a subagent (the Agent tool). Foreground unless run_in_background is given."""
+    extra.setdefault("run_in_background", False)
+    return tool("Agent", {"description": description, "prompt": prompt,
+                          "subagent_type": subagent_type, **extra})
+
+
+# --- requests ----------------------------------------------------------------------------------
+
+def _block_text(block: Any) -> str:
+    """All text inside a content block (tool_result content may be a string or a list)."""
+    if isinstance(block, str):
+        return block
+    if not isinstance(block, dict):
+        return ""
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind == "tool_result":
+        c = block.get("content")
+        if isinstance(c, list):
+            return "\n".join(_block_text(b) for b in c)
+        return str(c or "")
+    if kind == "tool_use":
+        return json.dumps(block.get("input", {}))
+    return ""
+
+
+def _content_blocks(message: dict) -> list:
+    c = message.get("content")
+    if isinstance(c, str):
+        return [{"type": "text", "text": c}]
+    return c if isinstance(c, list) else []
+
+
+@dataclass
+class ToolResult:
+    tool_use_id: str
+    is_error: bool
+    text: str
+
+
+@dataclass
+class Request:
+    """One recorded POST: path (with query), headers and the parsed JSON body."""
+    path: str
+    headers: dict
+    body: dict
+    conversation: str | None = None  # the Conversation name that answered it, None for side requests
+    reply: Turn | None = None
+
+    @property
+    def messages(self) -> list[dict]:
+        m = self.body.get("messages")
+        return m if isinstance(m, list) else []
+
+    @property
+    def model(self) -> str:
+        return str(self.body.get("model", ""))
+
+    @property
+    def system_text(self) -> str:
+        s = self.body.get("system")
+        if isinstance(s, list):
+            return "\n".join(_block_text(b) for b in s)
+        return str(s or "")
+
+    def user_texts(self) -> list[str]:
+        """Texts of the user messages, each message's blocks joined."""
+        return ["\n".join(_block_text(b) for b in _content_blocks(m))
+                for m in self.messages if m.get("role") == "user"]
+
+    @property
+    def first_user_text(self) -> str:
+        u = self.user_texts()
+        return u[0] if u else ""
+
+    @property
+    def all_text(self) -> str:
+        """Everything the model sees: system prompt and every message's text."""
+        parts = [self.system_text]
+        for m in self.messages:
+            parts.extend(_block_text(b) for b in _content_blocks(m))
+        return "\n".join(parts)
+
+    @property
+    def assistant_turns(self) -> int:
+        return sum(1 for m in self.messages if m.get("role") == "assistant")
+
+    def tool_results(self) -> list[ToolResult]:
+        out = []
+        for m in self.messages:
+            if m.get("role") != "user":
+                continue
+            for b in _content_blocks(m):
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    out.append(ToolResult(str(b.get("tool_use_id", "")), bool(b.get("is_error")),
+                                          _block_text(b)))
+        return out
+
+    def last_tool_results(self) -> list[ToolResult]:
+        """Tool results in the last user message (the answer to the previous turn's calls)."""
+        for m in reversed(self.messages):
+            if m.get("role") == "user":
+                return [ToolResult(str(b.get("tool_use_id", "")), bool(b.get("is_error")), _block_text(b))
+                        for b in _content_blocks(m)
+                        if isinstance(b, dict) and b.get("type") == "tool_result"]
+        return []
+
+    def tool_uses(self) -> list[dict]:
+        """Every tool_use block the assistant sent in this conversation so far."""
+        return [b for m in self.messages if m.get("role") == "assistant"
+                for b in _content_blocks(m) if isinstance(b, dict) and b.get("type") == "tool_use"]
+
+
+# --- conversations -----------------------------------------------------------------------------
+
+TurnSpec = Turn | Callable[[Request], Turn]
+
+
+@dataclass
+class Conversation:
+    """A scripted conversation, recognised by ``marker`` in its first user message.
+
+    Turn i answers the request that already holds i assistant messages. When
+    the script runs out, the conversation ends with a plain text answer.
+    """
+    marker: str
+    turns: list[TurnSpec]
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        self.name = self.name or self.marker
+
+    def matches(self, req: Request) -> bool:
+        return self.marker in req.first_user_text
+
+    def reply(self, req: Request) -> Turn:
+        i = req.assistant_turns
+        if i >= len(self.turns):
+            return done(f"[{self.name}] script finished")
+        spec = self.turns[i]
+        return spec(req) if callable(spec) else spec
+
+
+def side_reply(req: Request) -> Turn:
+    """Answer for requests no conversation claims (titles, summaries, classifiers)."""
+    return done("e2e")
+
+
+# --- SSE encoding ------------------------------------------------------------------------------
+
+def sse_events(turn: Turn, model: str, msg_id: str) -> Iterable[tuple[str, dict]]:
+    yield "message_start", {"type": "message_start", "message": {
+        "id": msg_id, "type": "message", "role": "assistant", "model": model or "claude-e2e",
+        "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 0,
+                  "cache_read_input_tokens": 0}}}
+    for i, b in enumerate(turn.blocks):
+        if b["type"] == "text":
+            yield "content_block_start", {"type": "content_block_start", "index": i,
+                                          "content_block": {"type": "text", "text": ""}}
+            yield "content_block_delta", {"type": "content_block_delta", "index": i,
+                                          "delta": {"type": "text_delta", "text": b["text"]}}
+        else:
+            yield "content_block_start", {"type": "content_block_start", "index": i, "content_block": {
+                "type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}}
+            yield "content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
+                "type": "input_json_delta", "partial_json": json.dumps(b["input"])}}
+        yield "content_block_stop", {"type": "content_block_stop", "index": i}
+    yield "message_delta", {"type": "message_delta",
+                            "delta": {"stop_reason": turn.stop_reason, "stop_sequence": None},
+                            "usage": {"output_tokens": 5}}
+    yield "message_stop", {"type": "message_stop"}
+
+
+def message_json(turn: Turn, model: str, msg_id: str) -> dict:
+    return {"id": msg_id, "type": "message", "role": "assistant", "model": model or "claude-e2e",
+            "content": turn.blocks, "stop_reason": turn.stop_reason, "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 5}}
+
+
+# --- the server --------------------------------------------------------------------------------
+
+class MessagesAPI:
+    """The scripted API server. Use as a context manager; ``url`` is its base URL."""
+
+    def __init__(self, conversations: list[Conversation] | None = None,
+                 side: Callable[[Request], Turn] = side_reply) -> None:
+        self.conversations = list(conversations or [])
+        self.side = side
+        self.requests: list[Request] = []
+        self.other: list[tuple[str, str]] = []  # (method, path) of anything that is not /v1/messages
+        self.errors: list[str] = []
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle
+    def start(self) -> "MessagesAPI":
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, fmt, *args):  # quiet
+                pass
+
+            def do_POST(self):  # noqa: N802
+                api._handle_post(self)
+
+            def do_GET(self):  # noqa: N802
+                api._record_other(self, "GET")
+                self._json(404, {"type": "error", "error": {"type": "not_found_error",
+                                                             "message": "not scripted"}})
+
+            def do_HEAD(self):  # noqa: N802
+                api._record_other(self, "HEAD")
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def _json(self, code: int, obj: dict) -> None:
+                data = json.dumps(obj).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="messages-api", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> "MessagesAPI":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "server not started"
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    # handling
+    def _record_other(self, h: BaseHTTPRequestHandler, method: str) -> None:
+        with self._lock:
+            self.other.append((method, h.path))
+
+    def _route(self, req: Request) -> Turn:
+        for conv in self.conversations:
+            if conv.matches(req):
+                req.conversation = conv.name
+                return conv.reply(req)
+        return self.side(req)
+
+    def _handle_post(self, h: BaseHTTPRequestHandler) -> None:
+        length = int(h.headers.get("Content-Length") or 0)
+        raw = h.rfile.read(length) if length else b""
+        path = h.path
+        route = path.split("?", 1)[0]
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {}
+        if route.endswith("/count_tokens"):
+            self._record_other(h, "POST")
+            h._json(200, {"input_tokens": 100})
+            return
+        if route != "/v1/messages":
+            self._record_other(h, "POST")
+            h._json(404, {"type": "error", "error": {"type": "not_found_error", "message": "not scripted"}})
+            return
+        req = Request(path, dict(h.headers.items()), body if isinstance(body, dict) else {})
+        try:
+            turn = self._route(req)
+        except Exception as e:  # noqa: BLE001 - a script bug: tell the binary and the test
+            with self._lock:
+                self.errors.append(f"script raised {type(e).__name__}: {e}")
+            turn = done(f"e2e script error: {e}")
+        req.reply = turn
+        with self._lock:
+            self.requests.append(req)
+        msg_id = f"msg_e2e_{next(_ids):04d}"
+        if not req.body.get("stream"):
+            h._json(200, message_json(turn, req.model, msg_id))
+            return
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.send_header("Cache-Control", "no-cache")
+        h.send_header("Connection", "close")
+        h.end_headers()
+        for name, data in sse_events(turn, req.model, msg_id):
+            h.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+        h.wfile.flush()
+        h.close_connection = True
+
+    # queries
+    def conversation_requests(self, name: str) -> list[Request]:
+        with self._lock:
+            return [r for r in self.requests if r.conversation == name]
+
+    def side_requests(self) -> list[Request]:
+        with self._lock:
+            return [r for r in self.requests if r.conversation is None]
+
+    def tool_results(self, name: str | None = None) -> list[ToolResult]:
+        """Every distinct tool result the binary sent back (optionally in one conversation)."""
+        seen: dict[str, ToolResult] = {}
+        reqs = self.conversation_requests(name) if name else list(self.requests)
+        for r in reqs:
+            for tr in r.tool_results():
+                seen.setdefault(tr.tool_use_id, tr)
+        return list(seen.values())
+
+    def result_for(self, tool_use_id: str) -> ToolResult | None:
+        for tr in self.tool_results():
+            if tr.tool_use_id == tool_use_id:
+                return tr
+        return None
+
+    def requests_containing(self, needle: str) -> list[Request]:
+        with self._lock:
+            return [r for r in self.requests if needle in r.all_text]
