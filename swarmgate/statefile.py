@@ -10,15 +10,14 @@ Every state file swarmgate keeps goes through here:
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import stat
 import sys
-import tempfile
-import time
-from pathlib import Path
-from typing import Any, Callable, Iterator
+
+# Hot path: hooks append to the decision log and keep session state through
+# this module, so it imports nothing heavy at load time (no pathlib, tempfile,
+# typing, contextlib); paths may be str or Path. Annotations are never evaluated.
 
 
 class StateError(Exception):
@@ -31,11 +30,13 @@ def _warn(msg: str) -> None:
 
 def ensure_dir(path: Path, mode: int = 0o755) -> Path:
     """mkdir -p that refuses to walk through a symlink at the last component."""
+    from pathlib import Path
+
     path = Path(path)
     try:
         st = os.lstat(path)
     except FileNotFoundError:
-        path.mkdir(parents=True, exist_ok=True, mode=mode)
+        os.makedirs(path, mode=mode, exist_ok=True)
         st = os.lstat(path)
     if stat.S_ISLNK(st.st_mode):
         raise StateError(f"{path} is a symlink; refusing to use it as a state directory")
@@ -56,7 +57,7 @@ def _open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
 def read_text(path: Path) -> str | None:
     """File content, or None if absent. Raises StateError on a symlink."""
     try:
-        fd = _open_nofollow(Path(path), os.O_RDONLY)
+        fd = _open_nofollow(os.fspath(path), os.O_RDONLY)
     except FileNotFoundError:
         return None
     with os.fdopen(fd, "r", encoding="utf-8", errors="replace") as f:
@@ -65,14 +66,19 @@ def read_text(path: Path) -> str | None:
 
 def quarantine(path: Path, why: str, report: Callable[[str], None] | None = None) -> None:
     """Move a corrupt file aside (path.corrupt-<time>) and say so."""
+    import time
+    from pathlib import Path
+
     path = Path(path)
     dest = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
     n = 1
     while os.path.lexists(dest):  # never overwrite an earlier quarantined copy
         dest = path.with_name(f"{path.name}.corrupt-{int(time.time())}-{n}")
         n += 1
-    with contextlib.suppress(OSError):
+    try:
         os.replace(path, dest)
+    except OSError:
+        pass
     (report or _warn)(f"state file {path} was corrupt ({why}); moved to {dest.name} and rebuilt")
 
 
@@ -94,9 +100,12 @@ def read_json(path: Path, default: Any, *, expect: type | None = dict,
 
 
 def write_text_atomic(path: Path, text: str, mode: int = 0o644) -> None:
-    path = Path(path)
-    ensure_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    path = os.fspath(path)
+    parent, name = os.path.split(os.path.abspath(path))
+    ensure_dir(parent)
+    # an exclusive, never-followed temp name in the same directory (tempfile costs ms to import)
+    tmp = os.path.join(parent, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -105,8 +114,10 @@ def write_text_atomic(path: Path, text: str, mode: int = 0o644) -> None:
         os.chmod(tmp, mode)
         os.replace(tmp, path)  # replaces a planted symlink itself, never its target
     except BaseException:
-        with contextlib.suppress(OSError):
+        try:
             os.unlink(tmp)
+        except OSError:
+            pass
         raise
 
 
@@ -116,12 +127,12 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 def append_jsonl(path: Path, record: dict) -> None:
     """Append one JSON line with a single O_APPEND write (atomic for small records)."""
-    path = Path(path)
+    path = os.fspath(path)
     line = (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
     try:
         fd = _open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     except FileNotFoundError:
-        ensure_dir(path.parent)
+        ensure_dir(os.path.dirname(os.path.abspath(path)))
         fd = _open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:
         os.write(fd, line)
@@ -146,21 +157,33 @@ def read_jsonl(path: Path) -> Iterator[dict]:
             yield rec
 
 
-@contextlib.contextmanager
-def locked(path: Path, timeout: float = 30.0) -> Iterator[None]:
-    """An exclusive filelock at ``path`` (a sibling ``.lock`` file is the usual choice)."""
-    from filelock import FileLock, Timeout
+class locked:
+    """An exclusive filelock at ``path`` (a sibling ``.lock`` file is the usual choice).
 
-    path = Path(path)
-    ensure_dir(path.parent)
-    if os.path.islink(path):
-        raise StateError(f"{path} is a symlink; refusing to use it as a lock")
-    lock = FileLock(str(path), timeout=timeout)
-    try:
-        lock.acquire()
-    except Timeout:
-        raise StateError(f"could not take the lock {path} within {timeout:.0f}s") from None
-    try:
-        yield
-    finally:
-        lock.release()
+    ``with locked(path, timeout):`` — StateError when it cannot be taken in time
+    or the lock path is a planted symlink.
+    """
+
+    def __init__(self, path: Path, timeout: float = 30.0) -> None:
+        self.path = os.fspath(path)
+        self.timeout = timeout
+        self._lock = None
+
+    def __enter__(self) -> None:
+        from filelock import FileLock, Timeout
+
+        ensure_dir(os.path.dirname(os.path.abspath(self.path)))
+        if os.path.islink(self.path):
+            raise StateError(f"{self.path} is a symlink; refusing to use it as a lock")
+        lock = FileLock(self.path, timeout=self.timeout)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise StateError(f"could not take the lock {self.path} within {self.timeout:.0f}s") from None
+        self._lock = lock
+        return None
+
+    def __exit__(self, *exc) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
