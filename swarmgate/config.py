@@ -340,13 +340,78 @@ def find_repo(start: str | None = None) -> str:
 
 
 def load_config(repo: str | None = None) -> Config:
-    """The validated config of ``repo`` (defaults when it has none)."""
+    """The validated config of ``repo`` (defaults when it has none).
+
+    A hook loads the config on every call; parsing TOML costs ~10 ms of imports
+    here, so the validated result is cached as JSON in the repository
+    (.swarmgate/cache/config.json, protected by G01 like the config itself),
+    keyed by the file's identity (device, inode, size, mtime, ctime) and by the
+    identity of this schema's code. Any change to either misses the cache.
+    """
     repo_path = os.path.abspath(str(repo)) if repo is not None else find_repo()
     path = os.path.join(repo_path, ".claude", "swarmgate.toml")
-    if not os.path.exists(path):
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
         return Config(validate({}), None, repo_path, {})
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e}") from None
+    key = _cache_key(st)
+    cached = _cache_read(repo_path, key)
+    if cached is not None:
+        return Config(cached["data"], path, repo_path, cached["raw"])
     raw = parse_toml(path)
-    return Config(validate(raw, path), path, repo_path, raw)
+    data = validate(raw, path)
+    _cache_write(repo_path, key, data, raw)
+    return Config(data, path, repo_path, raw)
+
+
+def cache_path(repo: str) -> str:
+    """Where the validated config of ``repo`` is cached (repository state, like the decision log)."""
+    return os.path.join(str(repo), ".swarmgate", "cache", "config.json")
+
+
+def _cache_key(st: os.stat_result) -> str:
+    code = []
+    for mod_file in (__file__, parse_size.__code__.co_filename):
+        try:
+            cs = os.stat(mod_file)
+            code.append(f"{cs.st_mtime_ns}:{cs.st_size}")
+        except OSError:
+            code.append("?")
+    return (f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+            f"|{'|'.join(code)}")
+
+
+def _cache_read(repo: str, key: str) -> dict[str, Any] | None:
+    import json
+
+    from swarmgate.statefile import StateError, read_text
+    try:
+        text = read_text(cache_path(repo))
+        rec = json.loads(text) if text else None
+    except (OSError, ValueError, StateError):
+        return None
+    if (isinstance(rec, dict) and rec.get("key") == key and isinstance(rec.get("data"), dict)
+            and isinstance(rec.get("raw"), dict)):
+        return rec
+    return None
+
+
+def _cache_write(repo: str, key: str, data: dict[str, Any], raw: dict[str, Any]) -> None:
+    import json
+
+    from swarmgate.statefile import StateError, write_text_atomic
+    try:
+        text = json.dumps({"key": key, "data": data, "raw": raw}, sort_keys=False)
+    except (TypeError, ValueError):
+        return  # e.g. a TOML date somewhere: not cacheable, parse every time
+    if json.loads(text)["data"] != data:
+        return
+    try:
+        write_text_atomic(cache_path(repo), text + "\n")
+    except (OSError, StateError):
+        pass  # a read-only repository: parse every time
 
 
 def defaults() -> Config:
