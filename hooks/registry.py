@@ -15,6 +15,7 @@ MODULES = (
     "swarmgate.hooks.timer_guards",
     "swarmgate.hooks.write_scope",
     "swarmgate.hooks.resource_report",
+    "swarmgate.hooks.dispatch_guards",
 )
 
 _cache: list | None = None

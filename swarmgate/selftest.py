@@ -54,6 +54,7 @@ TOOL_SUITES: dict[str, str] = {
     "gate-staged": "swarmgate.gate.gate_staged:selftest_suite",
     "gpu-quiesce-run": "swarmgate.hosts.gpu_quiesce_run:selftest_suite",
     "multi-host-run": "swarmgate.hosts.multi_host_run:selftest_suite",
+    "detached-run": "swarmgate.hosts.detached_run:selftest_suite",
     "workspace-lock": "swarmgate.agents.workspace_lock:selftest_suite",
     "work-dir-owner": "swarmgate.agents.work_dir_owner:selftest_suite",
     "sop": "swarmgate.agents.sop:selftest_suite",
@@ -116,23 +117,15 @@ def run_suite(suite: Suite) -> Result:
 # Each guard case runs with its own state directory inside its temp repository, so a
 # case never reads or writes the machine's state (SWARMGATE_STATE_DIR). A case seeds
 # state through `files` under this directory, e.g.
-# ".selftest-state/sessions/selftest-session/state.json"; the self-test marker is
-# copied in so break switches keep working.
+# ".selftest-state/sessions/selftest-session/state.json". (Break switches keep working:
+# the self-test marker is found through its own variable, see break_switch.)
 CASE_STATE_DIR = ".selftest-state"
 
 
 @contextlib.contextmanager
 def _case_state_dir(path: str):
-    from swarmgate.break_switch import TOKEN_ENV, _marker_path
-
-    token = os.environ.get(TOKEN_ENV, "")
-    marker = _marker_path(token) if token else ""
-    os.makedirs(os.path.join(path, "selftest"), exist_ok=True)
+    os.makedirs(path, exist_ok=True)
     with _env({"SWARMGATE_STATE_DIR": path}):
-        if marker and os.path.isfile(marker):
-            dest = _marker_path(token)
-            shutil.copyfile(marker, dest)
-            os.chmod(dest, 0o600)
         yield
 
 

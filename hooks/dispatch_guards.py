@@ -1,0 +1,463 @@
+"""Dispatch guards (SPEC §4.1): PreToolUse on Agent/Task.
+
+D01 heavy-test line, D07 concurrency, D12 denied types, D15 thread cap,
+D16 scratch locks, D20 unfilled placeholders, D21 unknown type.
+
+The pure judgements (D01 D12 D15 D20 D21) read the parsed prompt and the
+config. D07 and D16 need state; all seven are computed once per event by
+``admit()`` (memoised on the event), which:
+
+1. judges D01 D12 D15 D20 D21;
+2. under the session lock, counts this session's running subagents plus the
+   dispatches let through in the last ``[dispatch] pending_seconds`` that
+   have not reached SubagentStart yet (D07). Counting the pending ones is
+   what stops six quick dispatches in a row (or six Agent calls in one
+   message, which Claude Code checks one after another before any starts)
+   from all passing; background dispatches (`run_in_background`, the default
+   in Claude Code 2.1) count exactly like foreground ones;
+3. checks and, when nothing refuses, takes the scratch locks (D16);
+4. records the dispatch in the session state only when no guard in "on"
+   mode refuses it, so a refused dispatch never counts against D07 nor holds
+   a scratch directory.
+
+Each guard's check returns its own entry of that result; a guard switched
+off in the config is not judged, one in "warn" mode is judged but does not
+stop the recording (it does not refuse).
+"""
+from __future__ import annotations
+
+from swarmgate import guard as G
+
+DEFAULT_TYPE = "general-purpose"  # what Claude Code runs when subagent_type is omitted
+CODES = ("D01", "D07", "D12", "D15", "D16", "D20", "D21")
+
+
+def agent_type_of(event) -> str:
+    t = event.tool_input.get("subagent_type")
+    return t.strip() if isinstance(t, str) and t.strip() else DEFAULT_TYPE
+
+
+def prompt_of(event) -> str:
+    p = event.tool_input.get("prompt")
+    return p if isinstance(p, str) else ""
+
+
+def parsed_prompt(event, config):
+    from swarmgate.hooks.dispatch_prompt_parse import parse_with_config
+    return event.derived("dispatch_prompt", lambda: parse_with_config(prompt_of(event), config))
+
+
+# --- pure judgements ---------------------------------------------------------------
+
+def judge_d01(parsed, config):
+    line = config["dispatch"]["heavy_line"]
+    if parsed.has_heavy_line:
+        return None
+    return G.Finding(
+        "D01", f"the dispatch prompt lacks the line `{line}`. Heavy tests belong to the main agent; "
+               f"a subagent must be told so in its prompt.",
+        f"add this line, on its own, to the prompt: {line}")
+
+
+def judge_d12(agent_type: str, config, known: list):
+    denied = config["dispatch"]["denied_types"]
+    if agent_type not in denied:
+        return None
+    shown = ", ".join(known) if known else "none defined yet (run `swarmgate install`)"
+    omitted = " (no subagent_type given: Claude Code would run general-purpose)" \
+        if agent_type == DEFAULT_TYPE else ""
+    return G.Finding(
+        "D12", f"subagent_type {agent_type!r} may not be dispatched{omitted}: it is in "
+               f"[dispatch] denied_types. A general agent gets no type rules and no write scope.",
+        f"dispatch a project-defined type instead (one-off work goes to `clerk`); defined types: {shown}. "
+        f"`dispatch-prompt TYPE` prints the prompt skeleton.")
+
+
+def judge_d15(parsed, config, broken=lambda name: False):
+    default = config["threads"]["heavy_default"]
+    d = config["dispatch"]
+    label, rlabel = d["thread_cap_line"], d["thread_cap_reason_line"]
+    caps = parsed.thread_caps
+    if not caps:
+        return None
+    if len(caps) > 1:
+        where = ", ".join(str(c.line_no) for c in caps)
+        return G.Finding(
+            "D15", f"the prompt has {len(caps)} `{label}:` lines (lines {where}); a subagent obeys one "
+                   f"number, so there must be exactly one.",
+            f"keep one line `{label}: {default}`.")
+    cap = caps[0]
+    if cap.value is None:
+        if broken("d15-loose-value"):
+            return None
+        return G.Finding(
+            "D15", f"`{label}: {cap.raw}` (line {cap.line_no}) is not exactly one integer. Anything beside "
+                   f"the number (\"31 (fewer if busy)\") hands the choice back to the subagent, which then "
+                   f"picks its own thread count.",
+            f"write `{label}: {default}` (the registered [threads] heavy_default); to use another number, "
+            f"write it alone and put `{rlabel}: <why>` on the next line.")
+    if cap.value == default or broken("d15-any-number"):
+        return None
+    if cap.reason and cap.reason.strip():
+        from swarmgate.agents.dispatch_prompt import find_placeholders
+        if not find_placeholders(cap.reason):
+            return None
+    return G.Finding(
+        "D15", f"`{label}: {cap.value}` (line {cap.line_no}) differs from the registered thread default "
+               f"{default} ([threads] heavy_default) and the next line gives no `{rlabel}:`.",
+        f"use `{label}: {default}`, or keep {cap.value} and add on the very next line "
+        f"`{rlabel}: <why this run needs {cap.value}>`.")
+
+
+def judge_d20(parsed):
+    holes = parsed.placeholders
+    if not holes:
+        return None
+    shown = ", ".join(dict.fromkeys(holes))
+    return G.Finding(
+        "D20", f"the prompt still has {len(holes)} unfilled placeholder(s) from `dispatch-prompt`: {shown}.",
+        "replace every `<... fill in>` with the real text, then dispatch again.")
+
+
+def judge_d21(agent_type: str, repo: str, config, known: list):
+    from swarmgate.agents.agent_definitions import DefinitionError, agent_path, load_agent
+
+    if agent_type in config["dispatch"]["denied_types"]:
+        return None  # D12 judges those
+    try:
+        agent = load_agent(repo, config, agent_type)
+    except DefinitionError as e:
+        return G.Finding("D21", f"the definition of subagent_type {agent_type!r} cannot be read: {e}",
+                         "fix the frontmatter of that file (see docs/agents.md), then dispatch again.")
+    if agent is not None:
+        return None
+    rel = config["dispatch"]["agents_dir"].rstrip("/") + f"/{agent_type}.md"
+    shown = ", ".join(known) if known else "none (run `swarmgate install`)"
+    return G.Finding(
+        "D21", f"unknown subagent_type {agent_type!r}: there is no {rel}. Only types the project defines "
+               f"carry the rules and write scope their work needs.",
+        f"dispatch one of the defined types: {shown}; `dispatch-prompt TYPE` prints its skeleton.")
+
+
+# --- admission: all seven at once, state under locks --------------------------------
+
+def _broken(name: str) -> bool:
+    from swarmgate.break_switch import broken
+    return broken(name)
+
+
+def _known_types(event, config) -> list:
+    from swarmgate.agents.agent_definitions import known_types
+    return event.derived("known_agent_types", lambda: known_types(event.repo, config))
+
+
+def admit(event, config) -> dict:
+    """{code: Finding | None} for the seven dispatch guards (memoised on the event)."""
+    return event.derived("dispatch_admit", lambda: _admit(event, config))
+
+
+def _admit(event, config) -> dict:
+    import time
+
+    on = {c: config.guard_mode(c) for c in CODES}
+    out: dict = {c: None for c in CODES}
+    parsed = parsed_prompt(event, config)
+    atype = agent_type_of(event)
+    if on["D01"] != "off" and not _broken("d01-no-heavy-line"):
+        out["D01"] = judge_d01(parsed, config)
+    if on["D12"] != "off" and not _broken("d12-allow-denied"):
+        out["D12"] = judge_d12(atype, config, _known_types(event, config))
+    if on["D15"] != "off":
+        out["D15"] = judge_d15(parsed, config, _broken)
+    if on["D20"] != "off" and not _broken("d20-allow-placeholders"):
+        out["D20"] = judge_d20(parsed)
+    if on["D21"] != "off" and not _broken("d21-allow-unknown-type"):
+        out["D21"] = judge_d21(atype, event.repo, config, _known_types(event, config))
+
+    def refuses(code: str) -> bool:
+        return out[code] is not None and on[code] == "on"
+
+    refused = any(refuses(c) for c in out)
+    session = event.session_id
+    if not session:
+        return out  # no session id: nothing to count or lock against (never seen from Claude Code)
+
+    from swarmgate.hooks import scratch_locks
+    from swarmgate.hooks import session_state as S
+    from swarmgate.hooks.dispatch_prompt_parse import prompt_digest
+
+    now = time.time()
+    window = float(config["dispatch"]["pending_seconds"])
+    limit = int(config["dispatch"]["max_concurrent"])
+    proc = S.session_process()
+    tool_use_id = str(event.payload.get("tool_use_id") or "")
+    name = event.tool_input.get("name") if isinstance(event.tool_input.get("name"), str) else None
+    scratch = list(dict.fromkeys(parsed.scratch))
+    base = event.cwd or event.repo
+
+    def step(st: dict):
+        nonlocal refused
+        if on["D07"] != "off" and not _broken("d07-no-limit"):
+            run = S.running(st)
+            pend = S.pending(st, now, window)
+            if len(run) + len(pend) >= limit:
+                out["D07"] = _d07_finding(run, pend, limit, now)
+                refused = refused or on["D07"] == "on"
+        if scratch and on["D16"] != "off" and not _broken("d16-no-scratch-lock"):
+            owner = {"session": session, "dispatch": tool_use_id, "name": name, "type": atype,
+                     "pid": proc.get("pid"), "start": proc.get("start")}
+            conflicts, _stale = scratch_locks.acquire(scratch, owner, base, window, now, take=not refused)
+            if conflicts:
+                out["D16"] = _d16_finding(conflicts, config)
+                refused = refused or on["D16"] == "on"
+        if not refused:
+            S.note_proc(st, proc, now)
+            S.record_dispatch(st, tool_use_id=tool_use_id, agent_type=atype, name=name, proc=proc, now=now,
+                              background=bool(event.tool_input.get("run_in_background")),
+                              scratch=scratch, prompt_digest=prompt_digest(prompt_of(event)))
+
+    S.update(session, step)
+    return out
+
+
+def _clock(t) -> str:
+    import time
+    try:
+        return time.strftime("%H:%M:%S", time.localtime(float(t)))
+    except (TypeError, ValueError):
+        return "?"
+
+
+def _d07_finding(run: list, pend: list, limit: int, now: float):
+    parts = [f"{aid} ({a.get('type') or '?'}{', ' + a['name'] if a.get('name') else ''}, since "
+             f"{_clock(a.get('started'))})" for aid, a in run]
+    parts += [f"{d.get('name') or d.get('type')} (dispatched {now - float(d.get('time') or now):.0f}s ago, "
+              f"not started yet)" for d in pend]
+    return G.Finding(
+        "D07", f"{len(run) + len(pend)} subagents are already running in this session, the limit is {limit} "
+               f"([dispatch] max_concurrent): {'; '.join(parts)}.",
+        "wait until one hands back (a background agent notifies you when it completes), then dispatch; "
+        "or fold this work into the next batch of the scheduling record.")
+
+
+def _d16_finding(conflicts: list, config):
+    label = config["dispatch"]["scratch_line"]
+    parts = [f"{path} is held by {who}" for path, who in conflicts]
+    return G.Finding(
+        "D16", "a scratch directory this dispatch names is locked by a live holder: " + "; ".join(parts) + ".",
+        f"give this agent its own directory (`{label}: <another path>`), or wait until the holder hands back "
+        f"(its lock is released at its SubagentStop).")
+
+
+def _check(code: str):
+    def check(event, config):
+        return admit(event, config).get(code)
+    check.__name__ = f"check_{code.lower()}"
+    return check
+
+
+# --- cases -------------------------------------------------------------------------
+
+_AGENT_MD = ("---\nname: implementer\ndescription: implements one task\ntools: Read, Edit, Bash\n"
+             "builds: yes\n---\nYou implement the task in your prompt.\n")
+_CLERK_MD = "---\nname: clerk\ndescription: one-off work\ntools: Read, Bash\n---\nDo the one thing asked.\n"
+_FILES = {".claude/agents/implementer.md": _AGENT_MD, ".claude/agents/clerk.md": _CLERK_MD}
+_GOOD = ("task: add the parser for the v2 header\nexit criterion: tests/unit/header_test.py passes\n"
+         "heavy test: do not run\nthread cap: 31\n")
+
+
+def _dispatch(prompt: str = _GOOD, agent_type: str | None = "implementer", **extra) -> dict:
+    ti = {"description": "implement the parser", "prompt": prompt}
+    if agent_type is not None:
+        ti["subagent_type"] = agent_type
+    ti.update(extra)
+    return {"tool_name": "Agent", "tool_use_id": "toolu_selftest_1", "tool_input": ti}
+
+
+def _state_file(session: str, agents: dict, dispatches: list | None = None) -> dict:
+    import json
+    return {f".selftest-state/sessions/{session}/state.json":
+            json.dumps({"session": session, "procs": [], "agents": agents, "dispatches": dispatches or []})}
+
+
+def _agents(n: int, live: bool, stopped: int = 0) -> dict:
+    # pid 1 always exists; a start time no process can have makes the record a reused pid
+    proc = {"pid": 1} if live else {"pid": 1, "start": 1 << 62}
+    return {f"a{i}": {"type": "implementer", "started": 1.0 + i, "stopped": (9.0 if i < stopped else None),
+                      "proc": proc, "name": f"worker-{i}", "dispatch": None} for i in range(n)}
+
+
+_SCRATCH = "/var/tmp/swarmgate-selftest-d16-scratch"
+
+
+def _scratch_lock(live: bool) -> dict:
+    import json
+    from swarmgate.hooks.scratch_locks import record_name
+    rec = {"path": _SCRATCH, "session": "other-session", "dispatch": "toolu_other", "name": "builder",
+           "type": "implementer", "pid": 1, "since": 1.0}
+    if not live:
+        rec["start"] = 1 << 62
+    files = {f".selftest-state/locks/scratch/{record_name(_SCRATCH)}": json.dumps(rec)}
+    files.update(_state_file("other-session",
+                             {"b1": {"type": "implementer", "started": 1.0, "stopped": None,
+                                     "proc": {"pid": 1} if live else {"pid": 1, "start": 1 << 62},
+                                     "name": "builder", "dispatch": "toolu_other"}},
+                             [{"id": "toolu_other", "type": "implementer", "name": "builder", "time": 1.0,
+                               "proc": {"pid": 1}, "scratch": [_SCRATCH], "agent": "b1"}]))
+    return files
+
+
+GUARDS = (
+    G.Guard(
+        code="D01", summary="a dispatch prompt carries the heavy-test line",
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D01"),
+        doc=G.GuardDoc(
+            why="Heavy tests (the whole suite, long replays) take the machine; when several subagents "
+                "each run them, the machine runs out of memory. Only the main agent runs them, and every "
+                "subagent is told so in its prompt, where it cannot be compressed away.",
+            example='Agent {"subagent_type": "implementer", "prompt": "task: ...\\nthread cap: 31"}',
+            instead="Start the prompt from `dispatch-prompt TYPE`, which carries the line "
+                    "`heavy test: do not run` ([dispatch] heavy_line).",
+            exceptions="The wording is the config's [dispatch] heavy_line; a Markdown bullet before it is fine."),
+        breaks={"d01-no-heavy-line": "a prompt without the heavy-test line is let through"},
+        cases=(
+            G.Case("missing-heavy-line", "PreToolUse", _dispatch("task: x\nthread cap: 31\n"), fires=True,
+                   breaks=("d01-no-heavy-line",), files=_FILES),
+            G.Case("task-tool-missing-line", "PreToolUse",
+                   dict(_dispatch("task: x\n"), tool_name="Task"), fires=True,
+                   breaks=("d01-no-heavy-line",), files=_FILES),
+            G.Case("heavy-line-present", "PreToolUse", _dispatch(), fires=False, files=_FILES),
+            G.Case("heavy-line-as-bullet", "PreToolUse",
+                   _dispatch("task: x\n- heavy test: do not run\n"), fires=False, files=_FILES),
+        )),
+    G.Guard(
+        code="D07", summary="at most [dispatch] max_concurrent subagents run at once in one session",
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D07"),
+        doc=G.GuardDoc(
+            why="Each subagent builds and tests its own branch; past a handful at once the machine runs out "
+                "of memory or cores and everyone's work slows or dies. Running = SubagentStart seen, "
+                "SubagentStop not yet, in this session; dispatches let through in the last "
+                "[dispatch] pending_seconds that have not started yet count too, so six quick dispatches "
+                "cannot all pass. Entries of a session process that died (or whose pid was reused) "
+                "do not count.",
+            example="a sixth Agent call while five subagents of this session are running",
+            instead="Wait for one to hand back (background agents notify on completion), then dispatch.",
+            exceptions="Subagents of other sessions are not counted (each session has its own budget)."),
+        breaks={"d07-no-limit": "any number of subagents may run at once"},
+        cases=(
+            G.Case("sixth-subagent", "PreToolUse", _dispatch(), fires=True, breaks=("d07-no-limit",),
+                   files={**_FILES, **_state_file("selftest-session", _agents(5, live=True))}),
+            G.Case("sixth-background-subagent", "PreToolUse", _dispatch(run_in_background=True), fires=True,
+                   breaks=("d07-no-limit",),
+                   files={**_FILES, **_state_file("selftest-session", _agents(5, live=True))}),
+            G.Case("four-running", "PreToolUse", _dispatch(), fires=False,
+                   files={**_FILES, **_state_file("selftest-session", _agents(5, live=True, stopped=1))}),
+            G.Case("crashed-session-entries-dropped", "PreToolUse", _dispatch(), fires=False,
+                   files={**_FILES, **_state_file("selftest-session", _agents(5, live=False))}),
+        )),
+    G.Guard(
+        code="D12", summary="denied subagent types (general-purpose) are not dispatched",
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D12"),
+        doc=G.GuardDoc(
+            why="A general-purpose agent carries no type rules and no write scope: it does whatever the "
+                "prompt suggests, and nothing tells it what its job may not do.",
+            example='Agent {"subagent_type": "general-purpose", ...} (or no subagent_type at all)',
+            instead="Dispatch a project-defined type; one-off work goes to `clerk`.",
+            exceptions="The list is [dispatch] denied_types."),
+        breaks={"d12-allow-denied": "denied types are dispatched"},
+        cases=(
+            G.Case("general-purpose", "PreToolUse", _dispatch(agent_type="general-purpose"), fires=True,
+                   breaks=("d12-allow-denied",), files=_FILES),
+            G.Case("no-type-means-general-purpose", "PreToolUse", _dispatch(agent_type=None), fires=True,
+                   breaks=("d12-allow-denied",), files=_FILES),
+            G.Case("clerk", "PreToolUse", _dispatch(agent_type="clerk"), fires=False, files=_FILES),
+        )),
+    G.Guard(
+        code="D15", summary="`thread cap:` holds one integer equal to [threads] heavy_default",
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D15"),
+        doc=G.GuardDoc(
+            why="A subagent obeys one number for the threads of heavy work. `thread cap: 31 (fewer if "
+                "busy)` hands the choice back to it, and it picks its own; busy machines are the runner's "
+                "admission's job, not the prompt's.",
+            example="thread cap: 31 (fewer if busy)   /   thread cap: 16 with no reason",
+            instead="`thread cap: 31` (the registered default); another number alone on the line, with "
+                    "`thread cap reason: ...` on the next line.",
+            exceptions="A prompt without a thread cap line is not judged by D15."),
+        breaks={"d15-loose-value": "a thread cap that is not one integer is accepted",
+                "d15-any-number": "a thread cap other than the default is accepted without a reason"},
+        cases=(
+            G.Case("cap-with-words", "PreToolUse",
+                   _dispatch("heavy test: do not run\nthread cap: 31 (fewer if busy)\n"), fires=True,
+                   breaks=("d15-loose-value",), files=_FILES),
+            G.Case("other-number-no-reason", "PreToolUse",
+                   _dispatch("heavy test: do not run\nthread cap: 16\n"), fires=True,
+                   breaks=("d15-any-number",), files=_FILES),
+            G.Case("two-cap-lines", "PreToolUse",
+                   _dispatch("heavy test: do not run\nthread cap: 31\nthread cap: 31\n"), fires=True,
+                   files=_FILES),
+            G.Case("default-cap", "PreToolUse", _dispatch(), fires=False, files=_FILES),
+            G.Case("other-number-with-reason", "PreToolUse",
+                   _dispatch("heavy test: do not run\nthread cap: 16\n"
+                             "thread cap reason: the replay tool deadlocks above 16 threads\n"),
+                   fires=False, files=_FILES),
+            G.Case("no-cap-line", "PreToolUse", _dispatch("heavy test: do not run\n"), fires=False,
+                   files=_FILES),
+        )),
+    G.Guard(
+        code="D16", summary="each `scratch:` directory is locked exclusively at dispatch",
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D16"),
+        doc=G.GuardDoc(
+            why="Two agents building in one scratch directory overwrite each other's artefacts and report "
+                "results of a build that is not theirs. The lock records the dispatching session, the "
+                "dispatch (tool_use_id, name) and the session process's pid + start time; a holder whose "
+                "process died, whose pid was reused, or whose agent handed back is stale and is taken over.",
+            example="scratch: /work/tmp/build-a   while another live agent holds /work/tmp/build-a",
+            instead="Give each agent its own directory, or wait until the holder hands back.",
+            exceptions="Locks are released at the holder's SubagentStop."),
+        breaks={"d16-no-scratch-lock": "scratch directories are not locked"},
+        cases=(
+            G.Case("held-by-live-agent", "PreToolUse", _dispatch(_GOOD + f"scratch: {_SCRATCH}\n"), fires=True,
+                   breaks=("d16-no-scratch-lock",), files={**_FILES, **_scratch_lock(live=True)}),
+            G.Case("stale-holder-taken-over", "PreToolUse", _dispatch(_GOOD + f"scratch: {_SCRATCH}\n"),
+                   fires=False, files={**_FILES, **_scratch_lock(live=False)}),
+            G.Case("free-directory", "PreToolUse", _dispatch(_GOOD + f"scratch: {_SCRATCH}\n"), fires=False,
+                   files=_FILES),
+        )),
+    G.Guard(
+        code="D20", summary="no unfilled `<... fill in>` placeholders in a dispatch prompt",
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D20"),
+        doc=G.GuardDoc(
+            why="The skeleton from `dispatch-prompt` marks what the main agent must write; a placeholder "
+                "left in means the subagent guesses its task, its exit criterion or its scratch path.",
+            example="task: <task fill in>",
+            instead="Fill every placeholder, then dispatch.",
+            exceptions="Only the `<... fill in>` form counts; other angle brackets are text."),
+        breaks={"d20-allow-placeholders": "unfilled placeholders are let through"},
+        cases=(
+            G.Case("skeleton-as-printed", "PreToolUse",
+                   _dispatch("task: <task fill in>\nheavy test: do not run\nthread cap: 31\n"), fires=True,
+                   breaks=("d20-allow-placeholders",), files=_FILES),
+            G.Case("filled", "PreToolUse", _dispatch(), fires=False, files=_FILES),
+            G.Case("generic-angle-brackets", "PreToolUse",
+                   _dispatch(_GOOD + "compare Vec<u8> with <T as Trait>\n"), fires=False, files=_FILES),
+        )),
+    G.Guard(
+        code="D21", summary="a dispatched subagent_type has a definition in [dispatch] agents_dir",
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D21"),
+        doc=G.GuardDoc(
+            why="A type without a project definition gets no rules at SubagentStart and no write scope; "
+                "typos (`implementor`) and Claude Code's built-in types land here.",
+            example='Agent {"subagent_type": "Explore", ...} with no .claude/agents/Explore.md',
+            instead="Dispatch a defined type (`ls .claude/agents`), or define the type.",
+            exceptions="Types in [dispatch] denied_types are judged by D12."),
+        breaks={"d21-allow-unknown-type": "unknown subagent types are dispatched"},
+        cases=(
+            G.Case("unknown-type", "PreToolUse", _dispatch(agent_type="implementor"), fires=True,
+                   breaks=("d21-allow-unknown-type",), files=_FILES),
+            G.Case("builtin-type", "PreToolUse", _dispatch(agent_type="Explore"), fires=True,
+                   breaks=("d21-allow-unknown-type",), files=_FILES),
+            G.Case("defined-type", "PreToolUse", _dispatch(), fires=False, files=_FILES),
+            G.Case("denied-type-left-to-d12", "PreToolUse", _dispatch(agent_type="general-purpose"),
+                   fires=False, files=_FILES),
+        )),
+)

@@ -1,0 +1,319 @@
+"""Per-session state: subagents started and stopped, dispatches seen, scratch locks.
+
+One JSON file per session id, ``<state>/sessions/<id>/state.json``, changed
+only under ``state.lock`` beside it (swarmgate.statefile.locked), so hook
+processes that run at the same time (Claude Code starts one per event, and
+several at once for parallel tool calls) never lose each other's updates.
+
+Shape::
+
+    {"session": ID,
+     "procs":  [{"pid", "start", "seen"}],             # session processes seen, newest last
+     "agents": {AGENT_ID: {"type", "started", "stopped", "proc", "name", "dispatch"}},
+     "dispatches": [{"id" (tool_use_id), "type", "name", "time", "proc", "background",
+                     "scratch": [PATH], "prompt": DIGEST, "agent": AGENT_ID | null}]}
+
+Liveness. A session is its Claude Code process: the process that runs the
+hook commands. ``session_process()`` is the hook's parent (os.getppid()),
+walking past a shell that Claude Code may have put in between (``sh -c``);
+its pid and start time (/proc/PID/stat field 22) are recorded with each
+event. A subagent counts as running when its SubagentStart was seen, its
+SubagentStop was not, and the session process recorded at its start is still
+the same live process: a crashed session (no SubagentStop will ever come) or
+a pid reused by another program never blocks a live session.
+
+Linking a dispatch to the agent it becomes: PreToolUse(Agent) knows the
+tool_use_id, name, type and prompt; SubagentStart knows only agent_id and
+type. At start the agent is linked to the oldest unlinked dispatch of its
+type; at stop the link is checked against the agent's transcript (its first
+user message is the dispatch prompt) and corrected.
+
+The mutating functions (record_*) are pure functions on the state dict;
+``update(session, fn)`` applies one under the lock.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+MAX_DISPATCHES = 500
+MAX_AGENTS = 2000
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox", "ash"})
+
+
+# --- the session process ---------------------------------------------------------------
+
+def _comm(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm", "rb") as f:
+            return f.read().decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def session_process(pid: int | None = None) -> dict:
+    """{"pid", "start"} of the process that runs this hook (the Claude Code session).
+
+    Starts at the parent of this process (or ``pid``) and walks up past shells
+    (at most 4), because Claude Code may run the hook command through `sh -c`.
+    """
+    from swarmgate import procinfo
+
+    cur = os.getppid() if pid is None else pid
+    for _ in range(4):
+        if _comm(cur) not in _SHELLS:
+            break
+        parent = procinfo.parent_pid(cur)
+        if not parent or parent <= 1:
+            break
+        cur = parent
+    return {"pid": cur, "start": procinfo.start_time(cur)}
+
+
+def proc_alive(proc) -> bool:
+    """A recorded {"pid", "start"} is the same live process (pid reuse reads as dead)."""
+    from swarmgate import procinfo
+
+    if not isinstance(proc, dict):
+        return False
+    return procinfo.holder_alive(proc)
+
+
+# --- the file ----------------------------------------------------------------------------
+
+def state_path(session_id: str):
+    from swarmgate import state_paths
+    return state_paths.session_dir(session_id) / "state.json"
+
+
+def lock_path(session_id: str):
+    from swarmgate import state_paths
+    return state_paths.session_dir(session_id) / "state.lock"
+
+
+def empty(session_id: str) -> dict:
+    return {"session": session_id, "procs": [], "agents": {}, "dispatches": []}
+
+
+def _normal(st, session_id: str) -> dict:
+    if not isinstance(st, dict):
+        return empty(session_id)
+    out = empty(session_id)
+    if isinstance(st.get("procs"), list):
+        out["procs"] = [p for p in st["procs"] if isinstance(p, dict)]
+    if isinstance(st.get("agents"), dict):
+        out["agents"] = {str(k): v for k, v in st["agents"].items() if isinstance(v, dict)}
+    if isinstance(st.get("dispatches"), list):
+        out["dispatches"] = [d for d in st["dispatches"] if isinstance(d, dict)]
+    return out
+
+
+def load(session_id: str) -> dict:
+    """The session's state (empty when none); a corrupt file is reported and rebuilt."""
+    from swarmgate.statefile import read_json
+
+    if not session_id:
+        return empty("")
+    return _normal(read_json(state_path(session_id), None), session_id)
+
+
+def update(session_id: str, fn, timeout: float = 10.0):
+    """Apply ``fn(state) -> result`` under the session lock and save; returns the result."""
+    from swarmgate.statefile import ensure_dir, locked, read_json, write_json_atomic
+    from swarmgate import state_paths
+
+    ensure_dir(state_paths.session_dir(session_id))
+    with locked(lock_path(session_id), timeout=timeout):
+        st = _normal(read_json(state_path(session_id), None), session_id)
+        result = fn(st)
+        if len(st["dispatches"]) > MAX_DISPATCHES:
+            st["dispatches"] = st["dispatches"][-MAX_DISPATCHES:]
+        if len(st["agents"]) > MAX_AGENTS:
+            keep = sorted(st["agents"].items(), key=lambda kv: kv[1].get("started") or 0)[-MAX_AGENTS:]
+            st["agents"] = dict(keep)
+        write_json_atomic(state_path(session_id), st)
+        return result
+
+
+# --- pure queries ---------------------------------------------------------------------------
+
+def note_proc(st: dict, proc: dict, now: float) -> None:
+    procs = st["procs"]
+    if procs and procs[-1].get("pid") == proc.get("pid") and procs[-1].get("start") == proc.get("start"):
+        procs[-1]["seen"] = now
+        return
+    procs.append({"pid": proc.get("pid"), "start": proc.get("start"), "seen": now})
+    del procs[:-20]
+
+
+def running(st: dict, alive=proc_alive) -> list[tuple[str, dict]]:
+    """(agent_id, entry) of subagents started and not stopped whose session process lives."""
+    out = []
+    for aid, a in st["agents"].items():
+        if a.get("stopped"):
+            continue
+        if not alive(a.get("proc")):
+            continue
+        out.append((aid, a))
+    out.sort(key=lambda kv: kv[1].get("started") or 0)
+    return out
+
+
+def pending(st: dict, now: float, window: float, alive=proc_alive) -> list[dict]:
+    """Dispatches let through in the last ``window`` seconds whose agent has not started yet."""
+    return [d for d in st["dispatches"]
+            if not d.get("agent") and now - float(d.get("time") or 0) < window and alive(d.get("proc"))]
+
+
+def dispatch_by_id(st: dict, tool_use_id: str) -> dict | None:
+    for d in st["dispatches"]:
+        if d.get("id") == tool_use_id:
+            return d
+    return None
+
+
+def dispatch_of(st: dict, agent_id: str) -> dict | None:
+    a = st["agents"].get(agent_id) or {}
+    did = a.get("dispatch")
+    if did:
+        d = dispatch_by_id(st, did)
+        if d is not None:
+            return d
+    for d in st["dispatches"]:
+        if d.get("agent") == agent_id:
+            return d
+    return None
+
+
+def stopped_target(st: dict, to: str) -> tuple[str, dict] | None:
+    """The subagent a SendMessage ``to`` names when it has already handed back, else None.
+
+    ``to`` may be an agent id or a dispatch name. A name counts as handed back only
+    when no running agent and no pending dispatch carries it now (names can be reused).
+    """
+    if not to:
+        return None
+    a = st["agents"].get(to)
+    if a is not None:
+        return (to, a) if a.get("stopped") else None
+    named = [(aid, a) for aid, a in st["agents"].items() if a.get("name") == to]
+    if not named:
+        return None
+    if any(not a.get("stopped") for _, a in named):
+        return None
+    if any(d.get("name") == to and not d.get("agent") for d in st["dispatches"]):
+        return None
+    named.sort(key=lambda kv: kv[1].get("stopped") or 0)
+    return named[-1]
+
+
+# --- pure mutations ---------------------------------------------------------------------
+
+def record_dispatch(st: dict, *, tool_use_id: str, agent_type: str, name: str | None, proc: dict,
+                    now: float, background: bool, scratch: list, prompt_digest: str) -> dict:
+    d = {"id": tool_use_id or f"noid-{time.time_ns():x}", "type": agent_type, "name": name or None,
+         "time": now, "proc": proc, "background": bool(background), "scratch": list(scratch),
+         "prompt": prompt_digest, "agent": None}
+    st["dispatches"] = [x for x in st["dispatches"] if x.get("id") != d["id"]]
+    st["dispatches"].append(d)
+    return d
+
+
+def record_start(st: dict, agent_id: str, agent_type: str, proc: dict, now: float) -> dict:
+    """Mark ``agent_id`` started; link it to the oldest unlinked dispatch of its type."""
+    note_proc(st, proc, now)
+    a = st["agents"].get(agent_id)
+    if a is None:
+        a = {"type": agent_type, "started": now, "stopped": None, "proc": proc, "name": None,
+             "dispatch": None}
+        st["agents"][agent_id] = a
+    if not a.get("dispatch"):
+        for d in st["dispatches"]:
+            if not d.get("agent") and d.get("type") == agent_type:
+                d["agent"] = agent_id
+                a["dispatch"] = d.get("id")
+                a["name"] = d.get("name")
+                break
+    return a
+
+
+def relink(st: dict, agent_id: str, prompt_digest: str) -> None:
+    """Correct the dispatch link of ``agent_id`` from its real prompt's digest."""
+    if not prompt_digest:
+        return
+    a = st["agents"].get(agent_id)
+    if a is None:
+        return
+    target = None
+    for d in reversed(st["dispatches"]):
+        if d.get("prompt") == prompt_digest and d.get("type") == a.get("type"):
+            if d.get("agent") == agent_id:
+                return
+            if target is None or not d.get("agent"):
+                target = d
+    if target is None:
+        return
+    old = dispatch_by_id(st, a.get("dispatch") or "") if a.get("dispatch") else None
+    other = target.get("agent")
+    target["agent"] = agent_id
+    a["dispatch"] = target.get("id")
+    a["name"] = target.get("name")
+    if old is not None and old is not target:
+        old["agent"] = other
+        if other and other in st["agents"]:
+            st["agents"][other]["dispatch"] = old.get("id")
+            st["agents"][other]["name"] = old.get("name")
+    elif other and other in st["agents"]:
+        st["agents"][other]["dispatch"] = None
+
+
+def record_stop(st: dict, agent_id: str, agent_type: str, proc: dict, now: float,
+                prompt_digest: str = "") -> dict:
+    """Mark ``agent_id`` stopped (creating the entry when its start was missed)."""
+    note_proc(st, proc, now)
+    a = st["agents"].get(agent_id)
+    if a is None:
+        a = record_start(st, agent_id, agent_type, proc, now)
+        a["started"] = None
+    relink(st, agent_id, prompt_digest)
+    a["stopped"] = now
+    return a
+
+
+# --- the hook side: load + record in one call --------------------------------------------
+
+def start(session_id: str, agent_id: str, agent_type: str, now: float | None = None) -> dict:
+    proc = session_process()
+    t = time.time() if now is None else now
+    return update(session_id, lambda st: dict(record_start(st, agent_id, agent_type, proc, t)))
+
+
+def first_user_prompt(transcript_path: str, max_lines: int = 50) -> str:
+    """The text of the first user message of a transcript (a subagent's dispatch prompt)."""
+    import json
+
+    if not transcript_path:
+        return ""
+    try:
+        with open(transcript_path, encoding="utf-8", errors="replace") as f:
+            for i, line in enumerate(f):
+                if i >= max_lines:
+                    break
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(rec, dict) or rec.get("type") != "user":
+                    continue
+                msg = rec.get("message")
+                content = msg.get("content") if isinstance(msg, dict) else None
+                if isinstance(content, str):
+                    return content
+                if isinstance(content, list):
+                    texts = [b.get("text", "") for b in content
+                             if isinstance(b, dict) and b.get("type") == "text"]
+                    if texts:
+                        return "\n".join(texts)
+    except OSError:
+        return ""
+    return ""
