@@ -36,6 +36,12 @@ SCOPE_KINDS = ("full", "items", "light", "target")
 _SCOPE_ALIASES = {"種類": "kind", "対象": "target", "範囲": "range", "理由": "reason"}
 _EXPORTERS = ("export", "declare", "typeset", "local", "readonly")
 _NUMERIC_OPS = frozenset(("-lt", "-le", "-gt", "-ge", "-eq", "-ne"))
+# commands that start other commands with their own environment
+_LAUNCHERS = frozenset(("bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "env", "nice", "nohup", "setsid",
+                        "stdbuf", "ionice", "exec", "builtin", "time", "doas", "sudo", "flock", "command",
+                        "timeout", "chrt", "taskset", "xargs", "watch", "parallel", "srun", "systemd-run",
+                        "run-with-memory-cap", "host-dispatch", "multi-host-run", "gpu-quiesce-run",
+                        "detached-run", "eval", "source", ".", "find", "swarmgate"))
 
 
 # ---------------------------------------------------------------- shared parse
@@ -108,10 +114,21 @@ def command_env(analysis, idx: int) -> dict:
                     env[a] = bare[a]
         env.update(_export_pairs(c) if c.name in _EXPORTERS else {})
     cmd = cmds[idx]
-    for key in ("env", "wrapper_assignments"):
-        extra = getattr(cmd, key, None)
-        if isinstance(extra, dict):
-            env.update({str(k): str(v) for k, v in extra.items()})
+    # the environment of the commands that started this one (a shell running `-c TEXT` or a
+    # script, a wrapper): every variable they were given is inherited
+    chain = []
+    via = tuple(getattr(cmd, "via", ()) or ())
+    for j in range(idx - 1, -1, -1):
+        if not via:
+            break
+        p = cmds[j]
+        pv = tuple(getattr(p, "via", ()) or ())
+        if len(pv) < len(via) and via[:len(pv)] == pv and p.words and (
+                p.name in _LAUNCHERS or "/" in p.words[0]):
+            chain.append(p)
+            via = pv
+    for p in reversed(chain):
+        env.update(assignments_of(p))
     env.update(assignments_of(cmd))
     return env
 
@@ -467,9 +484,9 @@ def _is_numeric_test(cmd) -> bool:
     name = cmd.name
     args = list(cmd.args)
     if name in ("[", "test", "[["):
-        return any(a in _NUMERIC_OPS for a in args) or any(a in ("<", ">") for a in args) and name == "[["
-    if name in ("((", "let", "expr") or cmd.words[0].startswith("(("):
-        return any(op in " ".join(cmd.words) for op in ("<", ">", "==", "!=", "-lt", "-gt", "-le", "-ge"))
+        return any(a in _NUMERIC_OPS for a in args)
+    if name in ("let", "expr"):
+        return any(op in " ".join(args) for op in ("<", ">", "==", "!="))
     return False
 
 
@@ -477,24 +494,49 @@ def _cmds_of(loop, attr):
     return [c for c in (getattr(loop, attr, ()) or ()) if getattr(c, "words", None)]
 
 
+def _split_loop_text(loop) -> tuple:
+    """(condition text, body text) of a while/until loop, from its source text."""
+    import re
+
+    text = getattr(loop, "text", "") or ""
+    m = re.match(r"\s*(?:while|until)\b(.*?)(?:;|\n|\s)\s*do\b(.*)", text, re.S)
+    if not m:
+        return "", text
+    return m.group(1), m.group(2)
+
+
+_TEXT_NUMERIC = None
+
+
+def _text_has_counter(text: str) -> bool:
+    """A numeric comparison in [[ ]] / (( )) / [ ] text, or the $SECONDS clock."""
+    global _TEXT_NUMERIC
+    if _TEXT_NUMERIC is None:
+        import re
+        _TEXT_NUMERIC = re.compile(r"\s-(?:lt|le|gt|ge|eq|ne)\s|\(\([^)]*(?:<|>|==|!=)[^)]*\)\)|\$\{?SECONDS\b")
+    return bool(_TEXT_NUMERIC.search(text))
+
+
 def loop_bound(loop) -> str | None:
     """What bounds a while/until loop, or None."""
     cond = _cmds_of(loop, "condition_commands")
     body = _cmds_of(loop, "body_commands")
-    for c in cond + body:
-        for w in tuple(getattr(c, "wrappers", ()) or ()) + tuple(getattr(c, "via", ()) or ()):
-            wb = w.split()[0] if w else ""
-            if wb == "timeout" or wb.startswith("timeout"):
-                # a timeout that wraps the loop shows on every command of it; one on a single
-                # command inside only bounds that command
-                if all("timeout" in " ".join(tuple(getattr(x, "wrappers", ()) or ())
-                                             + tuple(getattr(x, "via", ()) or ())) for x in cond + body):
-                    return "a timeout around it"
+    every = cond + body
+    if every and all(any((w.split()[0] if w else "") == "timeout"
+                         for w in tuple(getattr(x, "wrappers", ()) or ()) + tuple(getattr(x, "via", ()) or ()))
+                     for x in every):
+        # a timeout around the loop shows on every command of it; one on a single
+        # command inside only bounds that command
+        return "a timeout around it"
     if any(c.name in ("read", "mapfile", "readarray", "getopts", "shift") for c in cond):
         return "its condition reads input (ends at end of input)"
     if any(_is_numeric_test(c) for c in cond):
         return "a counter compared in its condition"
-    if getattr(loop, "has_break", False) and any(_is_numeric_test(c) for c in body):
+    cond_text, body_text = _split_loop_text(loop)
+    if _text_has_counter(cond_text):
+        return "a counter compared in its condition"
+    if getattr(loop, "has_break", False) and (any(_is_numeric_test(c) for c in body)
+                                              or _text_has_counter(body_text)):
         return "a counter guarding a break"
     return None
 
@@ -503,7 +545,10 @@ def _always_true(loop) -> bool:
     cond = _cmds_of(loop, "condition_commands")
     kind = getattr(loop, "kind", "")
     if not cond:
-        return kind == "while"
+        ct = " ".join(_split_loop_text(loop)[0].split())
+        if kind == "while":
+            return ct in ("true", ":", "[ 1 ]", "(( 1 ))", "((1))")
+        return ct == "false"
     if kind == "while":
         return all(c.name in ("true", ":") or (c.name in ("[", "test") and list(c.args) in (["1", "]"], ["1"]))
                    for c in cond)
@@ -590,7 +635,7 @@ def check_g01_shell(event, config):
                     p = sd + p[len(v):]
             if p.startswith(("$", "~")):
                 continue
-            why = protected_reason(p, cwd=here, repo=event.repo, state_dir=sd)
+            why = protected_reason(p, cwd=here or cwd, repo=event.repo, state_dir=sd)
             if why:
                 findings.append(G.Finding(
                     "G01", f"shell write refused ({how}): {why}. No agent may change what guards it.",

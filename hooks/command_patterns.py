@@ -14,6 +14,10 @@ A simple command matches a pattern when
   `bash .claude/gate.d/*`. A path-like argument is also compared in its
   repository-relative form (`./.claude/gate.d/x.sh`, `/abs/repo/.claude/gate.d/x.sh`).
 
+A command run by `xargs` gets arguments nobody can read statically: it
+matches when its known arguments begin the pattern (`xargs cargo test` may
+become `cargo test --workspace`), not when they diverge from it.
+
 Besides the command as written, two other views of it are matched, because
 they run the same program: `python -m MOD ARGS` (as `MOD ARGS`) and
 `uv run` / `poetry run` / `pipenv run` / `pdm run` / `hatch run` / `npx` /
@@ -161,7 +165,7 @@ def _word_matches(pw: str, is_glob: bool, arg: str, cwd: str, repo: str) -> bool
     return False
 
 
-def _ordered(pat: Pattern, args, cwd: str, repo: str) -> bool:
+def _ordered(pat: Pattern, args, cwd: str, repo: str, open_tail: bool = False) -> bool:
     k = 0
     need = len(pat.words)
     if not need:
@@ -171,7 +175,8 @@ def _ordered(pat: Pattern, args, cwd: str, repo: str) -> bool:
             k += 1
             if k == need:
                 return True
-    return False
+    # arguments xargs appends are unknown: they may complete a pattern already begun
+    return open_tail and k >= 1
 
 
 def views(name: str, args) -> list:
@@ -212,12 +217,13 @@ def views(name: str, args) -> list:
     return out
 
 
-def matches_words(name: str, args, pattern, *, cwd: str = "", repo: str = "") -> bool:
+def matches_words(name: str, args, pattern, *, cwd: str = "", repo: str = "",
+                  open_tail: bool = False) -> bool:
     pat = compile_pattern(pattern)
     for vname, vargs in views(basename(name), args):
         vname = basename(vname)
         if vname == pat.name or (pat.name_glob and _name_glob(vname, pat.name)):
-            if _ordered(pat, vargs, cwd, repo):
+            if _ordered(pat, vargs, cwd, repo, open_tail):
                 return True
     return False
 
@@ -236,7 +242,8 @@ def matches(cmd, pattern, *, cwd: str = "", repo: str = "") -> bool:
     args = getattr(cmd, "args", None)
     if args is None:
         args = words[1:]
-    if matches_words(name, args, pattern, cwd=cwd, repo=repo):
+    open_tail = "xargs" in (getattr(cmd, "wrappers", ()) or ())
+    if matches_words(name, args, pattern, cwd=cwd, repo=repo, open_tail=open_tail):
         return True
     # a script run by path (`./x.sh`, `.claude/gate.d/x.sh`) or sourced runs as `bash x.sh` would
     first = words[0].lstrip("\\")

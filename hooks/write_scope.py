@@ -187,20 +187,12 @@ def glob_allows(globs, rel: str) -> bool:
 def shell_writes(analysis, cwd: str):
     """Yield (cmd, path, how, cwd_of_cmd) for every write in the analysed command.
 
-    `cd DIR` with a literal DIR at the top level of the command moves the
-    working directory for the commands after it.
+    The directory a command runs in is the tree's (``cd DIR`` with a constant
+    DIR is followed); when the tree could not tell (``cd "$X"``), it is None and
+    relative targets cannot be placed.
     """
-    import posixpath
-
-    here = cwd
     for cmd in analysis.commands:
-        via = tuple(getattr(cmd, "via", ()) or ())
-        if cmd.words and cmd.name in ("cd", "pushd") and not any(
-                v in ("subshell", "cmdsubst") or v.startswith("function:") for v in via):
-            dest = next((a for a in cmd.args if not a.startswith("-")), None)
-            if dest and _is_static(dest):
-                here = posixpath.normpath(dest if dest.startswith("/") else posixpath.join(here, dest))
-            continue
+        here = getattr(cmd, "cwd", cwd) if hasattr(cmd, "cwd") else cwd
         for path, how in command_write_targets(cmd):
             yield cmd, path, how, here
 
@@ -251,7 +243,9 @@ def check_w01(event, config):
         tool = "this command"
     seen = set()
     for path, how, here in items:
-        full, rel = resolve(path, here, repo)
+        if here is None and not path.startswith("/"):
+            continue   # relative to a directory the command changed to at run time
+        full, rel = resolve(path, here or cwd, repo)
         if rel is None or full in seen:
             continue
         seen.add(full)

@@ -69,8 +69,8 @@ HEAVY = [
     H("path/quote", "~/.cargo/bin/cargo test --all", capped_ok=True),
     H("path/quote", "bash ./.claude/gate.d/replay.sh", {".claude/gate.d/replay.sh": _GATE}, capped_ok=True),
     # env prefixes
-    H("env prefix", "RUST_LOG=debug cargo test --workspace", capped_ok=True),
-    H("env prefix", "A=1 B=2 cargo test --all", capped_ok=True),
+    H("env prefix", "RUST_LOG=debug cargo test --workspace"),
+    H("env prefix", "A=1 B=2 cargo test --all"),
     H("env prefix", "SWARMGATE_HEAVY=maybe cargo test --workspace"),
     # wrappers
     H("wrapper env", "env cargo test --workspace", capped_ok=True),

@@ -1,0 +1,174 @@
+"""Bench for the Bash guards (issue 3 bars).
+
+Prints, in one run:
+1. hook latency, median and p95, over 200 realistic commands (the test corpus's
+   heavy and benign commands, as main agent and subagent) through the real
+   `swarmgate hook PreToolUse` subprocess, interleaved one-for-one with
+   `python -c pass` (the same interpreter, same environment), and the ratios
+   (goal: median <= 1.5x, p95 <= 2.5x; must: median <= 2.0x);
+2. in-process judgements per second: every Bash guard on an already parsed
+   event (goal >= 2,000/s), and, for reference, parse + judge.
+
+Usage: .venv/bin/python bench/bash_guards.py [--n 200] [--json]
+Runs in a temporary repository with its own SWARMGATE_STATE_DIR; leaves nothing behind.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+
+def _corpus():
+    from tests.bash import corpus
+    return corpus
+
+
+def _p95(xs):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
+
+
+def _setup_repo(corpus) -> str:
+    repo = tempfile.mkdtemp(prefix="swarmgate-bench-")
+    os.makedirs(os.path.join(repo, ".claude"))
+    with open(os.path.join(repo, ".claude", "swarmgate.toml"), "w") as f:
+        f.write(corpus.CONFIG)
+    for e in corpus.HEAVY + corpus.BENIGN:
+        for rel, content in e.files.items():
+            p = os.path.join(repo, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "w") as f:
+                f.write(content)
+            if rel.endswith(".sh"):
+                os.chmod(p, 0o755)
+    subprocess.run(["git", "init", "-q", repo], check=True)
+    return repo
+
+
+def _payloads(corpus, repo: str, n: int) -> list:
+    entries = [e.command for e in corpus.HEAVY + corpus.BENIGN]
+    out = []
+    i = 0
+    while len(out) < n:
+        cmd = entries[i % len(entries)]
+        p = {"session_id": "bench", "transcript_path": "", "cwd": repo, "hook_event_name": "PreToolUse",
+             "tool_name": "Bash", "tool_input": {"command": cmd, "description": "bench"}}
+        if (i // len(entries)) % 2 == 1 or i % 3 == 0:
+            p["agent_id"] = "bench-agent"
+            p["agent_type"] = "implementer"
+        out.append(p)
+        i += 1
+    return out
+
+
+def hook_latency(payloads, repo: str, env: dict) -> dict:
+    py = sys.executable
+    exe = os.path.join(os.path.dirname(py), "swarmgate")
+    hook_cmd = [exe, "hook", "PreToolUse"] if os.path.exists(exe) else [py, "-m", "swarmgate", "hook", "PreToolUse"]
+    base_cmd = [py, "-c", "pass"]
+    hook_t, base_t = [], []
+    denied = 0
+    for p in payloads[:3]:   # warm the page cache for both
+        subprocess.run(hook_cmd, input=json.dumps(p), capture_output=True, text=True, env=env, cwd=repo)
+        subprocess.run(base_cmd, capture_output=True, env=env, cwd=repo)
+    for p in payloads:
+        data = json.dumps(p)
+        t0 = time.perf_counter()
+        r = subprocess.run(hook_cmd, input=data, capture_output=True, text=True, env=env, cwd=repo)
+        hook_t.append(time.perf_counter() - t0)
+        if r.returncode != 0 or not r.stdout.strip().startswith("{"):
+            raise SystemExit(f"hook failed (rc {r.returncode}): {r.stdout[:200]} {r.stderr[:400]}")
+        if '"deny"' in r.stdout:
+            denied += 1
+        t0 = time.perf_counter()
+        subprocess.run(base_cmd, capture_output=True, env=env, cwd=repo)
+        base_t.append(time.perf_counter() - t0)
+    return {"n": len(payloads), "denied": denied,
+            "hook_median_ms": statistics.median(hook_t) * 1000, "hook_p95_ms": _p95(hook_t) * 1000,
+            "base_median_ms": statistics.median(base_t) * 1000, "base_p95_ms": _p95(base_t) * 1000}
+
+
+def judgements(payloads, repo: str, seconds: float = 2.0) -> dict:
+    from swarmgate.config import load_config
+    from swarmgate.hook_engine import evaluate
+    from swarmgate.hook_protocol import HookEvent
+    from swarmgate.hooks import registry
+
+    config = load_config(repo)
+    guards = [g for g in registry.guards() if g.applies("PreToolUse", "Bash")]
+    codes = sorted({g.code for g in guards})
+    parsed = []
+    t0 = time.perf_counter()
+    for p in payloads:
+        ev = HookEvent("PreToolUse", p, repo)
+        evaluate(ev, config, guards)
+        parsed.append((p, ev.memo["bash"]))
+    parse_and_judge = len(payloads) / (time.perf_counter() - t0)
+    count = 0
+    t0 = time.perf_counter()
+    while True:
+        for p, analysis in parsed:
+            ev = HookEvent("PreToolUse", p, repo)
+            ev.memo["bash"] = analysis
+            evaluate(ev, config, guards)
+            count += 1
+        dt = time.perf_counter() - t0
+        if dt >= seconds:
+            break
+    return {"guards": codes, "judgements_per_s": count / dt, "parse_and_judge_per_s": parse_and_judge}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n", type=int, default=200, help="commands through the hook subprocess (default 200)")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    args = ap.parse_args(argv)
+
+    corpus = _corpus()
+    repo = _setup_repo(corpus)
+    state = tempfile.mkdtemp(prefix="swarmgate-bench-state-")
+    old_state = os.environ.get("SWARMGATE_STATE_DIR")
+    os.environ["SWARMGATE_STATE_DIR"] = state
+    env = dict(os.environ)
+    env.pop("SWARMGATE_BREAK", None)
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    try:
+        payloads = _payloads(corpus, repo, args.n)
+        lat = hook_latency(payloads, repo, env)
+        jud = judgements(payloads, repo)
+    finally:
+        shutil.rmtree(repo, ignore_errors=True)
+        shutil.rmtree(state, ignore_errors=True)
+        if old_state is None:
+            os.environ.pop("SWARMGATE_STATE_DIR", None)
+        else:
+            os.environ["SWARMGATE_STATE_DIR"] = old_state
+    rm = lat["hook_median_ms"] / lat["base_median_ms"]
+    rp = lat["hook_p95_ms"] / lat["base_p95_ms"]
+    print(f"bash guards bench: {lat['n']} commands through `swarmgate hook PreToolUse` "
+          f"({lat['denied']} denied), interleaved with `python -c pass`")
+    print(f"  hook      median {lat['hook_median_ms']:7.1f} ms   p95 {lat['hook_p95_ms']:7.1f} ms")
+    print(f"  baseline  median {lat['base_median_ms']:7.1f} ms   p95 {lat['base_p95_ms']:7.1f} ms")
+    print(f"  ratio     median {rm:5.2f}x (goal <= 1.5x, must <= 2.0x: {'ok' if rm <= 2.0 else 'FAIL'})"
+          f"   p95 {rp:5.2f}x (goal <= 2.5x: {'ok' if rp <= 2.5 else 'over'})")
+    print(f"in-process: guards {' '.join(jud['guards'])}")
+    print(f"  judgements/s on parsed events {jud['judgements_per_s']:9.0f} "
+          f"(goal >= 2000: {'ok' if jud['judgements_per_s'] >= 2000 else 'under'})")
+    print(f"  parse + judge /s (first pass)  {jud['parse_and_judge_per_s']:9.0f}")
+    if args.json:
+        print(json.dumps({**lat, **jud, "ratio_median": rm, "ratio_p95": rp}))
+    return 0 if rm <= 2.0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
