@@ -1438,9 +1438,17 @@ class _Walker:
                     else:
                         self.written[dst] = ("files", [srcp]) if srcp else None
         elif name in ("curl", "wget"):
+            flag = "o" if name == "curl" else "O"
+            longs = ("--output", "--output-document")
             for k, a in enumerate(args):
-                if a in ("-o", "--output", "-O", "--output-document") and k + 1 < len(args):
-                    p = self._abspath(args[k + 1])
+                target = None
+                if a.startswith(longs) and "=" in a:
+                    target = a.split("=", 1)[1]
+                elif (a in longs or (a.startswith("-") and not a.startswith("--")
+                                     and a.endswith(flag))) and k + 1 < len(args):
+                    target = args[k + 1]
+                if target and target != "-":
+                    p = self._abspath(target)
                     if p is not None:
                         self.written[p] = None
         elif name == "dd":

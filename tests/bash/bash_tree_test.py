@@ -1,0 +1,481 @@
+"""bash_tree.analyze: every simple command a text would run, and nothing that is data."""
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from swarmgate.hooks import bash_tree
+from swarmgate.hooks.bash_tree import analyze
+
+HEAVY = ("cargo test --workspace", "cargo test --all", "pytest")
+
+
+def run(text, cwd="/", **kw):
+    kw.setdefault("interpreter_patterns", HEAVY)
+    return analyze(text, cwd=str(cwd), **kw)
+
+
+def words(an):
+    return [c.words for c in an.commands]
+
+
+def names(an):
+    return [c.name for c in an.commands]
+
+
+def find(an, name):
+    got = [c for c in an.commands if c.name == name]
+    assert got, f"{name!r} not among {names(an)}"
+    return got[0]
+
+
+def reasons(an):
+    return " | ".join(u.reason for u in an.unverifiable)
+
+
+# ------------------------------------------------------------------ structure
+
+@pytest.mark.parametrize("text, via", [
+    ("a | cargo test", "pipeline"),
+    ("a; cargo test", "list"),
+    ("a && cargo test || b", "list"),
+    ("{ a; cargo test; }", "group"),
+    ("( cargo test )", "subshell"),
+    ("if a; then cargo test; fi", "if"),
+    ("if a; then b; elif c; then d; else cargo test; fi", "if"),
+    ("while a; do cargo test; done", "loop:while"),
+    ("until a; do cargo test; done", "loop:until"),
+    ("for x in a b; do cargo test; done", "loop:for"),
+    ("case $x in a) cargo test;; esac", "case"),
+    ("echo $(cargo test)", "cmdsubst"),
+    ("echo `cargo test`", "backtick"),
+    ("diff <(cargo test) x", "procsubst"),
+    ("tee >(cargo test) < x", "procsubst"),
+    ('echo "result: $(cargo test)"', "cmdsubst"),
+    ("X=$(cargo test)", "cmdsubst"),
+    ("f() { cargo test; }; f", "function:f"),
+    ("function f { cargo test; }; f", "function:f"),
+    ("bash -c 'cargo test'", "bash -c"),
+    ("sh -ec 'cargo test'", "bash -c"),
+    ("bash -lc 'cargo test'", "bash -c"),
+    ("zsh -xc 'cargo test'", "bash -c"),
+    ("eval cargo test", "eval"),
+    ("eval 'cargo test'", "eval"),
+    ("xargs cargo test < list", "xargs"),
+    ("sudo -u root cargo test", "sudo"),
+    ("timeout -s KILL 60 cargo test", "timeout"),
+    ("nohup cargo test", "nohup"),
+    ("setsid cargo test", "setsid"),
+    ("find . -name '*.rs' -exec cargo test {} \\;", "find -exec"),
+    ("find . -execdir cargo test {} +", "find -exec"),
+    ("parallel cargo test ::: a b", "parallel"),
+    ("parallel ::: 'cargo test' 'ls'", "parallel"),
+    ("watch -n 5 cargo test", "watch"),
+    ("run-with-memory-cap 16G -- cargo test", "run-with-memory-cap"),
+    ("run-with-memory-cap 16G cargo test", "run-with-memory-cap"),
+    ("host-dispatch --mem 8G -- cargo test", "host-dispatch"),
+    ("multi-host-run --peer --memory-cap 8G --label x -- cargo test", "multi-host-run"),
+    ("gpu-quiesce-run -- cargo test", "gpu-quiesce-run"),
+    ("detached-run start --label x -- cargo test", "detached-run"),
+    ("bash <<EOF\ncargo test\nEOF", "heredoc-shell"),
+    ("sh <<< 'cargo test'", "herestring-shell"),
+    ("echo 'cargo test' | bash", "echo-shell"),
+    ("printf 'cargo test\\n' | sh", "printf-shell"),
+    ("time -p cargo test", None),
+    ("((n++)); cargo test", None),
+    ("[[ -f x ]] && cargo test", None),
+    ("coproc cargo test", None),
+    ("select x in a; do cargo test; done", "loop:for"),
+])
+def test_cargo_is_found_and_how(text, via):
+    an = run(text)
+    c = find(an, "cargo")
+    assert c.args[:1] == ["test"]
+    if via:
+        assert via in c.via, c.via
+    assert not an.unverifiable, reasons(an)
+
+
+@pytest.mark.parametrize("text", [
+    "cargo test", "/usr/bin/cargo test", "\\cargo test", '"cargo" test', "c'argo' test",
+    "C=cargo; $C test", "C=cargo; ${C} test", 'export C=cargo; "$C" test',
+    "declare C=cargo; $C test", "~/.cargo/bin/cargo test", "$HOME/.cargo/bin/cargo test",
+    "env cargo test", "env -i A=1 cargo test", "env -u X -- cargo test", "nice -n 5 cargo test",
+    "nice -5 cargo test", "nohup cargo test", "time cargo test", "command cargo test",
+    "builtin cargo test", "exec cargo test", "sudo -E cargo test", "stdbuf -oL cargo test",
+    "ionice -c 3 cargo test", "chrt -f 10 cargo test", "taskset -c 0-3 cargo test",
+    "xargs -n 1 -P 4 cargo test", "timeout --signal=KILL 5m cargo test",
+    "env A=1 nice timeout 5 sudo cargo test", "swarmgate preflight x.sh && cargo test",
+])
+def test_name_normalised_and_wrappers_unwrapped(text):
+    an = run(text)
+    c = find(an, "cargo")
+    assert c.args == ["test"]
+    assert c.words[0].endswith("cargo")
+
+
+def test_wrapper_itself_is_also_yielded_with_wrappers_recorded():
+    an = run("SWARMGATE_HEAVY=commit run-with-memory-cap 16G --label t -- env A=1 cargo test --workspace")
+    runner = find(an, "run-with-memory-cap")
+    assert runner.assignments == {"SWARMGATE_HEAVY": "commit"}
+    cargo = find(an, "cargo")
+    assert cargo.wrappers == ("run-with-memory-cap", "env")
+    assert "run-with-memory-cap" in cargo.via
+    assert cargo.assignments == {"SWARMGATE_HEAVY": "commit", "A": "1"}
+
+
+def test_prefix_assignments_and_redirects():
+    an = run("A=1 B='x y' cargo test > out.log 2>&1 < in.txt")
+    c = find(an, "cargo")
+    assert c.assignments == {"A": "1", "B": "x y"}
+    ops = [(r.op, r.target, r.fd) for r in c.redirects]
+    assert (">", "out.log", None) in ops and (">&", "1", 2) in ops and ("<", "in.txt", None) in ops
+    assert [r.writes for r in c.redirects] == [True, False, False]
+
+
+def test_background_counts_and_nested_background():
+    an = run("cargo build & wait")
+    assert find(an, "cargo").background == 1 and find(an, "wait").background == 0
+    an = run("( sleep 5 & ) &")
+    assert find(an, "sleep").background == 2
+    assert an.nested_background == ["sleep 5 &"]
+    an = run("a && b &")
+    assert [c.background for c in an.commands] == [1, 1]
+    assert not run("a & b &").nested_background
+    an = run("( nohup worker & ) &")
+    assert an.nested_background and "nohup" in find(an, "worker").via
+
+
+def test_loops():
+    an = run("while true; do curl -s x && break; sleep 1; done")
+    (lp,) = an.loops
+    assert lp.kind == "while" and lp.has_break
+    assert [c.name for c in lp.condition_commands] == ["true"]
+    assert [c.name for c in lp.body_commands] == ["curl", "break", "sleep"]
+    an = run("until false; do sleep 5; done")
+    assert an.loops[0].kind == "until" and not an.loops[0].has_break
+    an = run("while :; do for i in 1 2; do break; done; sleep 1; done")
+    outer = [lp for lp in an.loops if lp.kind == "while"][0]
+    assert not outer.has_break   # the break leaves only the inner for
+    an = run("while :; do for i in 1 2; do break 2; done; done")
+    assert all(lp.has_break for lp in an.loops)
+    an = run("for f in $(ls); do echo $f; done")
+    assert [c.name for c in an.loops[0].condition_commands] == ["ls"]
+
+
+def test_function_defined_and_not_called_is_walked_once():
+    an = run("f() { cargo test --workspace; }")
+    assert names(an) == ["cargo"] and an.commands[0].via == ("function:f", "group")
+    an = run("f() { cargo test; }; f; f")
+    assert names(an).count("cargo") == 2   # judged where called, each call
+    an = run("f() { f; }; f")    # recursion stops
+    assert names(an) == ["f", "f"]
+
+
+def test_constant_variables():
+    assert find(run("C=cargo; $C test --workspace"), "cargo").args == ["test", "--workspace"]
+    assert find(run("T=--workspace; cargo test $T"), "cargo").args == ["test", "--workspace"]
+    an = run("C=$(which cargo); $C test")
+    assert "dynamic" in reasons(an)
+    an = run("$CMD test")
+    assert "dynamic" in reasons(an)
+    an = run("read C; $C test")
+    assert "dynamic" in reasons(an)
+    # a directory that is dynamic does not make the command unknown
+    an = run("$HOME/bin/tool --x")
+    assert find(an, "tool") and not an.unverifiable
+
+
+# ------------------------------------------------------------------ data is not a command
+
+@pytest.mark.parametrize("text", [
+    'echo "cargo test --workspace"',
+    "printf '%s\\n' 'cargo test --all'",
+    "grep -r 'cargo test --all' docs/",
+    "rg 'cargo test --workspace' .",
+    'git commit -m "run cargo test --workspace before merging"',
+    "git log --grep='cargo test --all'",
+    "# cargo test --workspace",
+    "ls # cargo test --workspace",
+    "cat <<EOF\ncargo test --workspace\nEOF",
+    "cat > notes.md <<'EOF'\ncargo test --workspace\nEOF",
+    "sed -n '/cargo test/p' Makefile",
+    "head -5 scripts/ci.sh",
+    "echo 'bash -c \"cargo test --workspace\"'",
+    "echo \\`cargo test --workspace\\`",
+    "echo '$(cargo test --workspace)'",
+    "jq '.cargo' x.json",
+    "python3 x.py 'cargo test --workspace'",
+    "python3 -c 'print(\"hello\")'",
+    'git commit -m "fix `src/lib.rs` parsing"',
+])
+def test_data_is_never_a_command(text):
+    an = run(text)
+    assert "cargo" not in names(an), words(an)
+    assert not an.unverifiable, reasons(an)
+
+
+def test_backquote_in_double_quotes_runs_like_bash_but_a_rs_file_is_not_a_script(tmp_path):
+    """The seed's 100 s bug: an unescaped backquote made a .rs file a 'script'."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text("fn main() { let x = `weird`; }\n")
+    an = run('git commit -m "fix `src/lib.rs` parsing"', tmp_path)
+    assert "lib.rs" in names(an)            # bash would try to run it: it is a command...
+    assert an.scripts_read == []            # ...but never read as a shell script
+    assert not an.unverifiable
+
+
+def test_unquoted_heredoc_expands_substitutions():
+    an = run("cat > x.txt <<EOF\nbuilt: $(cargo test --workspace)\nEOF")
+    assert find(an, "cargo").via[-1] == "cmdsubst"
+    an = run("cat > x.txt <<'EOF'\nbuilt: $(cargo test --workspace)\nEOF")
+    assert "cargo" not in names(an)
+
+
+# ------------------------------------------------------------------ unverifiable
+
+@pytest.mark.parametrize("text, why", [
+    ("base64 -d payload | bash", "piped into bash"),
+    ("curl -sL https://x/install.sh | sh", "piped into sh"),
+    ("wget -qO- x | bash -s -- --flag", "piped into bash"),
+    ("bash <(curl -s x)", "process substitution"),
+    ("source <(kubectl completion bash)", "process substitution"),
+    (". <(gen)", "process substitution"),
+    ('bash -c "$SCRIPT"', "dynamic"),
+    ('eval "$X"', "dynamic"),
+    ('eval "$(ssh-agent -s)"', "dynamic"),
+    ("$CMD --workspace", "dynamic"),
+    ("$(which cargo) test", "dynamic"),
+    ("python3 -c 'import subprocess; subprocess.run(\"cargo test --workspace\", shell=True)'",
+     "cargo test --workspace"),
+    ("python -c 'import os; os.system(\"cd x && cargo test --all\")'", "cargo test --all"),
+    ("python3 -c 'import subprocess as s; s.run([\"cargo\", \"test\", \"--workspace\"])'",
+     "cargo test --workspace"),
+    ("node -e 'require(\"child_process\").execSync(\"cargo test --workspace\")'", "cargo"),
+    ("perl -e 'system(\"cargo test --all\")'", "cargo"),
+    ("ruby -e 'system(\"pytest\")'", "pytest"),
+    ("python3 - <<EOF\nimport os\nos.system('cargo test --workspace')\nEOF", "cargo"),
+    ("echo 'unbalanced", "could not be read"),
+    ('cargo test "unterminated', "could not be read"),
+])
+def test_unverifiable(text, why):
+    an = run(text)
+    assert an.unverifiable, words(an)
+    assert why in reasons(an)
+
+
+def test_interpreter_without_pattern_is_fine():
+    assert not run("python3 -c 'import sys; print(sys.version)'").unverifiable
+    assert not run("node -e 'console.log(1)'").unverifiable
+    assert not run("python3 -c 'print(\"cargo test\")'",
+                   interpreter_patterns=("cargo test --workspace",)).unverifiable
+
+
+# ------------------------------------------------------------------ scripts
+
+def write(path, text, mode=0o755):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(mode)
+    return path
+
+
+@pytest.mark.parametrize("text", [
+    "./ci.sh", "bash ci.sh", "sh ci.sh", "source ci.sh", ". ./ci.sh", "scripts/../ci.sh",
+    "cd sub && ../ci.sh", "bash -x ci.sh arg", "cat ci.sh | bash", "bash < ci.sh",
+    "swarmgate preflight ci.sh", "nohup ./ci.sh &",
+])
+def test_scripts_at_command_position_are_read(tmp_path, text):
+    write(tmp_path / "ci.sh", "#!/bin/bash\nset -e\ncargo test --workspace\n")
+    (tmp_path / "sub").mkdir()
+    an = run(text, tmp_path)
+    c = find(an, "cargo")
+    assert f"script:{tmp_path / 'ci.sh'}" in c.via
+    assert c.script == str(tmp_path / "ci.sh")
+    assert an.scripts_read == [str(tmp_path / "ci.sh")]
+
+
+def test_script_shebang_and_executable_rules(tmp_path):
+    write(tmp_path / "tool", "#!/usr/bin/env bash\ncargo test\n")
+    write(tmp_path / "py", "#!/usr/bin/env python3\nimport os\nos.system('cargo test')\n")
+    write(tmp_path / "plain", "cargo test\n")                    # executable, no shebang
+    write(tmp_path / "lib.rs", "cargo test\n", mode=0o644)      # not executable, not a script
+    assert "cargo" in names(run("./tool", tmp_path))
+    assert "cargo" not in names(run("./py", tmp_path))
+    assert "cargo" not in names(run("python3 py", tmp_path))
+    assert "cargo" in names(run("./plain", tmp_path))
+    assert "cargo" not in names(run("./lib.rs", tmp_path))
+    assert "cargo" in names(run("bash lib.rs", tmp_path))       # bash runs any file it is given
+
+
+def test_scripts_recursive_each_once(tmp_path):
+    write(tmp_path / "a.sh", "./b.sh\n./b.sh\nsource ./a.sh\n")
+    write(tmp_path / "b.sh", "cargo test --workspace\n./a.sh\n")
+    an = run("./a.sh && ./b.sh", tmp_path)
+    assert sorted(an.scripts_read) == [str(tmp_path / "a.sh"), str(tmp_path / "b.sh")]
+    assert names(an).count("cargo") == 1
+    inner = find(an, "cargo")
+    assert inner.via[-2:] == (f"script:{tmp_path / 'a.sh'}", f"script:{tmp_path / 'b.sh'}")[-2:] \
+        or f"script:{tmp_path / 'b.sh'}" in inner.via
+
+
+def test_script_depth_bound(tmp_path):
+    for k in range(10):
+        write(tmp_path / f"s{k}.sh", f"./s{k + 1}.sh\n")
+    write(tmp_path / "s10.sh", "cargo test\n")
+    an = run("./s0.sh", tmp_path, max_depth=4)
+    assert "cargo" not in names(an)
+    assert any("deeper" in p for p in an.problems)
+    assert an.unverifiable
+
+
+def test_missing_binary_huge_scripts(tmp_path):
+    an = run("./nope.sh", tmp_path)
+    assert any("does not exist" in p for p in an.problems) and not an.unverifiable
+    (tmp_path / "bin.sh").write_bytes(b"\x7fELF\x00\x01\x02cargo test\n")
+    an = run("bash bin.sh", tmp_path)
+    assert any("not a text file" in p for p in an.problems) and an.unverifiable
+    (tmp_path / "latin.sh").write_bytes(b"echo \xff\xfe\n")
+    an = run("bash latin.sh", tmp_path)
+    assert an.unverifiable
+    write(tmp_path / "big.sh", "echo x\n" * 2000)
+    an = run("./big.sh", tmp_path, max_script_bytes=1000)
+    assert any("limit" in p for p in an.problems) and an.unverifiable
+
+
+def test_cd_is_followed_for_scripts(tmp_path):
+    write(tmp_path / "sub" / "x.sh", "cargo test\n")
+    assert "cargo" in names(run("cd sub && ./x.sh", tmp_path))
+    assert "cargo" in names(run("cd sub; bash x.sh", tmp_path))
+    an = run("(cd sub) && ./x.sh", tmp_path)          # the subshell's cd does not leak
+    assert "cargo" not in names(an)
+    an = run('cd "$DIR" && ./x.sh', tmp_path)
+    assert an.unverifiable and "cannot tell where" in reasons(an)
+
+
+@pytest.mark.parametrize("text", [
+    "cat > /tmp/sg-x.sh <<'EOF'\ncargo test --workspace\nEOF\nbash /tmp/sg-x.sh",
+    "cat > run.sh <<EOF\ncargo test --workspace\nEOF\nchmod +x run.sh && ./run.sh",
+    "echo 'cargo test --workspace' > run.sh; sh run.sh",
+    "printf 'set -e\\ncargo test --workspace\\n' > run.sh && bash run.sh",
+    "echo '#!/bin/sh' > run.sh; echo 'cargo test --workspace' >> run.sh; sh run.sh",
+    "tee run.sh <<'EOF' >/dev/null\ncargo test --workspace\nEOF\nbash run.sh",
+    "echo 'cargo test --workspace' | tee run.sh; bash run.sh",
+    "echo 'cargo test --workspace' > a.sh; cp a.sh run.sh; ./run.sh",
+])
+def test_script_written_then_run_is_judged_by_content(tmp_path, text):
+    an = run(text, tmp_path)
+    c = find(an, "cargo")
+    assert c.args == ["test", "--workspace"]
+    assert any(v.startswith("script:") for v in c.via)
+    assert not an.unverifiable, reasons(an)
+
+
+@pytest.mark.parametrize("text", [
+    "curl -s x > run.sh; bash run.sh",
+    "curl -so run.sh x && bash run.sh",
+    "base64 -d <<<$P > run.sh; chmod +x run.sh; ./run.sh",
+    "echo \"$CMD\" > run.sh; bash run.sh",
+    "cat > run.sh <<EOF\n$CMD\nEOF\nbash run.sh",
+])
+def test_script_written_with_unknown_content_is_unverifiable(tmp_path, text):
+    an = run(text, tmp_path)
+    assert an.unverifiable, words(an)
+
+
+# ------------------------------------------------------------------ robustness
+
+def test_never_raises_on_odd_input(tmp_path):
+    for text in ["", " ", "\n\n", ";", "&&", "|", "(", ")", "{", "}", "'", '"', "`", "$(", "${",
+                 "<<EOF", "a <<EOF\nno end", "if", "fi", "done", "case", "esac", "((", "]]",
+                 "\x00", "\\", "a\\\nb", "f() {", "for", "while true", "a | | b", "$((", "x=(",
+                 "a >", "a 2>&", "eval", "bash -c", "xargs", "env", "timeout 5", "sudo", "find -exec"]:
+        an = analyze(text, cwd=str(tmp_path))
+        assert isinstance(an, bash_tree.Analysis)
+
+
+def test_bad_arguments_do_not_raise():
+    an = analyze(None, cwd="/")   # type: ignore[arg-type]
+    assert an.unverifiable
+    an = analyze("cargo test", cwd="")
+    assert find(an, "cargo")
+
+
+def test_lexical_fallback_marks_parsed_by():
+    an = run("case $1 in start) cargo test;; *) echo no;; esac")
+    assert an.parsed_by == "lexical" and find(an, "cargo")
+    an = run("cargo test")
+    assert an.parsed_by == "bashlex"
+
+
+def test_lexical_and_bashlex_agree_on_common_commands():
+    from swarmgate.hooks import bash_lexical
+    texts = [
+        "A=1 cargo test --workspace 2>&1 | tail -5 && echo ok",
+        "for f in *.rs; do rustfmt $f; done; git add -A",
+        "f() { cargo build; }; ( f ) & wait",
+        "if [ -f x ]; then bash -c 'make all'; else eval 'make clean'; fi",
+        "cat <<EOF | bash\ncargo test\nEOF",
+        "echo \"$(date) `whoami`\" > log.txt",
+    ]
+    for t in texts:
+        a = run(t)
+        seq, unsure = bash_lexical.parse(t)
+        assert unsure is None
+        w = bash_tree._Walker(bash_tree.Analysis(), "/", 6, float("inf"), 1 << 20, ())
+        w.walk(seq, bash_tree._Ctx())
+        w.finish(bash_tree._Ctx())
+        assert [c.words for c in w.an.commands] == words(a), t
+
+
+def test_cached_parse_does_not_leak_state_between_calls(tmp_path):
+    write(tmp_path / "x.sh", "cargo test\n")
+    a1 = run("./x.sh", tmp_path)
+    a2 = run("./x.sh", tmp_path)
+    assert a1.scripts_read == a2.scripts_read == [str(tmp_path / "x.sh")]
+    assert names(a1) == names(a2)
+
+
+def test_budget_is_respected(tmp_path):
+    import time
+    text = "; ".join(f"echo {i} | cat" for i in range(3000))
+    t = time.monotonic()
+    an = analyze(text, cwd=str(tmp_path), budget_s=0.05)
+    took = time.monotonic() - t
+    assert took < 5  # generous: the point is that it stops
+    assert an.parsed_by == "lexical"
+
+
+def test_import_is_light():
+    import subprocess
+    import sys
+    code = ("import sys; import swarmgate.hooks.bash_tree; "
+            "print('bashlex' in sys.modules, 'bashlex.parser' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_bashlex_tables_cache(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "st"))
+    code = ("from swarmgate.hooks import bashlex_fast as f; b = f.load(); "
+            "print(f.cache_path()); print(b.parser.parse('a | b')[0].kind)")
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    path, kind = first.stdout.split()
+    assert kind == "pipeline" and os.path.exists(path)
+    assert stat.S_IMODE(os.stat(path).st_mode) & 0o022 == 0
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert second.stdout.split() == [path, "pipeline"]
+    # a corrupt cache is ignored and rebuilt
+    with open(path, "wb") as fh:
+        fh.write(b"garbage")
+    third = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert third.stdout.split()[1] == "pipeline"
+    assert os.path.getsize(path) > 1000
+    # a group-writable cache is not trusted (still parses)
+    os.chmod(path, 0o666)
+    fourth = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert fourth.stdout.split()[1] == "pipeline"
