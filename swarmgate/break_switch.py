@@ -23,16 +23,25 @@ def requested() -> frozenset:
     return frozenset(x.strip() for x in raw.split(",") if x.strip())
 
 
-def _marker_path(token: str) -> str:
-    from swarmgate.state_paths import selftest_dir
-    return os.path.join(str(selftest_dir()), "marker-" + "".join(c for c in token if c.isalnum()))
+MARKER_DIR_ENV = "SWARMGATE_SELFTEST_MARKER_DIR"
+
+
+def _marker_path(token: str, directory: str | None = None) -> str:
+    if directory is None:
+        # a self-test cell may run a tool with its own SWARMGATE_STATE_DIR: the marker
+        # stays where the self-test wrote it, named by this variable
+        directory = os.environ.get(MARKER_DIR_ENV)
+    if not directory:
+        from swarmgate.state_paths import selftest_dir
+        directory = str(selftest_dir())
+    return os.path.join(directory, "marker-" + "".join(c for c in token if c.isalnum()))
 
 
 def marker_valid() -> bool:
     token = os.environ.get(TOKEN_ENV, "")
     if len(token) < 16:
         return False
-    key = (token, os.environ.get("SWARMGATE_STATE_DIR", ""))
+    key = (token, os.environ.get("SWARMGATE_STATE_DIR", ""), os.environ.get(MARKER_DIR_ENV, ""))
     if key in _cache:
         return _cache[key]
     ok = False
@@ -86,11 +95,11 @@ class selftest_marker:
         from swarmgate.statefile import ensure_dir, write_text_atomic
 
         self.token = secrets.token_hex(16)
-        ensure_dir(selftest_dir())
-        self.path = _marker_path(self.token)
+        directory = str(ensure_dir(selftest_dir()))
+        self.path = _marker_path(self.token, directory)
         write_text_atomic(self.path, self.token + "\n", mode=0o600)
         _cache.clear()
-        return {TOKEN_ENV: self.token}
+        return {TOKEN_ENV: self.token, MARKER_DIR_ENV: directory}
 
     def __exit__(self, *exc) -> None:
         try:

@@ -1,0 +1,362 @@
+"""detached-run: long jobs that outlive the session (SPEC §5.7).
+
+    detached-run start --label NAME [--wall-clock SEC] -- COMMAND...
+    detached-run status [NAME]      detached-run wait NAME [--timeout SEC]      detached-run stop NAME
+
+Where systemd runs as PID 1, the job becomes a transient systemd user service
+(`systemd-run --user --unit swarmgate-detached-NAME -p RuntimeMaxSec=...`).
+Elsewhere it runs under a fully detached supervisor (its own session, stdin
+from /dev/null, inherited descriptors closed) with its own registry under the
+state dir. Either way the exit code is written to the registry and readable
+at any time. The supervisor is a child subreaper: after the job, processes it
+left behind (capped runs started by the job, backgrounded children) are found
+and stopped one by one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from typing import Sequence
+
+from swarmgate.exit_codes import Exit
+
+LABEL_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,80}")
+
+
+def say(msg: str) -> None:
+    print(f"detached-run: {msg}", file=sys.stderr, flush=True)
+
+
+def reg_dir(label: str) -> str:
+    from swarmgate.state_paths import detached_dir
+    return os.path.join(str(detached_dir()), label)
+
+
+def _rec_path(label: str) -> str:
+    return os.path.join(reg_dir(label), "run.json")
+
+
+def read_record(label: str) -> dict | None:
+    from swarmgate.statefile import read_json
+    return read_json(_rec_path(label), None)
+
+
+def write_record(label: str, rec: dict) -> None:
+    from swarmgate.statefile import write_json_atomic
+    write_json_atomic(_rec_path(label), rec)
+
+
+def systemd_argv(label: str, command: list[str], wall_clock: float | None, cwd: str) -> list[str]:
+    """The exact systemd-run line used where systemd is PID 1."""
+    argv = ["systemd-run", "--user", "--unit", f"swarmgate-detached-{label}", "--collect",
+            "--property", "KillMode=control-group", f"--working-directory={cwd}"]
+    if wall_clock:
+        argv += ["--property", f"RuntimeMaxSec={int(wall_clock)}"]
+    return argv + ["--", *command]
+
+
+def state_of(rec: dict) -> str:
+    from swarmgate.procinfo import is_alive
+
+    if rec.get("exit") is not None:
+        return "exited"
+    if rec.get("supervisor_pid") and is_alive(rec["supervisor_pid"], rec.get("supervisor_start")):
+        return "running"
+    return "lost"
+
+
+# --- the supervisor (runs detached) ---
+
+def _set_subreaper() -> bool:
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _my_descendants() -> list[int]:
+    from swarmgate.hosts.proc_tree import descendants
+    return [p for p in descendants(os.getpid()) if p != os.getpid()]
+
+
+def supervise(label: str) -> int:
+    from swarmgate.break_switch import broken
+    from swarmgate.hosts.proc_tree import stop_tree
+    from swarmgate.procinfo import start_time
+
+    rec = read_record(label) or {}
+    _set_subreaper()
+    rec.update(supervisor_pid=os.getpid(), supervisor_start=start_time(os.getpid()), state="running")
+    write_record(label, rec)
+    stopping: list[int] = []
+
+    def on_term(signum, frame):  # noqa: ARG001
+        stopping.append(signum)
+
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    t0 = time.monotonic()
+    child = subprocess.Popen(rec["command"], cwd=rec.get("cwd") or None, stdin=subprocess.DEVNULL)
+    rec["pid"], rec["start"] = child.pid, start_time(child.pid)
+    write_record(label, rec)
+    wall = rec.get("wall_clock")
+    code = None
+    reason = ""
+    while code is None:
+        try:
+            code = child.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            pass
+        if code is not None:
+            break
+        over = wall and not broken("no-wall-clock") and time.monotonic() - t0 > float(wall)
+        if stopping or over:
+            reason = "stopped" if stopping else f"wall clock of {wall}s exceeded"
+            stop_tree(child.pid, grace=float(rec.get("grace", 30)))
+            child.wait()
+            code = Exit.SIGNALLED if stopping else Exit.TIMEOUT
+    if code < 0:
+        code = 128 - code
+    leftovers = []
+    if not broken("no-leftover-cleanup"):
+        for pid in _my_descendants():
+            leftovers.append(pid)
+            stop_tree(pid, grace=float(rec.get("grace", 30)))
+        # reap what was reparented to us
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG) == (0, 0):
+                    break
+            except ChildProcessError:
+                break
+    rec.update(exit=code, ended=time.time(), duration_s=round(time.monotonic() - t0, 3), state="exited",
+               reason=reason, leftovers_stopped=leftovers)
+    write_record(label, rec)
+    return 0
+
+
+# --- the CLI ---
+
+def start(label: str, command: list[str], wall_clock: float | None, grace: float) -> int:
+    from swarmgate.hosts.cgroups import systemd_is_pid1
+
+    rec = read_record(label)
+    if rec and state_of(rec) == "running":
+        say(f"a job labelled {label!r} is still running (pid {rec.get('pid')}); stop it or pick another label")
+        return Exit.USAGE
+    cwd = os.getcwd()
+    from swarmgate.statefile import ensure_dir
+    d = reg_dir(label)
+    ensure_dir(d)
+    for name in ("run.json", "output.log"):
+        try:
+            os.unlink(os.path.join(d, name))
+        except OSError:
+            pass
+    log = os.path.join(d, "output.log")
+    rec = {"label": label, "command": command, "cwd": cwd, "started": time.time(), "wall_clock": wall_clock,
+           "grace": grace, "log": log, "exit": None}
+    if systemd_is_pid1() and os.environ.get("SWARMGATE_DETACHED_BACKEND", "auto") != "process":
+        argv = systemd_argv(label, command, wall_clock, cwd)
+        rec["backend"] = "systemd"
+        rec["unit"] = f"swarmgate-detached-{label}"
+        write_record(label, rec)
+        rc = subprocess.call(argv)
+        if rc != 0:
+            say(f"systemd-run exited {rc}")
+            return Exit.USAGE
+        print(f"started {label} as user unit {rec['unit']}")
+        return 0
+    rec["backend"] = "process"
+    write_record(label, rec)
+    with open(log, "ab") as out:
+        subprocess.Popen([sys.executable, "-m", "swarmgate", "detached-run", "_supervise", label],
+                         stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True,
+                         close_fds=True, cwd=cwd)
+    for _ in range(100):
+        r = read_record(label) or {}
+        if r.get("pid"):
+            print(f"started {label}: pid {r['pid']}, output in {log}")
+            return 0
+        time.sleep(0.05)
+    say(f"the supervisor of {label} did not start; see {log}")
+    return Exit.USAGE
+
+
+def _systemd_exit(rec: dict) -> None:
+    """Fill the exit code from systemd (user unit) into the record."""
+    cp = subprocess.run(["systemctl", "--user", "show", rec["unit"], "-p", "ActiveState", "-p",
+                         "ExecMainStatus", "-p", "Result"], capture_output=True, text=True)
+    props = dict(line.split("=", 1) for line in cp.stdout.splitlines() if "=" in line)
+    if props.get("ActiveState") in ("inactive", "failed") and props.get("ExecMainStatus", "").isdigit():
+        rec["exit"] = int(props["ExecMainStatus"])
+        write_record(rec["label"], rec)
+
+
+def status(label: str | None) -> int:
+    from swarmgate.state_paths import detached_dir
+    labels = [label] if label else sorted(os.listdir(str(detached_dir()))) if os.path.isdir(str(detached_dir())) else []
+    if not labels:
+        print("no detached jobs")
+        return 0
+    for lab in labels:
+        rec = read_record(lab)
+        if rec is None:
+            if label:
+                say(f"no detached job labelled {lab!r}")
+                return Exit.USAGE
+            continue
+        if rec.get("backend") == "systemd" and rec.get("exit") is None:
+            _systemd_exit(rec)
+        st = state_of(rec)
+        extra = f"exit {rec['exit']}" if st == "exited" else f"pid {rec.get('pid')}"
+        if rec.get("reason"):
+            extra += f" ({rec['reason']})"
+        if rec.get("leftovers_stopped"):
+            extra += f"; stopped {len(rec['leftovers_stopped'])} leftover process(es)"
+        print(f"{lab}: {st}, {extra}: {shlex.join(rec.get('command', []))}")
+    return 0
+
+
+def wait(label: str, timeout: float | None) -> int:
+    deadline = time.monotonic() + timeout if timeout else None
+    while True:
+        rec = read_record(label)
+        if rec is None:
+            say(f"no detached job labelled {label!r}")
+            return Exit.USAGE
+        st = state_of(rec)
+        if st == "exited":
+            return int(rec["exit"])
+        if st == "lost":
+            say(f"{label}: the supervisor died without recording an exit code")
+            return Exit.SIGNALLED
+        if deadline and time.monotonic() > deadline:
+            say(f"{label} still running after {timeout:g}s")
+            return Exit.TIMEOUT
+        time.sleep(0.2)
+
+
+def stop(label: str) -> int:
+    rec = read_record(label)
+    if rec is None:
+        say(f"no detached job labelled {label!r}")
+        return Exit.USAGE
+    if rec.get("backend") == "systemd":
+        return subprocess.call(["systemctl", "--user", "stop", rec["unit"]])
+    if state_of(rec) != "running":
+        print(f"{label} is not running")
+        return 0
+    os.kill(rec["supervisor_pid"], signal.SIGTERM)
+    code = wait(label, float(rec.get("grace", 30)) + 30)
+    print(f"{label} stopped (exit {code})")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["_supervise"] and len(argv) == 2:
+        return supervise(argv[1])
+    if argv[:1] == ["--selftest"]:
+        from swarmgate.selftest import main as selftest_main
+        return selftest_main(["detached-run"])
+    command: list[str] = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, command = argv[:i], argv[i + 1:]
+    p = argparse.ArgumentParser(prog="detached-run", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="verb", required=True)
+    s = sub.add_parser("start", help="start a job detached from this session")
+    s.add_argument("--label", required=True)
+    s.add_argument("--wall-clock", type=float, help="seconds after which the job is stopped (253)")
+    s.add_argument("--grace", type=float, default=30.0, help="seconds between TERM and KILL")
+    st = sub.add_parser("status", help="state and exit code")
+    st.add_argument("label", nargs="?")
+    w = sub.add_parser("wait", help="wait for the job; exit with its code")
+    w.add_argument("label")
+    w.add_argument("--timeout", type=float)
+    sp = sub.add_parser("stop", help="stop the job and what it left behind")
+    sp.add_argument("label")
+    args = p.parse_args(argv)
+    from swarmgate.break_switch import refusal
+    if refusal():
+        say(refusal())
+        return Exit.USAGE
+    label = getattr(args, "label", None)
+    if label is not None and not LABEL_RE.fullmatch(label):
+        say(f"label {label!r}: use letters, digits and . _ - only")
+        return Exit.USAGE
+    if args.verb == "start":
+        if not command:
+            say("nothing to run: put the command after `--`")
+            return Exit.USAGE
+        return start(args.label, command, args.wall_clock, args.grace)
+    if args.verb == "status":
+        return status(args.label)
+    if args.verb == "wait":
+        return wait(args.label, args.timeout)
+    return stop(args.label)
+
+
+# --- self-test ---
+
+def _selftest_job(command: list[str], wall: float | None = None) -> dict:
+    import tempfile
+    import uuid
+
+    label = f"selftest-{uuid.uuid4().hex[:8]}"
+    with tempfile.TemporaryDirectory(prefix="swarmgate-dr-") as tmp:
+        env = dict(os.environ, SWARMGATE_STATE_DIR=os.path.join(tmp, "state"), SWARMGATE_DETACHED_BACKEND="process")
+        extra = ["--wall-clock", str(wall)] if wall else []
+        subprocess.run([sys.executable, "-m", "swarmgate", "detached-run", "start", "--label", label, "--grace", "2",
+                        *extra, "--", *command], env=env, capture_output=True, timeout=30)
+        subprocess.run([sys.executable, "-m", "swarmgate", "detached-run", "wait", label, "--timeout", "30"],
+                       env=env, capture_output=True, timeout=60)
+        path = os.path.join(tmp, "state", "detached", label, "run.json")
+        try:
+            with open(path) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return {}
+
+
+def _cell_leftovers_stopped() -> bool:
+    import tempfile
+    with tempfile.NamedTemporaryFile(prefix="swarmgate-dr-pid-", delete=False) as f:
+        pidfile = f.name
+    try:
+        rec = _selftest_job(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; exit 0"])
+        pid = int(open(pidfile).read().strip() or 0)
+        from swarmgate.procinfo import is_alive
+        alive = is_alive(pid, None)
+        if alive:
+            os.kill(pid, signal.SIGKILL)
+        return rec.get("exit") == 0 and not alive
+    finally:
+        os.unlink(pidfile)
+
+
+def _cell_wall_clock() -> bool:
+    rec = _selftest_job(["sleep", "20"], wall=1.0)
+    return rec.get("exit") == Exit.TIMEOUT
+
+
+def selftest_suite():
+    from swarmgate.selftest import Cell, Suite
+    return Suite("detached-run",
+                 [Cell("leftover-processes-stopped", _cell_leftovers_stopped),
+                  Cell("wall-clock-enforced", _cell_wall_clock)],
+                 {"no-leftover-cleanup": ["leftover-processes-stopped"], "no-wall-clock": ["wall-clock-enforced"]})
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from swarmgate.hosts import detached_run as DR
+
+
+@pytest.fixture
+def env(tmp_path):
+    return dict(os.environ, SWARMGATE_STATE_DIR=str(tmp_path / "state"), SWARMGATE_DETACHED_BACKEND="process")
+
+
+def _dr(env, *args, timeout=60):
+    return subprocess.run([sys.executable, "-m", "swarmgate", "detached-run", *args], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _rec(tmp_path, label):
+    return json.loads((tmp_path / "state" / "detached" / label / "run.json").read_text())
+
+
+def test_start_status_wait_records_exit_code_and_output(env, tmp_path):
+    cp = _dr(env, "start", "--label", "job1", "--", "sh", "-c", "echo hello; sleep 0.5; exit 9")
+    assert cp.returncode == 0 and "started job1" in cp.stdout, cp.stderr
+    st = _dr(env, "status", "job1")
+    assert "job1: running" in st.stdout or "job1: exited" in st.stdout
+    assert _dr(env, "wait", "job1", "--timeout", "30").returncode == 9
+    assert "job1: exited, exit 9" in _dr(env, "status").stdout
+    rec = _rec(tmp_path, "job1")
+    assert rec["exit"] == 9 and "hello" in open(rec["log"]).read()
+    assert not psutil.pid_exists(rec["supervisor_pid"]) or \
+        psutil.Process(rec["supervisor_pid"]).status() == psutil.STATUS_ZOMBIE
+
+
+def test_outlives_the_session_that_started_it(env, tmp_path):
+    # the "session" is a shell that starts the job and is then killed with its whole process group
+    session = subprocess.Popen([sys.executable, "-m", "swarmgate", "detached-run", "start", "--label", "long", "--",
+                                "sh", "-c", "sleep 1.5; echo survived"], env=env, start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    session.wait(30)
+    os.killpg(session.pid, signal.SIGKILL) if psutil.pid_exists(session.pid) else None
+    assert _dr(env, "wait", "long", "--timeout", "30").returncode == 0
+    assert "survived" in open(_rec(tmp_path, "long")["log"]).read()
+
+
+def test_wall_clock_is_253_and_stop_is_247(env, tmp_path):
+    _dr(env, "start", "--label", "slow", "--wall-clock", "1", "--grace", "2", "--", "sleep", "30")
+    assert _dr(env, "wait", "slow", "--timeout", "30").returncode == 253
+    assert "wall clock" in _rec(tmp_path, "slow")["reason"]
+    _dr(env, "start", "--label", "tostop", "--grace", "2", "--", "sh", "-c", "sleep 30 & sleep 30; wait")
+    rec = _rec(tmp_path, "tostop")
+    time.sleep(0.3)
+    tree = [rec["pid"]] + [c.pid for c in psutil.Process(rec["pid"]).children(recursive=True)]
+    cp = _dr(env, "stop", "tostop")
+    assert cp.returncode == 0 and "exit 247" in cp.stdout
+    time.sleep(0.2)
+    assert all(not psutil.pid_exists(p) or psutil.Process(p).status() == psutil.STATUS_ZOMBIE for p in tree)
+
+
+def test_leftovers_are_stopped_after_the_job(env, tmp_path):
+    pidfile = tmp_path / "bg.pid"
+    _dr(env, "start", "--label", "leaky", "--grace", "2", "--", "sh", "-c", f"sleep 60 & echo $! > {pidfile}")
+    assert _dr(env, "wait", "leaky", "--timeout", "30").returncode == 0
+    pid = int(pidfile.read_text())
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    assert pid in _rec(tmp_path, "leaky")["leftovers_stopped"]
+
+
+def test_running_label_refused_and_bad_input(env):
+    _dr(env, "start", "--label", "dup", "--", "sleep", "5")
+    cp = _dr(env, "start", "--label", "dup", "--", "true")
+    assert cp.returncode == 251 and "still running" in cp.stderr
+    _dr(env, "stop", "dup")
+    assert _dr(env, "start", "--label", "../x", "--", "true").returncode == 251
+    assert _dr(env, "start", "--label", "x").returncode == 251
+    assert _dr(env, "wait", "nope").returncode == 251
+
+
+def test_systemd_unit_command_is_exact():
+    argv = DR.systemd_argv("build", ["cargo", "test"], 7200, "/repo")
+    assert argv == ["systemd-run", "--user", "--unit", "swarmgate-detached-build", "--collect",
+                    "--property", "KillMode=control-group", "--working-directory=/repo",
+                    "--property", "RuntimeMaxSec=7200", "--", "cargo", "test"]
+
+
+def test_selftest(tmp_path, monkeypatch):
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "st"))
+    from swarmgate.selftest import run_suite
+    res = run_suite(DR.selftest_suite())
+    assert res.ok, res.rows
