@@ -61,6 +61,18 @@ def swarmgate_entry() -> str:
     raise ClaudeMissing(f"no swarmgate entry point beside {sys.executable}; run ./install.sh first")
 
 
+def agent_path() -> str:
+    """PATH for the agent's commands: the caller's, without this checkout's .venv/bin.
+
+    So a scripted `run-with-memory-cap ...` is judged by the hooks but does not
+    really start capped runs (cgroups, the machine's budget) from a test;
+    the hooks themselves are called by absolute path and need no PATH.
+    """
+    venv_bin = str(Path(sys.executable).parent)
+    return os.pathsep.join(p for p in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
+                           if p and os.path.abspath(p) != venv_bin)
+
+
 def project_dir_name(path: Path) -> str:
     """Claude Code's directory name for a project: the path with every / and . as -."""
     return "".join(c if c.isalnum() or c == "-" else "-" for c in str(path))
@@ -203,7 +215,7 @@ class ClaudeRepo:
     def env(self, api_url: str = "", extra: dict | None = None) -> dict:
         """A clean environment: nothing from the caller's except PATH and the locale."""
         env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "PATH": agent_path(),
             "LANG": os.environ.get("LANG", "C.UTF-8"),
             "HOME": str(self.home),
             "TMPDIR": str(self.tmp),

@@ -1,0 +1,58 @@
+"""Bash guards seen through the real client: what the model is told, what the hook logged."""
+from __future__ import annotations
+
+import pytest
+
+from messages_api import Conversation, bash, dispatch, done
+
+pytestmark = pytest.mark.e2e
+
+WORKER = "e2e-worker"
+SCOPE_FULL = ("SWARMGATE_RUN_SCOPE='kind=full; target=workspace; range=all crates; "
+              "reason=commit gate for this batch'")
+MAIN_HEAVY = f"SWARMGATE_HEAVY=commit {SCOPE_FULL} run-with-memory-cap 1G -- cargo test --workspace"
+
+
+def test_b01_refuses_a_subagents_heavy_test_and_the_model_reads_why(claude_repo):
+    claude_repo.add_agent(WORKER)
+    run = claude_repo.run("script:b01-main", [
+        Conversation("script:b01-main", [
+            dispatch(WORKER, "script:b01-sub\nRun the tests.\nheavy test: do not run"),
+            done("dispatched"),
+        ]),
+        Conversation("script:b01-sub", [bash("cargo test --workspace"), done("refused, reporting back")]),
+    ])
+    assert run.returncode == 0, run.describe()
+    (res,) = run.results_of("Bash", "script:b01-sub")
+    assert res.is_error, run.describe()
+    assert res.text.startswith("PreToolUse:Bash hook error:")
+    assert "[B01]" in res.text and "heavy tests belong to the main agent" in res.text
+    (rec,) = run.decisions(event="PreToolUse", tool="Bash")
+    assert rec["agent_type"] == WORKER and rec["decision"] == "deny" and "B01" in rec["codes"]
+
+
+def test_main_agents_prefixed_capped_heavy_test_passes_with_the_r01_host_report(claude_repo):
+    run = claude_repo.run("script:b01-main-ok", [
+        Conversation("script:b01-main-ok", [bash(MAIN_HEAVY), done("ran it")]),
+    ])
+    assert run.returncode == 0, run.describe()
+    (res,) = run.results_of("Bash")
+    # B01/B02/B10 let it through; the command itself fails here (the runner is kept off the
+    # agent's PATH in tests so no real capped run starts)
+    assert "hook error" not in res.text, run.describe()
+    assert run.permission_denials == []
+    (rec,) = run.decisions(event="PreToolUse", tool="Bash")
+    assert rec["agent_type"] is None and rec["decision"] == "context" and rec["codes"] == ["R01"], rec
+    # R01's report reached the model in the next request as PreToolUse additional context
+    after = run.conversation("script:b01-main-ok")[1]
+    assert "PreToolUse:Bash hook additional context: [R01] host resources" in after.all_text, run.describe()
+    assert "verdict" in after.all_text
+
+
+def test_b01_refuses_the_main_agents_unprefixed_heavy_test(claude_repo):
+    run = claude_repo.run("script:b01-main-bare", [
+        Conversation("script:b01-main-bare", [bash("cargo test --workspace"), done("refused")]),
+    ])
+    (res,) = run.results_of("Bash")
+    assert res.is_error and "[B01]" in res.text and "SWARMGATE_HEAVY=commit" in res.text, run.describe()
+    assert [d["tool_name"] for d in run.permission_denials] == ["Bash"]
