@@ -16,6 +16,9 @@ MODULES = (
     "swarmgate.hooks.write_scope",
     "swarmgate.hooks.resource_report",
     "swarmgate.hooks.dispatch_guards",
+    "swarmgate.hooks.message_guards",
+    "swarmgate.hooks.subagent_context",
+    "swarmgate.hooks.stop_guards",
 )
 
 _cache: list | None = None

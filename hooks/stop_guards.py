@@ -1,0 +1,538 @@
+"""Stop and SubagentStop (SPEC §4.6): H01 scratch check, H02 transcript audit, S01 round
+closed, and C03, the short summary of what they checked.
+
+SubagentStop, computed once per event (``stop_outcome``):
+1. the agent's dispatch is found in the session state (the link made at
+   SubagentStart is checked against the first user message of its transcript,
+   which is its dispatch prompt);
+2. H01: directories the agent must clean up before handing back: those
+   registered under it by `work-dir-owner` (``[workdirs] root``, owner record
+   with this session and ``agent`` = its id or name) and the ``scratch:``
+   directories of its dispatch. Any that still exist refuse the hand-back
+   unless its last message says ``<path> not deleted: <reason>``;
+3. when the hand-back goes through (H01 silent, warn/off, or
+   ``stop_hook_active``), the stop is recorded in the session state and the
+   agent's D16 scratch locks are released;
+4. H02: the transcript (``agent_transcript_path``) is read and every shell and
+   file tool call that ran is judged again by the registered PreToolUse guards
+   (actor = the subagent's type). A call a guard refuses now but that ran
+   anyway means a hook did not fire: an alert record is written
+   (swarmgate.alerts, kind ``transcript-audit``) and a red line goes to the
+   person now and to the main agent at its next tool call (C04) or session
+   start (C01). H02 never blocks.
+
+Stop (main agent): S01 refuses to end while the current scheduling record
+(swarmgate.agents.records.current_record) has tasks with no verdict, or
+tasks removed without one, unless work is still in flight (the payload's
+``background_tasks`` or ``session_crons``, or subagents of this session still
+running): then the agent is pausing, not ending the round.
+
+Both respect ``stop_hook_active``: the engine never blocks a stop that a stop
+hook already continued once.
+"""
+from __future__ import annotations
+
+import os
+
+from swarmgate import guard as G
+
+MAX_AUDITED_CALLS = 400
+AUDIT_TOOLS = ("Bash", "Monitor", "Write", "Edit", "MultiEdit", "NotebookEdit")
+_NOT_RUN_MARKS = ("hook error", "requires approval", "doesn't want to proceed", "was blocked",
+                  "permission denied by", "swarmgate refused")
+
+
+def _broken(name: str) -> bool:
+    from swarmgate.break_switch import broken
+    return broken(name)
+
+
+def _abs(path: str, event) -> str:
+    if not path:
+        return ""
+    return path if os.path.isabs(path) else os.path.join(event.cwd or event.repo, path)
+
+
+# --- H01 ----------------------------------------------------------------------------
+
+def excused(path: str, message: str) -> bool:
+    """True when ``message`` says ``<path> not deleted: <reason>`` (reason non-empty)."""
+    import re
+
+    if not message:
+        return False
+    pat = r"`?" + re.escape(path.rstrip("/")) + r"/?`?\s+not deleted\s*:\s*\S"
+    return re.search(pat, message) is not None
+
+
+def judge_h01(dirs: list, message: str):
+    """dirs = [(as named, absolute path, where it came from)] that still exist."""
+    left = [(named, ab, src) for named, ab, src in dirs
+            if not (excused(named, message) or excused(ab, message))]
+    if not left:
+        return None
+    shown = "; ".join(f"{named} ({src})" for named, _, src in left)
+    first = left[0][0]
+    return G.Finding(
+        "H01", f"you created these and they still exist: {shown}. Build directories and repository "
+               f"copies left behind fill the disk and confuse the next agent.",
+        f"delete them (`rm -rf {first}`; `work-dir-owner release` for registered ones) and hand back again; "
+        f"if one must stay, say so in your last message: `{first} not deleted: <reason>`.")
+
+
+def _h01_dirs(event, config, dispatch: dict | None, agent: dict | None) -> list:
+    out, seen = [], set()
+    names = {event.agent_id or ""}
+    if agent and agent.get("name"):
+        names.add(agent["name"])
+    root = config["workdirs"]["root"]
+    if root:
+        from swarmgate.agents.work_dir_owner import registrations
+        root_abs = root if os.path.isabs(root) else os.path.join(event.repo, root)
+        for rec in registrations(root_abs, session=event.session_id):
+            if rec.get("agent") and rec.get("agent") in names:
+                p = rec["path"]
+                if p not in seen:
+                    seen.add(p)
+                    out.append((p, p, f"registered by work-dir-owner: {rec.get('purpose') or 'no purpose'}"))
+    for p in (dispatch or {}).get("scratch") or []:
+        ab = os.path.realpath(_abs(os.path.expanduser(p), event))
+        if ab not in seen:
+            seen.add(ab)
+            out.append((p, ab, "named `scratch:` in your dispatch"))
+    return [x for x in out if os.path.isdir(x[1])]
+
+
+# --- H02 ----------------------------------------------------------------------------
+
+def transcript_calls(path: str, limit: int = MAX_AUDITED_CALLS) -> tuple[list, int]:
+    """([(tool_use_id, tool name, input, ran, cwd)], lines read) from a transcript (JSONL).
+
+    ``ran`` is False when the call's tool_result says a hook or the permission system
+    refused it; True when it ran or no result was written (the call was cut short).
+    """
+    import json
+
+    uses: dict = {}
+    order: list = []
+    results: dict = {}
+    n = 0
+    try:
+        f = open(path, encoding="utf-8", errors="replace")
+    except OSError:
+        return [], -1
+    with f:
+        for line in f:
+            n += 1
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(rec, dict):
+                continue
+            msg = rec.get("message")
+            content = msg.get("content") if isinstance(msg, dict) else None
+            if not isinstance(content, list):
+                continue
+            for b in content:
+                if not isinstance(b, dict):
+                    continue
+                if b.get("type") == "tool_use" and b.get("name") in AUDIT_TOOLS and len(order) < limit:
+                    tid = str(b.get("id") or f"line{n}")
+                    uses[tid] = (b.get("name"), b.get("input") if isinstance(b.get("input"), dict) else {},
+                                 rec.get("cwd") or "")
+                    order.append(tid)
+                elif b.get("type") == "tool_result":
+                    results[str(b.get("tool_use_id") or "")] = b
+    out = []
+    for tid in order:
+        name, ti, cwd = uses[tid]
+        res = results.get(tid)
+        ran = True
+        if res is not None and res.get("is_error"):
+            text = res.get("content")
+            if isinstance(text, list):
+                text = " ".join(str(x.get("text", "")) for x in text if isinstance(x, dict))
+            low = str(text or "").lower()
+            if any(m in low for m in _NOT_RUN_MARKS):
+                ran = False
+        out.append((tid, name, ti, ran, cwd))
+    return out, n
+
+
+def audit(event, config, calls: list) -> list:
+    """[(tool name, what, [findings])] of calls that ran but that a guard refuses now."""
+    from swarmgate.hook_protocol import HookEvent
+    from swarmgate.hooks import registry
+
+    guards = [g for g in registry.guards() if not g.advisory and "PreToolUse" in g.events
+              and not set(g.tools) & {"Agent", "Task", "SendMessage"}]
+    out = []
+    for tid, name, ti, ran, cwd in calls:
+        if not ran:
+            continue
+        payload = {"session_id": event.session_id, "transcript_path": event.transcript_path,
+                   "cwd": cwd or event.cwd, "hook_event_name": "PreToolUse", "tool_name": name,
+                   "tool_input": ti, "tool_use_id": tid, "agent_id": event.agent_id or "audited-subagent",
+                   "agent_type": event.agent_type or "subagent"}
+        ev = HookEvent("PreToolUse", payload, event.repo)
+        found = []
+        for g in guards:
+            if not g.applies("PreToolUse", name) or config.guard_mode(g.code) == "off":
+                continue
+            try:
+                r = g.check(ev, config)
+            except Exception:  # noqa: BLE001 - a guard that crashes on old input is not evidence
+                continue
+            rs = [r] if isinstance(r, G.Finding) else [x for x in (r or []) if x is not None]
+            found += [f for f in rs if f.decision in (G.DENY, G.ASK)]
+        if found:
+            what = ev.shell_command or " ".join(ev.file_paths) or name
+            out.append((name, what, found))
+    return out
+
+
+def _short(text: str, n: int = 160) -> str:
+    t = " ".join(str(text).split())
+    return t if len(t) <= n else t[:n - 3] + "..."
+
+
+def judge_h02(misses: list, agent: str):
+    if not misses:
+        return None
+    lines = [f"- {name} `{_short(what)}`: {', '.join(sorted({f.code for f in found}))} "
+             f"({_short(found[0].message, 200)})" for name, what, found in misses[:10]]
+    more = f"\n- ... and {len(misses) - 10} more" if len(misses) > 10 else ""
+    return G.Finding(
+        "H02", f"RED: {len(misses)} call(s) of subagent {agent} ran although a guard refuses them: a hook did "
+               f"not fire for them. Treat their results with suspicion.\n" + "\n".join(lines) + more,
+        decision=G.CONTEXT)
+
+
+# --- SubagentStop outcome (memoised) ------------------------------------------------
+
+def stop_outcome(event, config) -> dict:
+    return event.derived("subagent_stop_outcome", lambda: _stop_outcome(event, config))
+
+
+def _stop_outcome(event, config) -> dict:
+    import time
+
+    from swarmgate.hooks import scratch_locks
+    from swarmgate.hooks import session_state as S
+    from swarmgate.hooks.dispatch_prompt_parse import prompt_digest
+
+    out: dict = {"H01": None, "H02": None, "dirs": [], "released": [], "calls": 0, "misses": 0,
+                 "transcript": "", "recorded": False}
+    p = event.payload
+    message = p.get("last_assistant_message") if isinstance(p.get("last_assistant_message"), str) else ""
+    active = bool(p.get("stop_hook_active"))
+    tpath = _abs(str(p.get("agent_transcript_path") or ""), event)
+    out["transcript"] = tpath
+    aid = event.agent_id or ""
+    h01_on = config.guard_mode("H01")
+    now = time.time()
+    proc = S.session_process()
+    digest = prompt_digest(S.first_user_prompt(tpath)) if tpath else ""
+    info: dict = {}
+
+    def step(st: dict):
+        if aid and aid not in st["agents"]:
+            S.record_start(st, aid, event.agent_type or "", proc, now)["started"] = None
+        if aid:
+            S.relink(st, aid, digest)
+        d = S.dispatch_of(st, aid) if aid else None
+        a = st["agents"].get(aid)
+        info["dispatch"] = dict(d) if d else None
+        dirs = _h01_dirs(event, config, d, a) if h01_on != "off" and not _broken("h01-allow-leftovers") else []
+        out["dirs"] = dirs
+        out["H01"] = judge_h01(dirs, message)
+        blocked = out["H01"] is not None and h01_on == "on" and not active
+        if not blocked and aid:
+            S.record_stop(st, aid, event.agent_type or "", proc, now, digest)
+            out["recorded"] = True
+
+    if event.session_id:
+        S.update(event.session_id, step)
+    else:
+        out["H01"] = judge_h01(_h01_dirs(event, config, None, None), message) \
+            if h01_on != "off" and not _broken("h01-allow-leftovers") else None
+    d = info.get("dispatch")
+    if out["recorded"] and d and d.get("scratch"):
+        out["released"] = scratch_locks.release(event.session_id, d.get("id") or "", d["scratch"],
+                                                event.cwd or event.repo)
+
+    if config.guard_mode("H02") != "off" and tpath and not _broken("h02-no-audit"):
+        calls, _n = transcript_calls(tpath)
+        out["calls"] = sum(1 for c in calls if c[3])
+        misses = audit(event, config, calls)
+        out["misses"] = len(misses)
+        who = f"{aid or '?'} ({event.agent_type or '?'})"
+        out["H02"] = judge_h02(misses, who)
+        if misses and out["recorded"]:
+            from swarmgate.alerts import write_alert
+            write_alert("transcript-audit",
+                        f"subagent {who} ran {len(misses)} call(s) a guard refuses: "
+                        + "; ".join(f"`{_short(w, 80)}` ({', '.join(sorted({f.code for f in fs}))})"
+                                    for _, w, fs in misses[:5]),
+                        source="H02", session=event.session_id or None, agent=aid or None,
+                        transcript=tpath)
+    return out
+
+
+def check_h01(event, config):
+    return stop_outcome(event, config)["H01"]
+
+
+def check_h02(event, config):
+    return stop_outcome(event, config)["H02"]
+
+
+# --- S01 ----------------------------------------------------------------------------
+
+def in_flight(event) -> list:
+    """What is still running for this session (then a Stop is a pause, not the end of a round)."""
+    from swarmgate.hooks import session_state as S
+
+    p = event.payload
+    out = []
+    for t in p.get("background_tasks") or []:
+        if isinstance(t, dict) and str(t.get("status", "running")).lower() in ("running", "pending", ""):
+            out.append(f"{t.get('type') or 'task'} {t.get('description') or t.get('id') or ''}".strip())
+    for c in p.get("session_crons") or []:
+        if isinstance(c, dict):
+            out.append(f"wake-up {c.get('id') or c.get('cron') or ''}".strip())
+    if event.session_id:
+        for aid, a in S.running(S.load(event.session_id)):
+            out.append(f"subagent {aid} ({a.get('type') or '?'})")
+    return list(dict.fromkeys(out))
+
+
+def round_status(event, config) -> dict:
+    return event.derived("round_status", lambda: _round_status(event, config))
+
+
+def _round_status(event, config) -> dict:
+    from swarmgate.agents import records as R
+
+    st: dict = {"path": None, "round": None, "open": [], "removed": [], "error": None}
+    try:
+        path = R.current_record(event.repo, config, session=event.session_id or None)
+    except Exception as e:  # noqa: BLE001
+        st["error"] = str(e)
+        return st
+    if not path:
+        return st
+    st["path"] = path
+    try:
+        rec = R.load_record(path)
+    except R.RecordError as e:
+        st["error"] = str(e)
+        return st
+    st["round"] = rec.get("round")
+    st["open"] = R.open_tasks(rec)
+    try:
+        st["removed"] = R.removed_tasks(rec, R.read_snapshot(path))
+    except Exception:  # noqa: BLE001 - the snapshot is a bonus; the open tasks decide
+        st["removed"] = []
+    return st
+
+
+def judge_s01(status: dict, flight: list, repo: str):
+    if not status["path"] or (not status["open"] and not status["removed"]):
+        return None
+    if flight:
+        return None
+    rel = os.path.relpath(status["path"], repo)
+    rnd = status["round"] or rel
+    tasks = [f"{t['id']} ({_short(t.get('description') or '', 60)})" for t in status["open"][:12]]
+    tasks += [f"{t.get('id')} (removed from the table without a verdict)" for t in status["removed"][:6]]
+    first = (status["open"] or status["removed"])[0].get("id")
+    return G.Finding(
+        "S01", f"round {rnd} ({rel}) is not closed: {len(status['open']) + len(status['removed'])} task(s) have "
+               f"no verdict: {', '.join(tasks)}. The record is your memory across compactions; a task left "
+               f"open is silently lost.",
+        f"give each a verdict: `swarmgate records verdict {rnd} {first} close|next-round|drop` "
+        f"(`swarmgate records restore {rnd}` puts removed rows back), or dispatch the next batch.")
+
+
+def check_s01(event, config):
+    if _broken("s01-allow-open-round") or event.agent_id:
+        return None
+    status = round_status(event, config)
+    if not status["path"] or (not status["open"] and not status["removed"]):
+        return None
+    return judge_s01(status, in_flight(event), event.repo)
+
+
+# --- C03: the summary -----------------------------------------------------------------
+
+def check_c03(event, config):
+    if _broken("c03-no-summary"):
+        return None
+    if event.name == "SubagentStop":
+        o = stop_outcome(event, config)
+        parts = []
+        if o["dirs"]:
+            parts.append(f"H01 {len(o['dirs'])} leftover director{'y' if len(o['dirs']) == 1 else 'ies'}")
+        else:
+            parts.append("H01 no leftover scratch or work directories")
+        if o["released"]:
+            parts.append(f"scratch locks released: {', '.join(o['released'])}")
+        if o["transcript"]:
+            parts.append(f"H02 re-judged {o['calls']} call(s) from the transcript, "
+                         f"{o['misses']} a guard refuses")
+        else:
+            parts.append("H02 no transcript path in the payload")
+        who = f"{event.agent_id or '?'} ({event.agent_type or '?'})"
+        return G.Finding("C03", f"swarmgate hand-back check of {who}: " + "; ".join(parts) + ".",
+                         decision=G.CONTEXT)
+    if event.agent_id:
+        return None
+    status = round_status(event, config)
+    if not status["path"]:
+        return None
+    rel = os.path.relpath(status["path"], event.repo)
+    n = len(status["open"]) + len(status["removed"])
+    if n == 0:
+        text = f"S01 round {status['round']} ({rel}): every task has a verdict."
+    else:
+        flight = in_flight(event)
+        text = (f"S01 round {status['round']} ({rel}): {n} task(s) without a verdict"
+                + (f"; still in flight: {', '.join(flight[:5])} (a pause, not the end of the round)" if flight else "")
+                + ".")
+    return G.Finding("C03", "swarmgate stop check: " + text, decision=G.CONTEXT)
+
+
+# --- cases --------------------------------------------------------------------------
+
+_SCR = "/var/tmp/swarmgate-selftest-h01-scratch"
+
+
+def _state(agent_id: str = "a9", scratch: list | None = None) -> dict:
+    import json
+    st = {"session": "selftest-session", "procs": [],
+          "agents": {agent_id: {"type": "implementer", "started": 1.0, "stopped": None, "proc": {"pid": 1},
+                                "name": "builder", "dispatch": "toolu_h01"}},
+          "dispatches": [{"id": "toolu_h01", "type": "implementer", "name": "builder", "time": 1.0,
+                          "proc": {"pid": 1}, "scratch": scratch or [], "agent": agent_id, "prompt": ""}]}
+    return {".selftest-state/sessions/selftest-session/state.json": json.dumps(st)}
+
+
+def _stop(msg: str = "done", active: bool = False, transcript: str = "") -> dict:
+    return {"agent_id": "a9", "agent_type": "implementer", "agent_transcript_path": transcript,
+            "last_assistant_message": msg, "stop_hook_active": active}
+
+
+_WORKDIR_CFG = '[workdirs]\nroot = "work"\n'
+_OWNED = {"work/copy-a/.swarmgate-owner.json":
+          '{"session": "selftest-session", "agent": "a9", "purpose": "repo copy for the build"}'}
+
+
+def _transcript(command: str, refused: bool = False) -> str:
+    import json
+    use = {"type": "assistant", "cwd": "", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_x1", "name": "Bash", "input": {"command": command}}]}}
+    result = {"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_x1", "is_error": refused,
+         "content": "PreToolUse:Bash hook error: swarmgate refused this" if refused else "ok"}]}}
+    first = {"type": "user", "message": {"role": "user", "content": "task: build\nheavy test: do not run"}}
+    return "\n".join(json.dumps(x) for x in (first, use, result)) + "\n"
+
+
+_RECORD_OPEN = ("# Round r1\n\ngoal: ship the parser\nexit: tests pass\n\n## Tasks\n\n"
+                "| id | description | deps | inputs ready | batch | verdict |\n"
+                "|----|-------------|------|--------------|-------|---------|\n"
+                "| t1 | parse the header | - | yes | 1 | close |\n"
+                "| t2 | wire the hook | t1 | no | 2 | |\n")
+_RECORD_DONE = _RECORD_OPEN.replace("| 2 | |", "| 2 | next-round |")
+
+GUARDS = (
+    G.Guard(
+        code="H01", summary="a subagent may not hand back while its scratch or work directories exist",
+        events=("SubagentStop",), tools=(), check=check_h01,
+        doc=G.GuardDoc(
+            why="Build directories and repository copies left by finished agents fill the disk and are "
+                "mistaken by the next agent for current work. The agent that made them is the one that "
+                "knows they can go.",
+            example="an implementer dispatched with `scratch: /work/tmp/b1` hands back while /work/tmp/b1 exists",
+            instead="Delete them before handing back, or end the last message with "
+                    "`<path> not deleted: <reason>`.",
+            exceptions="Directories registered with work-dir-owner under this agent and `scratch:` "
+                       "directories of its dispatch are checked; nothing else. Never blocks twice "
+                       "(stop_hook_active)."),
+        breaks={"h01-allow-leftovers": "subagents hand back with their directories left behind"},
+        cases=(
+            G.Case("scratch-left", "SubagentStop", _stop(), fires=True, breaks=("h01-allow-leftovers",),
+                   files={**_state(scratch=["scratch-dir"]), "scratch-dir/target/x.o": "obj"}),
+            G.Case("registered-copy-left", "SubagentStop", _stop(), fires=True,
+                   breaks=("h01-allow-leftovers",), files={**_state(), **_OWNED}, config=_WORKDIR_CFG),
+            G.Case("scratch-deleted", "SubagentStop", _stop(), fires=False, files=_state(scratch=[_SCR])),
+            G.Case("left-with-reason", "SubagentStop",
+                   _stop("report...\nscratch-dir not deleted: holds the bisect state for the next agent"),
+                   fires=False, files={**_state(scratch=["scratch-dir"]), "scratch-dir/x": "x"}),
+            G.Case("other-agents-copy", "SubagentStop", dict(_stop(), agent_id="a10"), fires=False,
+                   files={**_state(), **_OWNED}, config=_WORKDIR_CFG),
+        )),
+    G.Guard(
+        code="H02", summary="SubagentStop: report calls in the transcript that a guard refuses but that ran",
+        events=("SubagentStop",), tools=(), check=check_h02, advisory=True, budget_ms=15000,
+        doc=G.GuardDoc(
+            why="Claude Code has had releases where settings hooks did not fire for subagents' tool calls. "
+                "Re-judging the transcript at hand-back catches what slipped through: a heavy test a "
+                "subagent ran, a write outside its scope.",
+            example="a subagent's transcript holds Bash `cargo test --workspace` with a normal result",
+            instead="Nothing to do in the subagent; the main agent treats the flagged results as suspect "
+                    "and reports the hook failure.",
+            exceptions="Calls refused at the time (a hook error result) are skipped. Never blocks."),
+        breaks={"h02-no-audit": "transcripts are not audited"},
+        cases=(
+            G.Case("heavy-test-ran", "SubagentStop", _stop(transcript="t/agent-a9.jsonl"), fires=True,
+                   breaks=("h02-no-audit",),
+                   files={**_state(), "t/agent-a9.jsonl": _transcript("cargo test --workspace")}),
+            G.Case("heavy-test-refused-at-the-time", "SubagentStop", _stop(transcript="t/agent-a9.jsonl"),
+                   fires=False,
+                   files={**_state(), "t/agent-a9.jsonl": _transcript("cargo test --workspace", refused=True)}),
+            G.Case("light-commands", "SubagentStop", _stop(transcript="t/agent-a9.jsonl"), fires=False,
+                   files={**_state(), "t/agent-a9.jsonl": _transcript("git status && ls -la")}),
+        )),
+    G.Guard(
+        code="S01", summary="the main agent may not end a round while the record has tasks with no verdict",
+        events=("Stop",), tools=(), check=check_s01,
+        doc=G.GuardDoc(
+            why="The scheduling record is the main agent's memory across compactions. A task that leaves the "
+                "round without a verdict (close / next round / drop) is forgotten for good.",
+            example="Stop while records/r1.md has `| t2 | wire the hook | t1 | no | 2 | |`",
+            instead="`swarmgate records verdict ROUND ID close|next-round|drop` for each open task.",
+            exceptions="A Stop while background work, wake-ups or subagents of this session are in flight is a "
+                       "pause and is let through. Never blocks twice (stop_hook_active)."),
+        breaks={"s01-allow-open-round": "a round ends with tasks left open"},
+        cases=(
+            G.Case("open-task", "Stop", {"stop_hook_active": False, "background_tasks": []}, fires=True,
+                   breaks=("s01-allow-open-round",), files={"records/r1.md": _RECORD_OPEN}),
+            G.Case("every-task-judged", "Stop", {"stop_hook_active": False}, fires=False,
+                   files={"records/r1.md": _RECORD_DONE}),
+            G.Case("pause-with-background-work", "Stop",
+                   {"stop_hook_active": False, "background_tasks": [
+                       {"id": "b1", "type": "subagent", "status": "running", "description": "batch 2"}]},
+                   fires=False, files={"records/r1.md": _RECORD_OPEN}),
+            G.Case("no-record", "Stop", {"stop_hook_active": False}, fires=False),
+        )),
+    G.Guard(
+        code="C03", summary="Stop/SubagentStop: a short summary of what H01, H02 and S01 checked",
+        events=("Stop", "SubagentStop"), tools=(), check=check_c03, advisory=True, budget_ms=15000,
+        doc=G.GuardDoc(
+            why="A check that runs silently cannot be told from one that did not run; the person sees in "
+                "one line what was checked at each hand-back and stop.",
+            example="swarmgate hand-back check of a9 (implementer): H01 no leftover ...; H02 re-judged 12 call(s)",
+            instead="Nothing to do; it is a report.",
+            exceptions="A main-agent Stop in a repository without a scheduling record adds nothing."),
+        breaks={"c03-no-summary": "stops are checked without saying what was checked"},
+        cases=(
+            G.Case("hand-back-summary", "SubagentStop", _stop(), fires=True, breaks=("c03-no-summary",),
+                   files=_state()),
+            G.Case("stop-summary", "Stop", {"stop_hook_active": False}, fires=True, breaks=("c03-no-summary",),
+                   files={"records/r1.md": _RECORD_DONE}),
+            G.Case("stop-without-record", "Stop", {"stop_hook_active": False}, fires=False),
+        )),
+)
