@@ -1,0 +1,318 @@
+"""host-dispatch: choose where a command runs and with what cap; never let any machine OOM (SPEC §5.3).
+
+    host-dispatch [--gpu] [--mem SIZE] [--expect-duration SEC] [--label KEY] [--wait SEC]
+                  [--backend local|slurm] [--dry-run] -- COMMAND...
+
+0 244 when the expected duration (history, or --expect-duration) exceeds 2 h and
+  the job would run on one machine, unless its script declares itself long
+  (`# long-job: sharded=... resume=... multi-host=...` in its header);
+1 hosts: this one always, then the peers of hosts.toml when the across-machines
+  switch is on;
+2 prediction: the history peak; a label that hit its ceiling → its cap × 1.5; no
+  history → --mem or [memory] default_prediction. Cap = prediction × 1.5;
+3 the first host where it fits now (free memory after bookings and this
+  dispatcher's own pending placements of the last 30 s, slice room, GPU memory
+  with --gpu) wins; none now → wait; larger than every host ever → 241 at once;
+4 launch: here through run-with-memory-cap, on a peer through multi-host-run,
+  with --gpu inside gpu-quiesce-run; --backend slurm submits through srun.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+import time
+from typing import Sequence
+
+from swarmgate.exit_codes import Exit
+from swarmgate.sizes import human, parse_size
+
+GPU_MIB_DEFAULT = 1024
+
+
+def say(msg: str) -> None:
+    print(f"host-dispatch: {msg}", file=sys.stderr, flush=True)
+
+
+# --- pure parts ---
+
+class Prediction:
+    __slots__ = ("need", "cap", "basis", "duration")
+
+    def __init__(self, need: int, cap: int, basis: str, duration: float | None) -> None:
+        self.need, self.cap, self.basis, self.duration = need, cap, basis, duration
+
+
+def predict(hist: dict | None, mem: int | None, default: int) -> Prediction:
+    """History peak; ceiling hit → cap × 1.5; else --mem or the default. Cap = need × 1.5."""
+    duration = (hist or {}).get("duration_s")
+    if hist and (hist.get("ceiling_hit") or hist.get("pushed_out")) and hist.get("cap"):
+        need = int(hist["cap"] * 1.5)
+        basis = f"hit its ceiling before: cap {human(hist['cap'])} × 1.5"
+    elif hist and hist.get("peak"):
+        need = int(hist["peak"])
+        basis = f"history peak {human(need)}"
+    elif mem:
+        need, basis = int(mem), f"caller's estimate {human(mem)}"
+    else:
+        need, basis = int(default), f"no history: default {human(default)}"
+    return Prediction(need, int(need * 1.5), basis, duration)
+
+
+def long_job_declared(command: list[str], cwd: str) -> bool:
+    """True when the command's script declares `# long-job: sharded=... resume=... multi-host=...`."""
+    for word in command[:3]:
+        path = word if os.path.isabs(word) else os.path.join(cwd, word)
+        if not os.path.isfile(path):
+            continue
+        try:
+            with open(path, "rb") as f:
+                head = f.read(8192).decode(errors="replace")
+        except OSError:
+            continue
+        for line in head.splitlines()[:40]:
+            line = line.strip()
+            if line.startswith("# long-job:"):
+                fields = dict(p.split("=", 1) for p in line[len("# long-job:"):].split() if "=" in p)
+                if all(fields.get(k) for k in ("sharded", "resume", "multi-host")):
+                    return True
+    return False
+
+
+def judge_host(report: dict, v: dict, pred: Prediction, gpu: bool, pending: int, peer: dict | None,
+               total_here: int | None, margin: int, gpu_margin_mib: int, gpu_need_mib: int) -> dict:
+    """Pure: {fits, never, cap, why} for one host (seed 003 §2.4 judge_host)."""
+    if not v.get("readable"):
+        return {"fits": False, "never": False, "cap": pred.cap, "why": v["verdict"]}
+    cap = pred.cap
+    if peer is not None and peer.get("max_cap"):
+        if pred.need > peer["max_cap"]:
+            return {"fits": False, "never": True, "cap": cap,
+                    "why": f"needs {human(pred.need)}, above the peer's max_cap {human(peer['max_cap'])}"}
+        cap = min(cap, peer["max_cap"])
+    mem_total = int(report.get("mem_total", 0))
+    slice_total = total_here if total_here else max(mem_total - margin, 0)
+    sl = report.get("slice")
+    if sl and sl.get("limit"):
+        slice_total = sl["limit"]
+    free = int(v["available"]) - pending
+    room = (v["slice_room"] if v["slice_room"] is not None else slice_total) - pending
+    never = pred.need > slice_total or pred.need > mem_total
+    fits = not never and pred.need <= free and pred.need <= room
+    why = []
+    if never:
+        why.append(f"needs {human(pred.need)}, more than its whole budget ({human(slice_total)})")
+    elif not fits:
+        why.append(f"needs {human(pred.need)}; {human(max(free, 0))} free, {human(max(room, 0))} room now")
+    if gpu:
+        cards = report.get("gpus") or []
+        if not cards:
+            fits, never = False, True
+            why.append("no GPU")
+        else:
+            quiesced = int(report.get("quiesce_holders", 0)) > 0
+            avail = sum((c["free_mib"] if quiesced else c["total_mib"]) for c in cards) - gpu_margin_mib
+            if gpu_need_mib > avail:
+                fits = False
+                why.append(f"GPU: needs {gpu_need_mib} MiB, {avail} MiB available")
+    return {"fits": fits, "never": never, "cap": cap, "why": "; ".join(why) or "fits"}
+
+
+# --- the pending ledger: placements of the last 30 s ---
+
+def pending_for(host: str, window: float) -> int:
+    from swarmgate.state_paths import dispatch_pending_path
+    from swarmgate.statefile import read_json
+    data = read_json(dispatch_pending_path(), {"placed": []})
+    now = time.time()
+    return sum(int(p.get("bytes", 0)) for p in data.get("placed", [])
+               if p.get("host") == host and now - float(p.get("time", 0)) < window)
+
+
+def add_pending(host: str, nbytes: int, label: str, window: float) -> None:
+    from swarmgate.state_paths import dispatch_pending_path
+    from swarmgate.statefile import locked, read_json, write_json_atomic
+    path = dispatch_pending_path()
+    with locked(path.with_name(path.name + ".lock")):
+        data = read_json(path, {"placed": []})
+        now = time.time()
+        placed = [p for p in data.get("placed", []) if now - float(p.get("time", 0)) < window]
+        placed.append({"host": host, "bytes": nbytes, "label": label, "time": now, "pid": os.getpid()})
+        write_json_atomic(path, {"placed": placed})
+
+
+# --- launch lines ---
+
+def launch_argv(host: str, cap: int, label: str, command: list[str], gpu: bool, bindir: str) -> list[str]:
+    def tool(name: str) -> str:
+        p = os.path.join(bindir, name)
+        return p if os.path.exists(p) else name
+    cap_s = human(cap).replace(".0", "")
+    if host == "here":
+        inner = [tool("run-with-memory-cap"), cap_s, "--label", label, "--", *command]
+        return [tool("gpu-quiesce-run"), "--", *inner] if gpu else inner
+    inner = ["gpu-quiesce-run", "--", *command] if gpu else command
+    return [tool("multi-host-run"), "--peer", host, "--memory-cap", cap_s, "--label", label, "--", *inner]
+
+
+def slurm_argv(cap: int, threads: int, gpus: int, time_limit: str, partition: str, label: str,
+               command: list[str]) -> list[str]:
+    argv = ["srun", f"--mem={max(cap >> 20, 1)}M", f"--cpus-per-task={threads}", f"--time={time_limit}",
+            f"--job-name={label[:60]}"]
+    if gpus:
+        argv.append(f"--gres=gpu:{gpus}")
+    if partition:
+        argv.append(f"--partition={partition}")
+    return argv + ["--", *command]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command: list[str] = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, command = argv[:i], argv[i + 1:]
+    p = argparse.ArgumentParser(prog="host-dispatch", description=__doc__.split("\n")[0])
+    p.add_argument("--gpu", action="store_true", help="the command needs GPUs (runs inside gpu-quiesce-run)")
+    p.add_argument("--gpu-mem", type=int, default=GPU_MIB_DEFAULT, metavar="MIB", help="GPU memory it needs")
+    p.add_argument("--mem", help="your estimate of its memory, used when there is no history")
+    p.add_argument("--expect-duration", type=float, metavar="SEC", help="your estimate, used when there is no history")
+    p.add_argument("--label", help="history key (default: the command)")
+    p.add_argument("--wait", type=float, default=3600.0, help="seconds to wait for a host (default 3600)")
+    p.add_argument("--backend", choices=("local", "slurm"), help="local hosts (default) or a Slurm cluster")
+    p.add_argument("--dry-run", action="store_true", help="print the placement and the command, run nothing")
+    p.add_argument("--hosts-config", help="hosts.toml (default ~/.config/swarmgate/hosts.toml)")
+    p.add_argument("--selftest", action="store_true")
+    args = p.parse_args(argv)
+    if args.selftest:
+        from swarmgate.selftest import main as selftest_main
+        return selftest_main(["host-dispatch"])
+    from swarmgate.break_switch import broken, refusal
+    if refusal():
+        say(refusal())
+        return Exit.USAGE
+    if not command:
+        say("nothing to run: put the command after `--`")
+        return Exit.USAGE
+    from swarmgate.config import ConfigError, load_config, load_hosts_config
+    try:
+        config = load_config()
+        hosts = load_hosts_config(args.hosts_config)
+        mem = parse_size(args.mem) if args.mem else None
+    except (ConfigError, ValueError) as e:
+        say(str(e))
+        return Exit.USAGE
+    from swarmgate.hosts import history as H
+    from swarmgate.hosts.host_resources import gather, judge
+
+    label = args.label or H.normalise(command)
+    hist = H.entry(H.load(report=lambda m: None), label)
+    pred = predict(hist, mem, int(config["memory"]["default_prediction"]))
+    dispatch_cfg = hosts["dispatch"]
+    duration = pred.duration or args.expect_duration
+    if duration and duration > dispatch_cfg["long_job_seconds"] and not broken("no-long-job-check"):
+        if not long_job_declared(command, os.getcwd()):
+            say(f"expected to run {duration / 3600:.1f} h (> {dispatch_cfg['long_job_seconds'] / 3600:g} h) on one "
+                f"machine: shard it across machines, or declare it in its script header: "
+                f"`# long-job: sharded=<how> resume=<how> multi-host=<how>`")
+            return Exit.LONG_JOB
+    backend = args.backend or dispatch_cfg["backend"]
+    bindir = os.path.dirname(sys.executable)
+    if backend == "slurm":
+        return run_slurm(args, config, hosts, pred, label, command)
+
+    window = float(dispatch_cfg["pending_seconds"])
+    deadline = time.monotonic() + args.wait
+    say(f"{label!r}: predicted {human(pred.need)} ({pred.basis}), cap {human(pred.cap)}")
+    announced = False
+    while True:
+        reports = gather(config, hosts, include_peers=hosts["across_machines"]["enabled"])
+        choices = []
+        for r in reports:
+            v = judge(r, pred.need, config["threads"]["heavy_default"], args.gpu)
+            peer = hosts.peers.get(r["name"]) if r["name"] != "here" else None
+            total_here = config["memory"]["total"] if r["name"] == "here" else None
+            pending = 0 if broken("no-pending-ledger") else pending_for(r["name"], window)
+            j = judge_host(r, v, pred, args.gpu, pending, peer, total_here, int(config["memory"]["margin"]),
+                           int(dispatch_cfg["gpu_margin_mib"]), args.gpu_mem if args.gpu else 0)
+            choices.append((r["name"], j))
+        chosen = next(((n, j) for n, j in choices if j["fits"]), None)
+        if chosen:
+            break
+        if all(j["never"] for _, j in choices):
+            say("fits on no host, ever: " + "; ".join(f"{n}: {j['why']}" for n, j in choices) +
+                ". Shrink the job or split it.")
+            return Exit.FITS_NOWHERE
+        if time.monotonic() >= deadline:
+            say("no host had room within the wait: " + "; ".join(f"{n}: {j['why']}" for n, j in choices))
+            return Exit.NO_TURN
+        if not announced:
+            say("no host has room now, waiting: " + "; ".join(f"{n}: {j['why']}" for n, j in choices))
+            announced = True
+        time.sleep(min(10.0, max(deadline - time.monotonic(), 0.1)))
+    host, j = chosen
+    line = launch_argv(host, j["cap"], label, command, args.gpu, bindir)
+    say(f"placing on {host} with cap {human(j['cap'])}: {shlex.join(line)}")
+    if args.dry_run:
+        print(shlex.join(line))
+        return 0
+    add_pending(host, pred.need, label, window)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execvp(line[0], line)
+    except OSError as e:
+        say(f"cannot start {line[0]}: {e.strerror}")
+        return Exit.USAGE
+    return 0  # not reached
+
+
+SLURM_STATES = {"OUT_OF_MEMORY": Exit.OWN_CAP, "TIMEOUT": Exit.TIMEOUT}
+
+
+def run_slurm(args, config, hosts, pred: Prediction, label: str, command: list[str]) -> int:
+    """Submit through srun; map Slurm's OUT_OF_MEMORY / TIMEOUT to 250 / 253."""
+    import re
+    import subprocess
+
+    s = hosts["slurm"]
+    argv = slurm_argv(pred.cap, config["threads"]["heavy_default"], 1 if args.gpu else 0, s["time_limit"],
+                      s["partition"], label, command)
+    say(f"submitting to Slurm: {shlex.join(argv)}")
+    if args.dry_run:
+        print(shlex.join(argv))
+        return 0
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    err_lines = []
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        err_lines.append(line)
+        sys.stderr.write(line)
+    rc = proc.wait()
+    job = None
+    for line in err_lines:
+        m = re.search(r"job (\d+)", line)
+        if m:
+            job = m.group(1)
+    state = slurm_state(job) if job else None
+    if state in SLURM_STATES:
+        code = SLURM_STATES[state]
+        say(f"Slurm job {job} ended {state}: exit {code}")
+        return code
+    if rc != 0 and any("Out Of Memory" in line or "oom-kill" in line.lower() for line in err_lines):
+        return Exit.OWN_CAP
+    return rc
+
+
+def slurm_state(job: str) -> str | None:
+    import subprocess
+    cp = subprocess.run(["scontrol", "show", "job", job], capture_output=True, text=True)
+    for w in cp.stdout.split():
+        if w.startswith("JobState="):
+            return w.split("=", 1)[1]
+    return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
