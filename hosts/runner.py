@@ -201,31 +201,31 @@ def second_host_hint(opts: Options, need: int, when: str) -> None:
     if not hc.peers or not hc["across_machines"]["enabled"]:
         return
     try:
-        from swarmgate.hosts import host_resources  # written by the hosts issue
-    except ImportError:
-        say("second host: not checked (the host-resources collector is not installed in this build)")
-        return
-    free_of = getattr(host_resources, "peer_free_memory", None)
-    if free_of is None:
-        say("second host: not checked (host_resources has no peer_free_memory(peer))")
+        from swarmgate.hosts import host_resources  # the collector of the hosts issue
+        read_peer = host_resources.read_peer
+        judge = host_resources.judge
+    except (ImportError, AttributeError):
+        say("second host: not checked (the host-resources collector is not available in this build)")
         return
     import shlex
 
+    budget = float(hc["report"]["host_budget_s"])
     for name, peer in hc.peers.items():
         try:
-            free = free_of(peer)
-        except Exception as e:  # noqa: BLE001
+            verdict = judge(read_peer(peer, hc, budget), need, 1, False)
+        except Exception as e:  # noqa: BLE001 - a hint must never break the run
             say(f"second host {name}: could not read its free memory ({e})")
             continue
-        if free is None or free < need:
+        if not verdict.get("readable") or verdict.get("lacks"):
             continue
+        free = int(verdict.get("available") or 0)
         line = (f"multi-host-run --peer {name} --memory-cap {opts.cap_text} --label {shlex.quote(opts.label)} "
                 f"-- {shlex.join(opts.argv)}")
         say(f"→ the second host {name} would take it now (free {human(free)}, needs {human(need)}): "
             f"switch with: {line}")
         from swarmgate.alerts import write_alert
 
-        write_alert("runner-fits-on-peer", f"a run waiting for memory here would fit on {name} now",
+        write_alert("runner-fits-on-peer", f"a run waiting for memory here would fit on {name} now: {line}",
                     source="run-with-memory-cap", peer=name, free=free, need=need, label=opts.label,
                     command=line, when=when, pid=os.getpid())
         return

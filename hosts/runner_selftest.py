@@ -71,6 +71,7 @@ class Sandbox:
         env["SWARMGATE_STATE_DIR"] = self.state
         env["CLAUDE_PROJECT_DIR"] = self.repo
         env.pop("SWARMGATE_CGROUP_ROOT", None)
+        env["SWARMGATE_HOSTS_CONFIG"] = os.path.join(self.tmp, "hosts.toml")  # never the user's
         env.update(extra)
         return env
 

@@ -1,0 +1,142 @@
+"""`swarmgate status [--json]`: the runner's ledger, the slice's use, history peaks.
+
+Reading the ledger reconciles it first (a dead wrapper's booking and run
+cgroup are removed, as the next run would), so what is shown is live.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from typing import Sequence
+
+
+def gather() -> dict:
+    from swarmgate.config import ConfigError, load_config
+    from swarmgate.hosts import cgroups, history, ledger
+    from swarmgate.statefile import StateError
+
+    notes: list[str] = []
+    try:
+        cfg = load_config()
+        mem = cfg["memory"]
+        slice_name, backend_kind = mem["slice"], mem["backend"]
+        total = mem["total"]
+        if not total:
+            from swarmgate.hosts.runner_cli import machine_memory
+            total = machine_memory() - int(mem["margin"])
+    except (ConfigError, OSError) as e:
+        notes.append(f"config: {e}")
+        slice_name, backend_kind, total = "swarmgate-heavy", "auto", None
+    backend = None
+    try:
+        backend = cgroups.get(backend_kind)
+    except cgroups.CgroupError as e:
+        notes.append(f"cgroups: {e}")
+    report = notes.append
+    try:
+        with ledger.lock(timeout=10):
+            data = ledger.load(report=report)
+            removed = ledger.reconcile(data, backend, slice_name)
+            if removed:
+                ledger.save(data)
+                notes.extend(removed)
+            hist = history.load(report=report)
+    except StateError as e:
+        notes.append(str(e))
+        data, hist = ledger.empty(), {"labels": {}}
+    now = time.time()
+    bookings = []
+    for key, b in sorted(data["bookings"].items(), key=lambda kv: kv[1].get("since", 0)):
+        use = peak = None
+        path = b.get("cgroup")
+        if backend is not None and path:
+            try:
+                c = backend.counters(path)
+                use, peak = c.usage, c.peak
+            except OSError:
+                pass
+        bookings.append({"id": key, "label": b.get("label"), "pid": b.get("pid"), "cap": b.get("cap"),
+                         "booked": b.get("booked"), "basis": b.get("basis"), "use": use, "peak": peak,
+                         "for_s": round(now - float(b.get("since") or now), 1), "cgroup": path})
+    waiters = [{"id": k, "label": w.get("label"), "pid": w.get("pid"), "need": w.get("need"),
+                "cap": w.get("cap"), "for_s": round(now - float(w.get("since") or now), 1)}
+               for k, w in sorted(data["waiters"].items(), key=lambda kv: kv[1].get("since", 0))]
+    sl = None
+    if backend is not None:
+        path = backend.slice_path(slice_name)
+        import os
+        if os.path.isdir(path):
+            c = backend.counters(path)
+            sl = {"name": slice_name, "path": path, "backend": backend.name, "limit": c.limit,
+                  "usage": c.usage, "reclaimable": c.reclaimable, "non_reclaimable": c.non_reclaimable,
+                  "peak": c.peak}
+        else:
+            sl = {"name": slice_name, "path": path, "backend": backend.name, "absent": True}
+    labels = [{"label": k, "peak": v.get("peak"), "runs": v.get("runs"), "duration_s": v.get("duration_s"),
+               "ceiling_hit": bool(v.get("ceiling_hit")), "pushed_out": bool(v.get("pushed_out")),
+               "last_outcome": v.get("last_outcome")}
+              for k, v in sorted(hist["labels"].items(), key=lambda kv: -(kv[1].get("last") or 0))]
+    return {"total": total, "slice": sl, "bookings": bookings, "waiters": waiters, "history": labels,
+            "notes": notes}
+
+
+def render(rep: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from swarmgate.sizes import human
+
+    def h(n):
+        return "-" if n is None else human(n)
+
+    con = Console()
+    sl = rep["slice"]
+    if sl and not sl.get("absent"):
+        con.print(f"[bold]slice[/bold] {sl['name']} ({sl['backend']}): total {h(rep['total'])}, "
+                  f"limit {h(sl['limit'])}, in use {h(sl['usage'])} of which reclaimable {h(sl['reclaimable'])}")
+    elif sl:
+        con.print(f"[bold]slice[/bold] {sl['name']}: not created yet (total {h(rep['total'])})")
+    t = Table(title="running (booked)")
+    for col in ("label", "pid", "cap", "booked", "basis", "uses", "peak", "for"):
+        t.add_column(col)
+    for b in rep["bookings"]:
+        t.add_row(str(b["label"]), str(b["pid"]), h(b["cap"]), h(b["booked"]), str(b["basis"]),
+                  h(b["use"]), h(b["peak"]), f"{b['for_s']:.0f}s")
+    con.print(t)
+    if rep["waiters"]:
+        w = Table(title="waiting")
+        for col in ("label", "pid", "needs", "cap", "for"):
+            w.add_column(col)
+        for x in rep["waiters"]:
+            w.add_row(str(x["label"]), str(x["pid"]), h(x["need"]), h(x["cap"]), f"{x['for_s']:.0f}s")
+        con.print(w)
+    else:
+        con.print("nobody waiting")
+    ht = Table(title="history (peak per label)")
+    for col in ("label", "peak", "runs", "duration", "marks", "last"):
+        ht.add_column(col)
+    for x in rep["history"][:40]:
+        marks = ", ".join(m for m, on in (("hit its cap", x["ceiling_hit"]), ("pushed out", x["pushed_out"])) if on)
+        ht.add_row(x["label"][:60], h(x["peak"]), str(x["runs"]),
+                   "-" if x["duration_s"] is None else f"{x['duration_s']:.1f}s", marks or "-",
+                   str(x["last_outcome"]))
+    con.print(ht)
+    for n in rep["notes"]:
+        con.print(f"[yellow]note:[/yellow] {n}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+    import json
+
+    p = argparse.ArgumentParser(prog="swarmgate status",
+                                description="The runner's ledger (running bookings, waiters), the slice's use "
+                                            "and the history peaks.")
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    args = p.parse_args(list(sys.argv[1:] if argv is None else argv))
+    rep = gather()
+    if args.json:
+        print(json.dumps(rep, indent=1, sort_keys=True))
+    else:
+        render(rep)
+    return 0

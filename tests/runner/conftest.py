@@ -1,0 +1,61 @@
+"""Fixtures for the runner's tests: real cgroups under a temporary slice, a temp state dir.
+
+Skips with the reason where the v1/v2 memory controller cannot be written here;
+fails instead under SWARMGATE_REQUIRE_REAL_PARTS=1 (CI).
+"""
+import os
+
+import pytest
+
+
+def cgroups_writable() -> str | None:
+    """None when we can create memory cgroups here, else the reason we cannot."""
+    from swarmgate.hosts import cgroups
+
+    if os.geteuid() != 0:
+        return "memory cgroups need root"
+    try:
+        backend = cgroups.get("auto")
+    except cgroups.CgroupError as e:
+        return str(e)
+    if backend.name == "systemd":
+        return "systemd is PID 1: these tests drive cgroups directly (the systemd backend has its own tests)"
+    if not os.access(backend.root, os.W_OK):
+        return f"{backend.root} is not writable"
+    return None
+
+
+def need_real(reason: str | None) -> None:
+    if reason is None:
+        return
+    if os.environ.get("SWARMGATE_REQUIRE_REAL_PARTS") == "1":
+        pytest.fail(f"real cgroups required (SWARMGATE_REQUIRE_REAL_PARTS=1): {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def sandbox(monkeypatch):
+    """A temp repo (.claude/swarmgate.toml with a 256M total and its own slice) + state dir."""
+    need_real(cgroups_writable())
+    from swarmgate.hosts.runner_selftest import Sandbox
+
+    sb = Sandbox(prefix="sgtest")
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", sb.state)
+    monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", os.path.join(sb.tmp, "hosts.toml"))
+    monkeypatch.delenv("SWARMGATE_BREAK", raising=False)
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    backend = sb.backend()
+    slice_path = backend.slice_path(sb.slice)
+    try:
+        yield sb
+    finally:
+        sb.cleanup()
+        assert not os.path.exists(slice_path), f"left behind the slice {slice_path}"
+        assert not os.path.exists(sb.tmp)
+
+
+@pytest.fixture
+def state_dir(tmp_path, monkeypatch):
+    d = tmp_path / "state"
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(d))
+    return d

@@ -1,0 +1,346 @@
+"""run-with-memory-cap against real cgroups (v1 here): exit codes, admission, cleanup.
+
+Every allocation happens inside a run's cgroup with a limit (≤ 400M cap, 256M or
+512M total); each test's slice, state dir and processes are removed after it.
+"""
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from swarmgate.hosts.runner_selftest import MiB, alloc, dead_pid
+
+pytestmark = pytest.mark.cgroup
+
+
+def out(r) -> str:
+    return r.stderr.decode(errors="replace")
+
+
+def pid_gone(pid: int, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().split(") ")[-1].startswith("Z"):
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def booking_of(sb, label: str, timeout: float = 10.0) -> dict:
+    assert sb.wait_booked(label, timeout), f"{label} was never booked"
+    return next(b for b in sb.ledger()["bookings"].values() if b["label"] == label)
+
+
+def wait_pids(sb, path: str, n: int, timeout: float = 10.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pids = sb.backend().pids(path)
+        if len(pids) >= n:
+            return pids
+        time.sleep(0.02)
+    raise AssertionError(f"{path} never held {n} processes")
+
+
+def test_own_cap_oom_is_250_and_marks_the_label(sandbox):
+    r = sandbox.run(["64M", "--label", "own", "--", *alloc(150)])
+    assert r.returncode == 250, out(r)
+    assert "hit its own memory cap 64M" in out(r)
+    h = sandbox.history()["own"]
+    assert h["ceiling_hit"] is True and h["last_outcome"] == "own_cap"
+    assert sandbox.backend().runs(sandbox.slice) == []
+
+
+def test_pushed_out_by_the_total_is_254_and_books_its_cap_next_time(sandbox):
+    sandbox.total = "400M"
+    sandbox.write_config()
+    sandbox.set_history("gambler", {"peak": 40 * MiB, "peaks": [40 * MiB], "runs": 1})
+    holder = sandbox.start(["300M", "--label", "holder", "--", "python3", "-c",
+                            "import time; b=b'x'*(220*2**20); print('held', flush=True); time.sleep(2.5)"])
+    assert holder.stdout.readline() == b"held\n"
+    # admitted on its 40M history: 220M in use + 80M booked-not-grown + 40M <= 400M
+    r = sandbox.run(["300M", "--label", "gambler", "--", *alloc(220, 0.5)])
+    assert r.returncode == 254, out(r)
+    assert "not because of its own cap" in out(r) and "rerun" in out(r)
+    assert holder.wait(30) == 0, "the holder (admitted on its cap) must survive"
+    assert sandbox.history()["gambler"]["pushed_out"] is True
+    # next time it books its full cap: basis cap, oom_score_adj 0
+    show = ["python3", "-c", "print(open('/proc/self/oom_score_adj').read().strip())"]
+    r2 = sandbox.run(["300M", "--label", "gambler", "--", *show])
+    assert r2.returncode == 0 and r2.stdout == b"0\n", out(r2)
+    from swarmgate.hosts.admission import predict
+
+    assert predict(300 * MiB, {"peak": 40 * MiB, "pushed_out": True}).need == 300 * MiB
+
+
+def test_exit_code_stdout_stderr_and_stdin_pass_through(sandbox):
+    code = ("import sys; data = sys.stdin.buffer.read(); sys.stdout.buffer.write(data[::-1]); "
+            "sys.stderr.write('to stderr\\n'); sys.exit(42)")
+    payload = bytes(range(256)) * 300
+    r = sandbox.run(["64M", "--", "python3", "-c", code], input=payload)
+    assert r.returncode == 42
+    assert r.stdout == payload[::-1]
+    assert r.stderr == b"to stderr\n"
+
+
+def test_signal_death_of_the_command_is_128_plus_signal(sandbox):
+    r = sandbox.run(["64M", "--", "sh", "-c", "kill -USR1 $$"])
+    assert r.returncode == 128 + signal.SIGUSR1
+
+
+def test_command_not_found_is_127_and_nothing_left(sandbox):
+    r = sandbox.run(["64M", "--", "no-such-command-swarmgate"])
+    assert r.returncode == 127
+    assert "no-such-command-swarmgate" in out(r)
+    assert sandbox.ledger()["bookings"] == {}
+    assert sandbox.backend().runs(sandbox.slice) == []
+
+
+def test_timeout_is_253_and_stops_every_process(sandbox, tmp_path):
+    pidfile = tmp_path / "pids"
+    r = sandbox.run(["64M", "--timeout", "1", "--", "sh", "-c",
+                     f"sleep 60 & echo $! > {pidfile}; sleep 60"], timeout=30)
+    assert r.returncode == 253, out(r)
+    assert "timeout" in out(r)
+    assert pid_gone(int(pidfile.read_text()))
+    assert sandbox.backend().runs(sandbox.slice) == []
+
+
+def test_never_fits_exits_252_at_once(sandbox):
+    r = sandbox.run(["1G", "--wait", "3600", "--", "true"], timeout=30)
+    assert r.returncode == 252
+    assert "can never fit" in out(r)
+
+
+def test_wait_exhausted_is_252_and_says_who_holds(sandbox):
+    holder = sandbox.start(["200M", "--label", "holder", "--", "sleep", "30"])
+    booking_of(sandbox, "holder")
+    r = sandbox.run(["200M", "--wait", "1", "--label", "late", "--", "true"], timeout=30)
+    assert r.returncode == 252, out(r)
+    assert "'holder'" in out(r) and "no turn" in out(r)
+    holder.send_signal(signal.SIGTERM)
+    assert holder.wait(10) == 128 + signal.SIGTERM
+    assert sandbox.ledger()["waiters"] == {}
+
+
+def test_a_run_that_does_not_fit_starts_only_after_the_first_ends(sandbox, tmp_path):
+    a_end, b_start = tmp_path / "a_end", tmp_path / "b_start"
+    a = sandbox.start(["200M", "--label", "first", "--", "python3", "-c",
+                       f"import time; time.sleep(1.5); open({str(a_end)!r}, 'w').write(repr(time.time()))"])
+    booking_of(sandbox, "first")
+    r = sandbox.run(["200M", "--label", "second", "--", "python3", "-c",
+                     f"import time; open({str(b_start)!r}, 'w').write(repr(time.time()))"], timeout=60)
+    assert r.returncode == 0, out(r)
+    assert a.wait(30) == 0
+    assert "waiting for memory" in out(r)
+    assert float(b_start.read_text()) >= float(a_end.read_text())
+
+
+def test_page_cache_of_a_finished_run_does_not_block_the_next(sandbox):
+    big = os.path.join(sandbox.tmp, "cache.bin")
+    w = sandbox.run(["240M", "--", "python3", "-c",
+                     f"f=open({big!r},'wb')\nfor _ in range(200): f.write(bytes(2**20))"])
+    assert w.returncode == 0
+    c = sandbox.backend().counters(sandbox.backend().slice_path(sandbox.slice))
+    assert c.usage > 150 * MiB and c.reclaimable > 150 * MiB  # still charged to the slice
+    r = sandbox.run(["128M", "--wait", "0", "--label", "after", "--", "true"])
+    assert r.returncode == 0, out(r)
+    os.unlink(big)
+
+
+def test_twenty_concurrent_wrappers_never_over_admit(sandbox):
+    from swarmgate.hosts.kernel_log import KernelLog, oom_lines
+
+    sandbox.total = "512M"
+    sandbox.write_config()
+    total = 512 * MiB
+    klog = KernelLog()
+    seen_max = [0]
+    stop = threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            try:
+                booked = sum(b["booked"] for b in sandbox.ledger()["bookings"].values())
+            except Exception:  # noqa: BLE001 - the ledger is replaced atomically; retry
+                continue
+            seen_max[0] = max(seen_max[0], booked)
+            time.sleep(0.01)
+
+    t = threading.Thread(target=watch)
+    t.start()
+    try:
+        procs = [sandbox.start(["160M", "--label", f"job-{i % 4}", "--", *alloc(100, 0.2)]) for i in range(20)]
+        codes = [p.wait(180) for p in procs]
+    finally:
+        stop.set()
+        t.join()
+    errs = [p.stderr.read().decode(errors="replace") for p in procs]
+    assert codes == [0] * 20, [e for c, e in zip(codes, errs) if c]
+    assert 0 < seen_max[0] <= total
+    sl = sandbox.backend().counters(sandbox.backend().slice_path(sandbox.slice))
+    assert sl.peak <= total and sl.oom_kill == 0
+    messages = klog.read_new() or []
+    klog.close()
+    assert not [x for x in oom_lines(messages) if x["task_memcg"].startswith(f"/{sandbox.slice}")]
+    assert not [m for m in messages if "CONSTRAINT_NONE" in m]  # no machine-wide OOM
+    assert sandbox.ledger() == {"version": 1, "bookings": {}, "waiters": {}}
+
+
+def test_sigkill_of_a_wrapper_leaves_no_phantom_booking_and_no_cgroup(sandbox):
+    w = sandbox.start(["64M", "--label", "victim", "--", "sleep", "60"])
+    b = booking_of(sandbox, "victim")
+    orphan = wait_pids(sandbox, b["cgroup"], 1)[0]
+    w.kill()
+    w.wait()
+    assert os.path.isdir(b["cgroup"])  # nobody cleaned up yet
+    r = sandbox.run(["250M", "--wait", "0", "--label", "next", "--", "true"])
+    assert r.returncode == 0, out(r)  # 64M phantom + 250M would not fit under 256M
+    assert "dead wrapper" in out(r)
+    assert not os.path.exists(b["cgroup"])
+    assert pid_gone(orphan)
+    assert sandbox.ledger()["bookings"] == {}
+
+
+def test_term_to_the_wrapper_stops_every_process_of_the_run(sandbox):
+    w = sandbox.start(["64M", "--label", "tree", "--", "sh", "-c", "sleep 60 & sleep 60 & wait"])
+    b = booking_of(sandbox, "tree")
+    pids = wait_pids(sandbox, b["cgroup"], 3)
+    w.send_signal(signal.SIGTERM)
+    assert w.wait(15) == 128 + signal.SIGTERM
+    assert all(pid_gone(p) for p in pids)
+    assert not os.path.exists(b["cgroup"])
+    assert sandbox.ledger()["bookings"] == {}
+
+
+def test_corrupt_ledger_and_history_are_reported_and_rebuilt(sandbox):
+    runner_dir = os.path.join(sandbox.state, "runner")
+    os.makedirs(runner_dir, exist_ok=True)
+    for name in ("ledger.json", "history.json"):
+        with open(os.path.join(runner_dir, name), "w") as f:
+            f.write("{not json")
+    r = sandbox.run(["64M", "--label", "after-corruption", "--", "true"])
+    assert r.returncode == 0, out(r)
+    assert out(r).count("was corrupt") == 2
+    with open(os.path.join(runner_dir, "history.json")) as f:
+        assert "after-corruption" in json.load(f)["labels"]
+    with open(os.path.join(runner_dir, "ledger.json")) as f:
+        assert json.load(f)["bookings"] == {}
+    assert len([n for n in os.listdir(runner_dir) if ".corrupt-" in n]) == 2
+
+
+def test_malformed_bookings_are_dropped_not_fatal(sandbox):
+    runner_dir = os.path.join(sandbox.state, "runner")
+    os.makedirs(runner_dir, exist_ok=True)
+    with open(os.path.join(runner_dir, "ledger.json"), "w") as f:
+        json.dump({"version": 1, "bookings": {"x": {"pid": "nope"}, "y": 7}, "waiters": []}, f)
+    r = sandbox.run(["64M", "--", "true"])
+    assert r.returncode == 0, out(r)
+    assert "malformed" in out(r)
+
+
+@pytest.mark.parametrize("name", ["ledger.json", "history.json", "ledger.lock"])
+def test_a_symlink_planted_at_a_state_path_is_not_followed(sandbox, tmp_path, name):
+    runner_dir = os.path.join(sandbox.state, "runner")
+    os.makedirs(runner_dir, exist_ok=True)
+    target = tmp_path / "precious"
+    target.write_text("precious\n")
+    os.symlink(target, os.path.join(runner_dir, name))
+    marker = tmp_path / "ran"
+    r = sandbox.run(["64M", "--", "touch", str(marker)])
+    assert r.returncode == 251, out(r)
+    assert "symlink" in out(r)
+    assert target.read_text() == "precious\n"
+    assert not marker.exists()
+
+
+def test_a_break_switch_outside_a_self_test_is_refused_with_251(sandbox, tmp_path):
+    marker = tmp_path / "ran"
+    r = sandbox.run(["64M", "--", "touch", str(marker)], SWARMGATE_BREAK="book-cap-not-peak")
+    assert r.returncode == 251
+    assert "outside a self-test" in out(r)
+    assert not marker.exists()
+
+
+def test_a_cap_that_cannot_be_set_up_is_251_and_never_runs_uncapped(sandbox, tmp_path):
+    marker = tmp_path / "ran"
+    r = sandbox.run(["64M", "--", "touch", str(marker)], SWARMGATE_CGROUP_ROOT=str(tmp_path))
+    assert r.returncode == 251
+    assert "never runs uncapped" in out(r)
+    assert not marker.exists()
+
+
+def test_cuda_out_of_memory_in_the_output_is_245(sandbox):
+    say = "import sys; sys.stderr.write('RuntimeError: CUDA out of memory. Tried to allocate 2 GiB\\n'); sys.exit({})"
+    r = sandbox.run(["64M", "--", "python3", "-c", say.format(1)])
+    assert r.returncode == 245
+    assert b"CUDA out of memory" in r.stderr  # still passed through
+    r0 = sandbox.run(["64M", "--", "python3", "-c", say.format(0)])
+    assert r0.returncode == 0  # it recovered: its own code stands
+
+
+def test_second_host_hint_prints_the_exact_line_and_writes_an_alert(sandbox):
+    with open(os.path.join(sandbox.tmp, "hosts.toml"), "w") as f:
+        f.write('[across_machines]\nenabled = true\n'
+                f'[peers.box2]\nhost = "127.0.0.1"\ntransport = "local"\nstate_dir = "{sandbox.state}"\n')
+    holder = sandbox.start(["200M", "--label", "holder", "--", "sleep", "30"])
+    booking_of(sandbox, "holder")
+    r = sandbox.run(["200M", "--wait", "1", "--label", "spill", "--", "echo", "hi there"], timeout=60)
+    assert r.returncode == 252, out(r)
+    assert "multi-host-run --peer box2 --memory-cap 200M --label spill -- echo 'hi there'" in out(r)
+    with open(os.path.join(sandbox.state, "alerts", "alerts.jsonl")) as f:
+        alerts = [json.loads(line) for line in f]
+    assert any(a["kind"] == "runner-fits-on-peer" and a["peer"] == "box2" for a in alerts)
+    holder.send_signal(signal.SIGTERM)
+    holder.wait(10)
+
+
+def test_no_hint_when_the_switch_is_off(sandbox):
+    with open(os.path.join(sandbox.tmp, "hosts.toml"), "w") as f:
+        f.write('[peers.box2]\nhost = "127.0.0.1"\ntransport = "local"\n')
+    holder = sandbox.start(["200M", "--label", "holder", "--", "sleep", "30"])
+    booking_of(sandbox, "holder")
+    r = sandbox.run(["200M", "--wait", "0", "--label", "spill", "--", "true"], timeout=60)
+    assert r.returncode == 252
+    assert "multi-host-run" not in out(r)
+    holder.send_signal(signal.SIGTERM)
+    holder.wait(10)
+
+
+def test_history_records_the_peak_and_admission_books_it(sandbox):
+    r = sandbox.run(["200M", "--label", "measured", "--", *alloc(60)])
+    assert r.returncode == 0
+    peak = sandbox.history()["measured"]["peak"]
+    assert 60 * MiB <= peak <= 200 * MiB
+    holder = sandbox.start(["150M", "--label", "holder", "--", "sleep", "30"])
+    booking_of(sandbox, "holder")
+    # 150M booked + its ~70M history fits under 256M; its 200M cap would not
+    r = sandbox.run(["200M", "--wait", "0", "--label", "measured", "--", "true"])
+    assert r.returncode == 0, out(r)
+    holder.send_signal(signal.SIGTERM)
+    holder.wait(10)
+
+
+def test_the_self_test_suite_is_green_and_every_switch_turns_red(sandbox):
+    from swarmgate.hosts.runner_selftest import suite
+    from swarmgate.selftest import run_suite
+
+    res = run_suite(suite())
+    bad = [row for row in res.rows if not row[3]]
+    assert not bad, bad
+    assert {row[0] for row in res.rows} >= {"", "no-page-cache-subtraction", "book-cap-not-peak",
+                                             "no-oom-score-adj", "no-slice-total",
+                                             "run-uncapped-on-setup-failure", "no-phantom-reconcile",
+                                             "misread-parent-oom-as-own"}
+
+
+def test_dead_pid_helper_gives_a_dead_pid():
+    pid = dead_pid()
+    assert pid_gone(pid)
