@@ -316,3 +316,51 @@ def slurm_state(job: str) -> str | None:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# --- self-test ---
+
+def _selftest_dispatch(extra_setup=None, args=()) -> int:
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="swarmgate-hd-") as tmp:
+        os.makedirs(os.path.join(tmp, ".claude"))
+        with open(os.path.join(tmp, ".claude", "swarmgate.toml"), "w") as f:
+            f.write('[memory]\ntotal = "1G"\nslice = "swarmgate-selftest-hd"\n')
+        with open(os.path.join(tmp, "hosts.toml"), "w") as f:
+            f.write("")
+        env = dict(os.environ, SWARMGATE_STATE_DIR=os.path.join(tmp, "state"),
+                   SWARMGATE_HOSTS_CONFIG=os.path.join(tmp, "hosts.toml"))
+        if extra_setup:
+            extra_setup(env)
+        return subprocess.call([sys.executable, "-m", "swarmgate", "host-dispatch", "--dry-run", *args],
+                               cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _cell_long_job() -> bool:
+    return _selftest_dispatch(args=("--mem", "64M", "--expect-duration", "10000", "--", "sh", "job.sh")) \
+        == Exit.LONG_JOB
+
+
+def _cell_pending_counts() -> bool:
+    def fill(env):
+        old = os.environ.get("SWARMGATE_STATE_DIR")
+        os.environ["SWARMGATE_STATE_DIR"] = env["SWARMGATE_STATE_DIR"]
+        try:
+            add_pending("here", 900 << 20, "earlier", 30)
+        finally:
+            if old is None:
+                os.environ.pop("SWARMGATE_STATE_DIR", None)
+            else:
+                os.environ["SWARMGATE_STATE_DIR"] = old
+    return _selftest_dispatch(fill, ("--mem", "300M", "--wait", "0", "--", "true")) == Exit.NO_TURN
+
+
+def selftest_suite():
+    from swarmgate.selftest import Cell, Suite
+    return Suite("host-dispatch",
+                 [Cell("long-job-on-one-machine-refused", _cell_long_job),
+                  Cell("recent-placements-count-against-host", _cell_pending_counts)],
+                 {"no-long-job-check": ["long-job-on-one-machine-refused"],
+                  "no-pending-ledger": ["recent-placements-count-against-host"]})

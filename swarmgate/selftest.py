@@ -55,6 +55,7 @@ TOOL_SUITES: dict[str, str] = {
     "gpu-quiesce-run": "swarmgate.hosts.gpu_quiesce_run:selftest_suite",
     "multi-host-run": "swarmgate.hosts.multi_host_run:selftest_suite",
     "detached-run": "swarmgate.hosts.detached_run:selftest_suite",
+    "host-dispatch": "swarmgate.hosts.host_dispatch:selftest_suite",
     "workspace-lock": "swarmgate.agents.workspace_lock:selftest_suite",
     "work-dir-owner": "swarmgate.agents.work_dir_owner:selftest_suite",
     "sop": "swarmgate.agents.sop:selftest_suite",

@@ -134,3 +134,10 @@ def test_slurm_argv_and_state_mapping():
     assert argv == ["srun", "--mem=3072M", "--cpus-per-task=31", "--time=01:00:00", "--job-name=lbl",
                     "--gres=gpu:1", "--", "cargo", "test"]
     assert HD.SLURM_STATES == {"OUT_OF_MEMORY": 250, "TIMEOUT": 253}
+
+
+def test_selftest(tmp_path, monkeypatch):
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "st"))
+    from swarmgate.selftest import run_suite
+    res = run_suite(HD.selftest_suite())
+    assert res.ok, res.rows
