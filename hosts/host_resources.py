@@ -131,11 +131,14 @@ def judge(report: dict, need: int, threads_default: int, gpu: bool) -> dict:
     cores = int(report.get("cores") or 1)
     in_use = float(report.get("cores_in_use") or 0.0)
     threads_free = max(0, min(threads_default, int(cores - in_use)))
-    available = int(report.get("mem_available", 0)) - int(report.get("booked_not_grown", 0))
+    from swarmgate.break_switch import broken
+
+    not_grown = 0 if broken("no-booking-subtraction") else int(report.get("booked_not_grown", 0))
+    available = int(report.get("mem_available", 0)) - not_grown
     sl = report.get("slice")
     room = None
     if sl and sl.get("limit"):
-        room = sl["limit"] - max(sl["usage"] - sl.get("reclaimable", 0), 0) - int(report.get("booked_not_grown", 0))
+        room = sl["limit"] - max(sl["usage"] - sl.get("reclaimable", 0), 0) - not_grown
     lacks = []
     if need > available:
         lacks.append(f"memory: needs {_fmt(need)}, {_fmt(max(available, 0))} available (short {_fmt(need - available)})")
@@ -267,6 +270,38 @@ def main(argv=None) -> int:
     if command:
         print(render_text(rep).splitlines()[-len(rep["verdicts"]) - 1])
     return 0
+
+
+# --- self-test: a real ledger booking held by a live process ---
+
+def _cell_bookings_subtracted() -> bool:
+    import subprocess
+    import tempfile
+
+    from swarmgate.procinfo import start_time
+
+    holder = subprocess.Popen(["sleep", "30"])
+    try:
+        with tempfile.TemporaryDirectory(prefix="swarmgate-hr-") as tmp:
+            os.makedirs(os.path.join(tmp, "runner"))
+            with open(os.path.join(tmp, "runner", "ledger.json"), "w") as f:
+                json.dump({"version": 1, "waiters": {}, "bookings": {"b": {
+                    "pid": holder.pid, "start": start_time(holder.pid), "label": "big", "booked": 1 << 50,
+                    "cgroup": ""}}}, f)
+            env = dict(os.environ, SWARMGATE_STATE_DIR=tmp, SWARMGATE_HOSTS_CONFIG=os.path.join(tmp, "none.toml"))
+            cp = subprocess.run([sys.executable, "-m", "swarmgate", "host-resources", "--json", "--host", "here",
+                                 "--", "true"], env=env, capture_output=True, text=True, timeout=60)
+            rep = json.loads(cp.stdout)
+            return rep["verdicts"][0]["verdict"].startswith("cannot run here: memory")
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def selftest_suite():
+    from swarmgate.selftest import Cell, Suite
+    return Suite("host-resources", [Cell("booked-not-grown-subtracted", _cell_bookings_subtracted)],
+                 {"no-booking-subtraction": ["booked-not-grown-subtracted"]})
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ TOOL_SUITES: dict[str, str] = {
     "multi-host-run": "swarmgate.hosts.multi_host_run:selftest_suite",
     "detached-run": "swarmgate.hosts.detached_run:selftest_suite",
     "host-dispatch": "swarmgate.hosts.host_dispatch:selftest_suite",
+    "host-resources": "swarmgate.hosts.host_resources:selftest_suite",
     "workspace-lock": "swarmgate.agents.workspace_lock:selftest_suite",
     "work-dir-owner": "swarmgate.agents.work_dir_owner:selftest_suite",
     "sop": "swarmgate.agents.sop:selftest_suite",

@@ -137,3 +137,9 @@ def test_label_and_history_from_the_runner(state):
     rep = HR.build(defaults(), validate_hosts({}), "run-with-memory-cap 8G -- cargo test --workspace")
     assert rep["need"] == 3 * GIB
     assert "last peak 3G, ran 120s" in HR.render_text(rep)
+
+
+def test_selftest(state):
+    from swarmgate.selftest import run_suite
+    res = run_suite(HR.selftest_suite())
+    assert res.ok, res.rows
