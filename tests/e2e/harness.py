@@ -212,6 +212,35 @@ class ClaudeRepo:
         path.write_text(f"---\nname: {agent_type}\ndescription: {description}\n---\n\n{body}\n")
         return path
 
+    def config_set(self, section: str, key: str, value) -> None:
+        """Set ``key = value`` under ``[section]`` of the repository's .claude/swarmgate.toml.
+
+        The way a person edits it: the line is replaced if the key is set there,
+        else added right under the section header (which must exist).
+        """
+        path = self.repo / ".claude" / "swarmgate.toml"
+        lines = path.read_text().splitlines()
+        header = f"[{section}]"
+        if header not in (ln.strip() for ln in lines):
+            raise AssertionError(f"no {header} section in {path}")
+        start = next(i for i, ln in enumerate(lines) if ln.strip() == header)
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")),
+                   len(lines))
+        new = f"{key} = {json.dumps(value)}"
+        for i in range(start + 1, end):
+            if lines[i].split("=", 1)[0].strip() == key:
+                lines[i] = new
+                break
+        else:
+            lines.insert(start + 1, new)
+        path.write_text("\n".join(lines) + "\n")
+
+    def tool(self, name: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+        """Run one of swarmgate's console scripts in the repository, with this repo's HOME and state."""
+        exe = Path(sys.executable).parent / name
+        return subprocess.run([str(exe), *args], cwd=self.repo, env=self.env(), capture_output=True,
+                              text=True, timeout=timeout)
+
     def env(self, api_url: str = "", extra: dict | None = None) -> dict:
         """A clean environment: nothing from the caller's except PATH and the locale."""
         env = {
