@@ -423,7 +423,7 @@ def replace_rows(text: str, record: dict, rows: list[dict]) -> str:
 # --- the command ---
 
 def _resolve(repo: str, config, name: str) -> str:
-    if os.sep in name or name.endswith(".md"):
+    if name.endswith(".md"):
         return os.path.abspath(name)
     if not _valid_id(name):
         raise RecordError(f"round name {name!r}: use letters, digits, `.`, `_`, `-`")

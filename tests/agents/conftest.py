@@ -1,0 +1,37 @@
+"""Fixtures for the agents tools: a private state dir, a temp repo with the rules installed."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.agents.support import install_templates
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    """Never touch $HOME, /var/tmp/swarmgate, or the caller's session ids."""
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
+    for var in ("CLAUDE_PROJECT_DIR", "SWARMGATE_BREAK", "SWARMGATE_SELFTEST_TOKEN",
+                "SWARMGATE_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    from swarmgate import break_switch
+    break_switch._cache.clear()
+    yield
+    break_switch._cache.clear()
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    r = tmp_path / "repo"
+    r.mkdir()
+    subprocess.run(["git", "init", "-q", str(r)], check=True)
+    return r
+
+
+@pytest.fixture
+def installed(repo) -> Path:
+    install_templates(repo)
+    return repo
