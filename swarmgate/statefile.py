@@ -99,7 +99,8 @@ def read_json(path: Path, default: Any, *, expect: type | None = dict,
     return data
 
 
-def write_text_atomic(path: Path, text: str, mode: int = 0o644) -> None:
+def write_text_atomic(path: Path, text: str, mode: int = 0o644, *, durable: bool = True) -> None:
+    """Replace ``path`` atomically; ``durable=False`` skips the fsync (state rebuilt anyway after a crash)."""
     path = os.fspath(path)
     parent, name = os.path.split(os.path.abspath(path))
     ensure_dir(parent)
@@ -110,7 +111,8 @@ def write_text_atomic(path: Path, text: str, mode: int = 0o644) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)  # replaces a planted symlink itself, never its target
     except BaseException:
@@ -121,8 +123,8 @@ def write_text_atomic(path: Path, text: str, mode: int = 0o644) -> None:
         raise
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    write_text_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
+    write_text_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n", durable=durable)
 
 
 def append_jsonl(path: Path, record: dict) -> None:
