@@ -19,6 +19,8 @@ MODULES = (
     "swarmgate.hooks.message_guards",
     "swarmgate.hooks.subagent_context",
     "swarmgate.hooks.stop_guards",
+    "swarmgate.hooks.command_history",
+    "swarmgate.hooks.session_context",
 )
 
 _cache: list | None = None

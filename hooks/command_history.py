@@ -1,0 +1,266 @@
+"""PostToolUse on Bash/Monitor (SPEC §4.7): the command history, and repeats flagged.
+
+Every finished shell call appends one JSON line to
+``state_paths.command_history_path()`` (machine-wide, so the host report and
+swarm-watch read one history)::
+
+    {"time", "session", "agent_id", "agent_type", "tool", "cwd", "command" (normalised:
+     whitespace runs collapsed), "duration_ms", "exit_code" (null when Claude Code did not
+     say), "interrupted", "output_bytes", "output_sha" (sha256 of stdout + stderr, 16 hex)}
+
+P01 adds a line to the agent's context when the same command ran for the
+REPEAT-th time (3) in a row in this session with unchanged output: running
+it again will not tell anything new.
+
+C04 brings alerts to the main agent: alerts written for this session (H02's
+transcript audit, swarm-watch, the runner) since it last looked are added,
+as a red line, to the context of its next tool call. Cheap when there is
+nothing new: the alert log's size and mtime are compared with what this
+session saw last.
+"""
+from __future__ import annotations
+
+from swarmgate import guard as G
+
+REPEAT = 3
+TAIL_BYTES = 512 * 1024
+
+
+def normalise(command: str) -> str:
+    return " ".join(command.split())
+
+
+def _text(v) -> str:
+    if isinstance(v, str):
+        return v
+    if v is None:
+        return ""
+    import json
+    return json.dumps(v, sort_keys=True, ensure_ascii=False)
+
+
+def exit_code_of(resp) -> int | None:
+    """The exit code Claude Code reported, when it did (field or "Exit code N" text)."""
+    if isinstance(resp, dict):
+        for k in ("exit_code", "exitCode", "returnCode", "return_code", "code"):
+            v = resp.get(k)
+            if isinstance(v, int) and not isinstance(v, bool):
+                return v
+        texts = [resp.get("returnCodeInterpretation"), resp.get("stderr")]
+    else:
+        texts = [resp]
+    import re
+    for t in texts:
+        if isinstance(t, str):
+            m = re.search(r"\bexit code[: ]+(-?\d+)", t, re.IGNORECASE)
+            if m:
+                return int(m.group(1))
+    return None
+
+
+def entry(event, now: float) -> dict:
+    import hashlib
+
+    resp = event.payload.get("tool_response")
+    if isinstance(resp, dict):
+        out = _text(resp.get("stdout")) + "\0" + _text(resp.get("stderr"))
+        interrupted = bool(resp.get("interrupted"))
+    else:
+        out = _text(resp)
+        interrupted = False
+    data = out.encode("utf-8", "replace")
+    dur = event.payload.get("duration_ms")
+    return {"time": round(now, 3), "session": event.session_id, "agent_id": event.agent_id,
+            "agent_type": event.agent_type, "tool": event.tool_name, "cwd": event.cwd,
+            "command": normalise(event.shell_command or ""),
+            "duration_ms": dur if isinstance(dur, (int, float)) and not isinstance(dur, bool) else None,
+            "exit_code": exit_code_of(resp), "interrupted": interrupted,
+            "output_bytes": len(data) - 1 if isinstance(resp, dict) else len(data),
+            "output_sha": hashlib.sha256(data).hexdigest()[:16]}
+
+
+def tail_records(path, limit: int = TAIL_BYTES) -> list:
+    """The records in the last ``limit`` bytes of a JSON-lines file (first partial line dropped)."""
+    import json
+    import os
+
+    try:
+        fd = os.open(str(path), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return []
+    try:
+        size = os.fstat(fd).st_size
+        start = max(0, size - limit)
+        os.lseek(fd, start, 0)
+        data = b""
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(fd)
+    lines = data.split(b"\n")
+    if start > 0:
+        lines = lines[1:]
+    out = []
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict):
+            out.append(rec)
+    return out
+
+
+def repeats(history: list, rec: dict) -> int:
+    """How many of the latest runs of rec's command in rec's session (rec included, last) have rec's output."""
+    n = 0
+    for r in reversed(history):
+        if r.get("session") != rec["session"] or r.get("command") != rec["command"]:
+            continue
+        if r.get("output_sha") != rec["output_sha"]:
+            break
+        n += 1
+    return n
+
+
+def record(event) -> dict:
+    """Append this call to the history (once per event); returns {"entry", "repeats"}."""
+    def build():
+        import time
+
+        from swarmgate.state_paths import command_history_path
+        from swarmgate.statefile import append_jsonl
+
+        rec = entry(event, time.time())
+        path = command_history_path()
+        append_jsonl(path, rec)
+        return {"entry": rec, "repeats": repeats(tail_records(path), rec) if rec["command"] else 0}
+    return event.derived("command_history", build)
+
+
+def check_p01(event, config):
+    from swarmgate.break_switch import broken
+
+    if not event.shell_command:
+        return None
+    r = record(event)
+    if broken("p01-no-repeat-flag") or r["repeats"] < REPEAT:
+        return None
+    e = r["entry"]
+    cmd = e["command"] if len(e["command"]) <= 160 else e["command"][:157] + "..."
+    return G.Finding(
+        "P01", f"swarmgate [P01]: `{cmd}` has now run {r['repeats']} times in a row in this session with the same "
+               f"output ({e['output_bytes']} bytes, sha {e['output_sha']}). Running it again will not tell you "
+               f"anything new: change something first, or wait on a signal (a background task's "
+               f"notification) instead of polling.",
+        decision=G.CONTEXT)
+
+
+# --- C04 ---------------------------------------------------------------------------
+
+def _seen_path(session: str):
+    from swarmgate import state_paths
+    return state_paths.session_dir(session) / "alerts-seen"
+
+
+def check_c04(event, config):
+    import os
+
+    from swarmgate.break_switch import broken
+    from swarmgate.state_paths import alerts_dir
+
+    if event.agent_id or not event.session_id or broken("c04-no-alerts"):
+        return None
+    log = os.path.join(str(alerts_dir()), "alerts.jsonl")
+    try:
+        st = os.stat(log)
+    except OSError:
+        return None
+    sig = f"{st.st_size}:{st.st_mtime_ns}"
+    from swarmgate.statefile import read_text, write_text_atomic
+    seen = _seen_path(event.session_id)
+    if (read_text(seen) or "").strip() == sig:
+        return None
+    import time
+
+    from swarmgate.alerts import unread
+    fresh = [a for a in unread("main:" + event.session_id, mark=True, since=time.time() - 12 * 3600)
+             if a.get("session") in (None, "", event.session_id)]
+    write_text_atomic(seen, sig + "\n")
+    if not fresh:
+        return None
+    lines = [f"- [{a.get('source') or a.get('kind') or 'alert'}] {str(a.get('message') or '')[:300]}"
+             for a in fresh[-5:]]
+    more = f" (showing the last 5 of {len(fresh)})" if len(fresh) > 5 else ""
+    return G.Finding("C04", f"RED: swarmgate alerts for this session{more}:\n" + "\n".join(lines),
+                     decision=G.CONTEXT)
+
+
+def _hist(n: int, output: str = "3 passed\n", command: str = "pytest -q tests/unit") -> dict:
+    import hashlib
+    import json
+    sha = hashlib.sha256((output + "\0").encode()).hexdigest()[:16]
+    recs = [{"time": 1.0 + i, "session": "selftest-session", "command": command, "output_sha": sha}
+            for i in range(n)]
+    return {".selftest-state/commands/history.jsonl": "".join(json.dumps(r) + "\n" for r in recs)}
+
+
+def _bash(command: str = "pytest -q tests/unit", stdout: str = "3 passed\n", agent: bool = False) -> dict:
+    p = {"tool_name": "Bash", "tool_input": {"command": command, "description": "run the unit tests"},
+         "tool_use_id": "toolu_p01", "duration_ms": 1200,
+         "tool_response": {"stdout": stdout, "stderr": "", "interrupted": False}}
+    if agent:
+        p.update(agent_id="a5", agent_type="implementer")
+    return p
+
+
+def _alert(session: str = "selftest-session") -> dict:
+    import json
+    rec = {"id": "1-1", "time": 4102444800.0, "kind": "transcript-audit", "source": "H02",
+           "message": "subagent a9 ran `cargo test --workspace` (B01)", "session": session}
+    return {".selftest-state/alerts/alerts.jsonl": json.dumps(rec) + "\n"}
+
+
+GUARDS = (
+    G.Guard(
+        code="P01", summary="PostToolUse Bash/Monitor: command history; flag a command repeated with unchanged output",
+        events=("PostToolUse",), tools=G.SHELL_TOOLS, check=check_p01, advisory=True,
+        doc=G.GuardDoc(
+            why="An agent that re-runs the same check and gets the same output is polling or stuck; the third "
+                "identical result is the moment to stop and change something. The history (duration, exit "
+                "code, output size) is also what the host report and swarm-watch read.",
+            example="`pytest -q tests/unit` run three times in a row, same output each time",
+            instead="Change something before re-running, or wait for a notification instead of polling.",
+            exceptions="Runs with different output, and other sessions' runs, do not count. Every call is "
+                       "recorded whether or not it is flagged."),
+        breaks={"p01-no-repeat-flag": "repeated commands with unchanged output are not flagged"},
+        cases=(
+            G.Case("third-identical-run", "PostToolUse", _bash(), fires=True, breaks=("p01-no-repeat-flag",),
+                   files=_hist(2)),
+            G.Case("third-identical-run-subagent", "PostToolUse", _bash(agent=True), fires=True,
+                   breaks=("p01-no-repeat-flag",), files=_hist(2)),
+            G.Case("second-run", "PostToolUse", _bash(), fires=False, files=_hist(1)),
+            G.Case("output-changed", "PostToolUse", _bash(stdout="2 passed, 1 failed\n"), fires=False,
+                   files=_hist(2)),
+        )),
+    G.Guard(
+        code="C04", summary="PostToolUse (main agent): alerts written for this session since it last looked",
+        events=("PostToolUse",), tools=(), check=check_c04, advisory=True,
+        doc=G.GuardDoc(
+            why="An alert (a hook that did not fire for a subagent, a runaway process) is useless in a file "
+                "nobody reads; the main agent sees it at its next tool call.",
+            example="H02 found `cargo test --workspace` in a subagent's transcript -> next tool call of the main agent",
+            instead="Nothing to do; read the alert and act on it.",
+            exceptions="Subagents are not told (the main agent decides). Alerts of other sessions are not shown."),
+        breaks={"c04-no-alerts": "alerts are not surfaced to the main agent"},
+        cases=(
+            G.Case("unread-alert", "PostToolUse", _bash("ls"), fires=True, breaks=("c04-no-alerts",),
+                   files=_alert()),
+            G.Case("other-sessions-alert", "PostToolUse", _bash("ls"), fires=False, files=_alert("other")),
+            G.Case("subagent-not-told", "PostToolUse", _bash("ls", agent=True), fires=False, files=_alert()),
+            G.Case("no-alerts", "PostToolUse", _bash("ls"), fires=False),
+        )),
+)

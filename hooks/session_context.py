@@ -1,0 +1,256 @@
+"""C01 (SPEC §4.5): at SessionStart (startup, resume, clear, compact, fork) tell the main
+agent what it was doing and what happened to the machine.
+
+Sections, each best effort and bounded in time; a section that cannot be
+read says so in one line:
+
+1. subagents of this session still running (session state; a subagent whose
+   session process died is not running);
+2. uncommitted changes in the worktree (`git status --porcelain`, files named,
+   at most 40);
+3. the scheduling record of the current round and its open tasks
+   (swarmgate.agents.records.current_record);
+4. alerts written since this session last looked (swarmgate.alerts, reader
+   ``session:<id>``; its own and machine-wide ones);
+5. processes the kernel killed for memory in the last 12 h, whole-machine OOMs
+   apart from those inside a cgroup limit (hooks/kernel_oom.py; journalctl -k,
+   else dmesg);
+6. a red line when the upstream rules copy's stamp differs from its VERSION
+   (swarmgate.agents.sop.stamp_status).
+
+A compaction loses exactly these first: what is still running, what is not
+committed, and which record holds the state of the work.
+"""
+from __future__ import annotations
+
+import os
+
+from swarmgate import guard as G
+
+MAX_FILES = 40
+MAX_ALERTS = 10
+MAX_KILLS = 8
+
+
+def _clock(t) -> str:
+    import time
+    try:
+        return time.strftime("%H:%M:%S", time.localtime(float(t)))
+    except (TypeError, ValueError):
+        return "?"
+
+
+def section_running(event) -> list:
+    from swarmgate.hooks import session_state as S
+
+    if not event.session_id:
+        return ["(no session id in the payload: cannot tell)"]
+    run = S.running(S.load(event.session_id))
+    if not run:
+        return ["none"]
+    out = []
+    for aid, a in run:
+        name = f" \"{a['name']}\"" if a.get("name") else ""
+        out.append(f"- {aid} {a.get('type') or '?'}{name}, since {_clock(a.get('started'))}")
+    out.append("They report back when they finish; do not dispatch their work again.")
+    return out
+
+
+def section_git(repo: str, timeout: float = 5.0) -> list:
+    import subprocess
+
+    try:
+        p = subprocess.run(["git", "-C", repo, "status", "--porcelain=v1", "--untracked-files=normal"],
+                           capture_output=True, text=True, timeout=timeout, errors="replace")
+    except FileNotFoundError:
+        return ["(git is not installed)"]
+    except subprocess.TimeoutExpired:
+        return [f"(git status gave no answer in {timeout:.0f}s)"]
+    if p.returncode != 0:
+        return [f"(not a git worktree: {(p.stderr.strip().splitlines() or ['?'])[0][:100]})"]
+    lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
+    if not lines:
+        return ["none: the worktree is clean"]
+    out = [f"    {ln}" for ln in lines[:MAX_FILES]]
+    if len(lines) > MAX_FILES:
+        out.append(f"    ... and {len(lines) - MAX_FILES} more (`git status`)")
+    return [f"{len(lines)} file(s):"] + out
+
+
+def section_record(event, config) -> list:
+    from swarmgate.agents import records as R
+
+    try:
+        path = R.current_record(event.repo, config, session=event.session_id or None)
+    except Exception as e:  # noqa: BLE001
+        return [f"(cannot read the records: {e})"]
+    if not path:
+        rel_dir = config["records"]["dir"]
+        return [f"none in {rel_dir}/: write one before dispatching (`swarmgate records new ROUND --goal ... "
+                f"--exit ...`)"]
+    rel = os.path.relpath(path, event.repo)
+    try:
+        rec = R.load_record(path)
+    except R.RecordError as e:
+        return [f"{rel}: {e}"]
+    out = [f"{rel} (round {rec.get('round')}): goal: {rec.get('goal') or '?'}; exit: {rec.get('exit') or '?'}"]
+    open_ = R.open_tasks(rec)
+    if not open_:
+        out.append("every task has a verdict")
+    else:
+        out.append(f"open tasks ({len(open_)} of {len(rec['tasks'])}):")
+        for t in open_[:15]:
+            deps = ",".join(t.get("deps") or []) or "-"
+            ready = {True: "inputs ready", False: "inputs not ready", None: "inputs ?"}[t.get("inputs_ready")]
+            out.append(f"- {t['id']} {t.get('description') or ''} [batch {t.get('batch') or '?'}, deps {deps}, {ready}]")
+        if len(open_) > 15:
+            out.append(f"- ... and {len(open_) - 15} more")
+    out.append(f"Read {rel} before you dispatch anything.")
+    return out
+
+
+def section_alerts(event) -> list:
+    import time
+
+    from swarmgate.alerts import unread
+
+    if not event.session_id:
+        return ["(no session id: cannot tell what is unread)"]
+    fresh = [a for a in unread("session:" + event.session_id, mark=True, since=time.time() - 24 * 3600)
+             if a.get("session") in (None, "", event.session_id)]
+    if not fresh:
+        return ["none"]
+    out = [f"- {_clock(a.get('time'))} [{a.get('source') or a.get('kind') or 'alert'}] "
+           f"{str(a.get('message') or '')[:300]}" for a in fresh[-MAX_ALERTS:]]
+    if len(fresh) > MAX_ALERTS:
+        out.insert(0, f"(the last {MAX_ALERTS} of {len(fresh)})")
+    return out
+
+
+def section_oom(text: str | None = None, source: str = "", now: float | None = None) -> list:
+    import time
+
+    from swarmgate.hooks import kernel_oom as K
+
+    t = time.time() if now is None else now
+    if text is None:
+        text, source = K.read_live()
+        if not text:
+            return [f"(could not read the kernel log: {source})"]
+    kills = K.recent(K.parse(text, now=t, boot_time=K.boot_time()), t)
+    machine = [k for k in kills if k.kind == K.MACHINE]
+    cgroup = [k for k in kills if k.kind == K.CGROUP]
+    if not kills:
+        return [f"none (read {source})"]
+    out = [f"(read {source})"]
+    if machine:
+        out.append(f"RED: whole machine ran out of memory {len(machine)} time(s); before you dispatch the "
+                    f"same step again, find what took the memory and run it under run-with-memory-cap:")
+        if len(machine) > MAX_KILLS:
+            out.append(f"(the last {MAX_KILLS})")
+        out += [f"- {K.describe(k)}" for k in machine[-MAX_KILLS:]]
+    else:
+        out.append("whole machine: none")
+    if cgroup:
+        out.append(f"inside a cgroup limit (the cap did its job; the job needs a bigger cap or less memory): "
+                   f"{len(cgroup)}")
+        if len(cgroup) > MAX_KILLS:
+            out.append(f"(the last {MAX_KILLS})")
+        out += [f"- {K.describe(k)}" for k in cgroup[-MAX_KILLS:]]
+    else:
+        out.append("inside a cgroup limit: none")
+    return out
+
+
+def section_sop(event, config) -> tuple[bool, list]:
+    from swarmgate.agents.sop import stamp_status
+
+    try:
+        ok, msg = stamp_status(event.repo, config)
+    except Exception as e:  # noqa: BLE001
+        return False, [f"(cannot check the upstream rules copy: {e})"]
+    return ok, [msg if ok else "RED: " + msg]
+
+
+SECTIONS = ("running", "git", "record", "alerts", "oom", "sop")
+
+
+def build(event, config, *, kernel_text: str | None = None, kernel_source: str = "") -> str:
+    src = event.payload.get("source") or "startup"
+    parts = [f"swarmgate session start ({src}): what you were doing and what happened meanwhile."]
+    heads = {
+        "running": "Subagents of this session still running",
+        "git": "Uncommitted changes in the worktree",
+        "record": "Scheduling record of the current round",
+        "alerts": "Alerts since you last looked",
+        "oom": "Processes the kernel killed for memory in the last 12 h",
+        "sop": "Upstream rules copy",
+    }
+    for name in SECTIONS:
+        try:
+            if name == "running":
+                body = section_running(event)
+            elif name == "git":
+                body = section_git(event.repo)
+            elif name == "record":
+                body = section_record(event, config)
+            elif name == "alerts":
+                body = section_alerts(event)
+            elif name == "oom":
+                body = section_oom(kernel_text, kernel_source) if kernel_text is not None else section_oom()
+            else:
+                ok, body = section_sop(event, config)
+                if ok and body and body[0].startswith("no upstream rules copy"):
+                    continue
+        except Exception as e:  # noqa: BLE001 - one unreadable section never hides the others
+            body = [f"(could not read: {type(e).__name__}: {e})"]
+        parts.append(f"## {heads[name]}\n" + "\n".join(body))
+    return "\n\n".join(parts)
+
+
+SOURCES = ("startup", "resume", "clear", "compact", "fork")
+
+
+def check_c01(event, config):
+    from swarmgate.break_switch import broken
+
+    src = event.payload.get("source") or "startup"
+    if src not in SOURCES or broken("c01-no-report"):
+        return None
+    return G.Finding("C01", build(event, config), decision=G.CONTEXT)
+
+
+def _state_running() -> dict:
+    import json
+    st = {"session": "selftest-session", "procs": [], "dispatches": [],
+          "agents": {"a1": {"type": "implementer", "started": 1.0, "stopped": None, "proc": {"pid": 1},
+                            "name": "parser", "dispatch": None}}}
+    return {".selftest-state/sessions/selftest-session/state.json": json.dumps(st)}
+
+
+_RECORD = ("# Round r1\n\ngoal: ship the parser\nexit: tests pass\n\n## Tasks\n\n"
+           "| id | description | deps | inputs ready | batch | verdict |\n"
+           "|----|-------------|------|--------------|-------|---------|\n"
+           "| t1 | parse the header | - | yes | 1 | |\n")
+
+GUARDS = (
+    G.Guard(
+        code="C01", summary="SessionStart: running subagents, uncommitted files, the round's record, alerts, OOM kills, rules stamp",
+        events=("SessionStart",), tools=(), check=check_c01, advisory=True, budget_ms=15000,
+        doc=G.GuardDoc(
+            why="A compaction keeps a summary, and the summary loses first what is still running, what is not "
+                "committed and which record holds the work. After a crash, a main agent that re-dispatched "
+                "the same step without reading the kernel log caused the second OOM.",
+            example="SessionStart {source: compact}",
+            instead="Nothing to do; read it before dispatching.",
+            exceptions="Each section is best effort; one that cannot be read says so in one line. The upstream "
+                       "rules section appears only where the repository has a copy. Sources other than "
+                       "startup, resume, clear, compact and fork get nothing."),
+        breaks={"c01-no-report": "sessions start without the report"},
+        cases=(
+            G.Case("after-compact", "SessionStart", {"source": "compact"}, fires=True, breaks=("c01-no-report",),
+                   files={**_state_running(), "records/r1.md": _RECORD}),
+            G.Case("startup", "SessionStart", {"source": "startup"}, fires=True, breaks=("c01-no-report",)),
+            G.Case("unknown-source", "SessionStart", {"source": "teleport"}, fires=False),
+        )),
+)
