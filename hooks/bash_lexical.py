@@ -15,7 +15,22 @@ microseconds, not a RecursionError.
 """
 from __future__ import annotations
 
+import time
+
 MAX_NEST = 64
+_plain = None   # compiled lazily: `re` is not free on the hook's hot path
+
+
+class ParseTimeout(Exception):
+    """The parser ran past its deadline."""
+
+
+def _plain_run():
+    global _plain
+    if _plain is None:
+        import re
+        _plain = re.compile(r"[^ \t\n;&|()<>\\'\"`$]+")
+    return _plain
 
 # ---------------------------------------------------------------------------
 # nodes shared with bash_tree (plain classes: dataclasses cost ~15 ms to import)
@@ -155,13 +170,21 @@ class Parser:
     """``Parser(text).parse()`` -> Seq. ``unsure`` holds a reason when the
     text could not be read with confidence."""
 
-    def __init__(self, src: str, nest: int = 0) -> None:
+    def __init__(self, src: str, nest: int = 0, deadline: float | None = None) -> None:
         self.s = src
         self.i = 0
         self.n = len(src)
         self.nest = nest
         self.unsure: str | None = None
         self.pending: list[Redir] = []   # heredocs whose body starts at the next newline
+        self.deadline = deadline
+        self.ticks = 0
+        self.plain = _plain_run().match if self.n > 200 else None
+
+    def _tick(self) -> None:
+        self.ticks += 1
+        if self.deadline is not None and (self.ticks & 15) == 0 and time.monotonic() > self.deadline:
+            raise ParseTimeout()
 
     # -- helpers -----------------------------------------------------------
     def _mark(self, why: str) -> None:
@@ -261,6 +284,7 @@ class Parser:
                 break
             if stop and self._at_reserved(stop):
                 break
+            self._tick()
             node = self.parse_andor_item()
             if node is None:
                 break
@@ -355,7 +379,7 @@ class Parser:
                 self._mark("'{' without '}'")
             return Group("brace", body, self._trailing_redirs(), s[start:self.i])
         if c == "(":
-            if s.startswith("((", self.i):
+            if s.startswith("((", self.i) and not self._looks_like_words(self.i + 2):
                 return self._arith(start)
             self.i += 1
             body = self._nested_list(set(), ")")
@@ -556,6 +580,18 @@ class Parser:
             body = Seq([], "")
         return Func(name, body, s[start:self.i])
 
+    def _looks_like_words(self, i: int) -> bool:
+        """Is the text after ``((`` commands rather than arithmetic? Bash reads
+        ``((cmd args))`` as nested subshells when it is not an expression."""
+        s = self.s
+        j = s.find("))", i)
+        inner = s[i:] if j < 0 else s[i:j]
+        toks = inner.split()
+        for a, b in zip(toks, toks[1:]):
+            if (a[-1:].isalnum() or a[-1:] == "_") and (b[:1].isalpha() or b[:1] in "_-./"):
+                return True
+        return False
+
     def _arith(self, start: int) -> Test:
         """``(( ... ))``: skip to the matching ``))``, keep substitutions."""
         s, n = self.s, self.n
@@ -667,6 +703,7 @@ class Parser:
         words: list[Word] = []
         redirs: list[Redir] = []
         while True:
+            self._tick()
             self._skip_blanks()
             if self.i >= n:
                 break
@@ -738,7 +775,14 @@ class Parser:
         s, n = self.s, self.n
         start = self.i
         subs: list = []
+        plain = self.plain
         while self.i < n:
+            if plain is not None:
+                m = plain(s, self.i)
+                if m is not None:
+                    self.i = m.end()
+                    if self.i >= n:
+                        break
             c = s[self.i]
             if c in " \t\n;&|()":
                 if c == "(" and self.i > start and s[self.i - 1] in "<>" :
@@ -847,7 +891,7 @@ class Parser:
         if self.nest >= MAX_NEST:
             self._mark(f"nesting deeper than {MAX_NEST} levels")
             return Seq([], "")
-        p = Parser(text, self.nest + 1)
+        p = Parser(text, self.nest + 1, self.deadline)
         seq = p.parse()
         if p.unsure:
             self._mark(p.unsure)
@@ -929,9 +973,11 @@ def _is_assignment(raw: str) -> bool:
     return name.isidentifier()
 
 
-def parse(text: str) -> tuple[Seq, str | None]:
-    """Parse ``text``; return the tree and a reason when unsure (else None)."""
-    p = Parser(text)
+def parse(text: str, deadline: float | None = None) -> tuple[Seq, str | None]:
+    """Parse ``text``; return the tree and a reason when unsure (else None).
+
+    Raises ParseTimeout when ``deadline`` (time.monotonic) passes."""
+    p = Parser(text, 0, deadline)
     try:
         seq = p.parse()
     except RecursionError:

@@ -82,6 +82,7 @@ _BASHLEX_MAX_CHARS = 6000      # bashlex costs ~30 µs/char: beyond this the lex
 _BASHLEX_MAX_NEST = 40         # and it recurses per nesting level
 _MAX_TREE_NEST = 200           # walker recursion bound (nested nodes)
 _CACHE_MAX = 256
+_MAX_FUNC_CALLS = 64            # function bodies expanded per analysis (f calls g twice, g calls h twice...)
 
 
 class Redirect:
@@ -234,9 +235,14 @@ _C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b"
 
 
 def _match_close(s: str, i: int, open_c: str, close_c: str) -> int:
-    """Index just past the bracket matching s[i] (quote-aware); len(s) if none."""
+    """Index just past the bracket matching s[i] (quote-aware); len(s) if none.
+
+    Words longer than 4000 characters are not scanned (pathological nesting
+    would make expansion quadratic): the rest of the word counts as dynamic."""
     depth = 0
     n = len(s)
+    if n - i > 4000:
+        return n
     while i < n:
         c = s[i]
         if c == "\\":
@@ -393,8 +399,11 @@ def expand(raw: str, variables: dict) -> tuple[str, int]:
 _cache: dict = {}
 
 
-def _lexical_parse(text: str):
-    seq, unsure = _lx.parse(text)
+def _lexical_parse(text: str, deadline: float | None):
+    try:
+        seq, unsure = _lx.parse(text, deadline)
+    except _lx.ParseTimeout:
+        return None
     return seq, "lexical", unsure
 
 
@@ -402,7 +411,7 @@ def _needs_lexical(text: str) -> str | None:
     """Why bashlex should not be tried on this text (None: try it)."""
     if len(text) > _BASHLEX_MAX_CHARS:
         return f"text of {len(text)} characters"
-    if text.count("(") + text.count("`") > _BASHLEX_MAX_NEST:
+    if text.count("(") + text.count("`") + text.count("{") > _BASHLEX_MAX_NEST:
         return "deeply nested text"
     k = text.find("((")
     while k >= 0:
@@ -414,12 +423,19 @@ def _needs_lexical(text: str) -> str | None:
     return None
 
 
-def parse_text(text: str):
-    """Parse a shell text: (Seq, parsed_by, unsure_reason_or_None). Cached by text."""
+def parse_text(text: str, deadline: float | None = None):
+    """Parse a shell text: (Seq, parsed_by, unsure_reason_or_None). Cached by text.
+
+    Past ``deadline`` (time.monotonic) raises _OutOfTime; bashlex (which
+    cannot be interrupted) is only tried when its expected cost fits."""
     hit = _cache.get(text)
     if hit is not None:
         return hit
     why = _needs_lexical(text)
+    if why is None and deadline is not None:
+        # ~30 µs per character is bashlex's pace; keep a wide margin
+        if time.monotonic() + len(text) * 1e-4 + 0.01 > deadline:
+            why = "not enough time left for bashlex"
     result = None
     if why is None:
         try:
@@ -435,7 +451,9 @@ def parse_text(text: str):
         except Exception:  # noqa: BLE001 - bashlex raises many kinds; fall back
             result = None
     if result is None:
-        result = _lexical_parse(text)
+        result = _lexical_parse(text, deadline)
+        if result is None:
+            raise _OutOfTime()
     if len(_cache) >= _CACHE_MAX:
         _cache.clear()
     _cache[text] = result
@@ -682,13 +700,15 @@ class _Walker:
         self.vars: dict[str, str | None] = {}
         self.funcs: dict[str, tuple] = {}        # name -> (body node, ctx at definition)
         self.called: set[str] = set()
-        self.active_funcs: list[str] = []
+        self.active_funcs: list[int] = []
+        self.func_calls = 0
         self.seen_scripts: set[str] = set()
         self.written: dict[str, tuple | None] = {}
         self.collect: list[list] = []            # loop command lists being filled
         self.loops_open: list[Loop] = []
         self.nest = 0
         self.ticks = 0
+        self._io: tuple = ([], [], None)
 
     # -- bookkeeping ---------------------------------------------------------
     def tick(self) -> None:
@@ -919,14 +939,18 @@ class _Walker:
             return
 
         # shell functions defined in this command
-        if name in self.funcs and w0 == name and name not in self.active_funcs:
+        if name in self.funcs and w0 == name:
             body, _ = self.funcs[name]
             self.called.add(name)
-            self.active_funcs.append(name)
-            try:
-                self.walk(body, ctx.sub(f"function:{name}"))
-            finally:
-                self.active_funcs.pop()
+            # recursion stops at a body already being walked; a body is walked
+            # again per call site, up to _MAX_FUNC_CALLS calls in all
+            if id(body) not in self.active_funcs and self.func_calls < _MAX_FUNC_CALLS:
+                self.func_calls += 1
+                self.active_funcs.append(id(body))
+                try:
+                    self.walk(body, ctx.sub(f"function:{name}"))
+                finally:
+                    self.active_funcs.pop()
             return
 
         if name in SHELLS:
@@ -961,6 +985,7 @@ class _Walker:
         if name == "find":
             self._find(args, largs, env, ctx, text)
             return
+        self._io = (redirs, raw_redirs, feed)
         inner = self._wrapped(name, args, largs, env, ctx, text, feed)
         if inner is not None:
             return
@@ -1105,7 +1130,9 @@ class _Walker:
     def _inner(self, args, largs, i, env, ctx, text) -> bool:
         if i < len(args):
             inner = args[i:]
-            self.dispatch(inner, largs[i:], env, [], [], ctx, text, None, None)
+            # the wrapped command inherits the wrapper's stdin/stdout (heredoc, pipe, files)
+            redirs, raw_redirs, feed = self._io
+            self.dispatch(inner, largs[i:], env, redirs, raw_redirs, ctx, text, feed, None)
         return True
 
     def _find(self, args, largs, env, ctx, text) -> None:
@@ -1142,7 +1169,7 @@ class _Walker:
             self.problem(f"nesting deeper than {self.max_depth} levels ({what})")
             self.unverifiable(f"{what}: nested deeper than {self.max_depth} levels", text)
             return
-        seq, by, unsure = parse_text(body)
+        seq, by, unsure = parse_text(body, self.deadline)
         if by != "bashlex" and by != self.an.parsed_by:
             self.problem(f"{what}: parsed by the lexical fallback")
         if unsure:
@@ -1528,7 +1555,7 @@ class _Walker:
         for name, (body, dctx) in list(self.funcs.items()):
             if name not in self.called:
                 self.called.add(name)
-                self.active_funcs.append(name)
+                self.active_funcs.append(id(body))
                 try:
                     self.walk(body, dctx.sub(f"function:{name}"))
                 finally:
@@ -1651,7 +1678,9 @@ def analyze(command: str, *, cwd: str, max_depth: int = 6, budget_s: float = 2.0
                 max_script_bytes, interpreter_patterns or ())
     ctx = _Ctx()
     try:
-        seq, by, unsure = parse_text(command)
+        if _needs_lexical(command):
+            an.parsed_by = "lexical"
+        seq, by, unsure = parse_text(command, deadline)
         an.parsed_by = by
         if by == "lexical":
             why = _needs_lexical(command)
