@@ -300,7 +300,7 @@ class Plan:
             except FileNotFoundError:
                 pass
         # directories swarmgate made that are empty now
-        for rel in (".claude/rules", ".claude/agents", ".swarmgate", ".claude"):
+        for rel in (".claude/rules", ".claude/agents", ".swarmgate/cache", ".swarmgate", ".claude"):
             d = os.path.join(self.repo, rel)
             if self.removes and os.path.isdir(d) and not os.listdir(d):
                 os.rmdir(d)
@@ -308,7 +308,7 @@ class Plan:
 
 def _hooks_config(repo: str, pending_toml: bytes | None) -> dict:
     """[hooks] of the repository's config (the one about to be written, if any)."""
-    from swarmgate.config import ConfigError, load_config, validate
+    from swarmgate.config import ConfigError, parse_toml, validate
 
     if pending_toml is not None:
         import tomllib
@@ -320,8 +320,11 @@ def _hooks_config(repo: str, pending_toml: bytes | None) -> dict:
             return validate(raw, "swarmgate.toml (template)")["hooks"]
         except ConfigError as e:
             raise InstallError(str(e)) from None
+    path = os.path.join(repo, ".claude", "swarmgate.toml")
+    if not os.path.exists(path):
+        return validate({})["hooks"]
     try:
-        return load_config(repo)["hooks"]
+        return validate(parse_toml(path), path)["hooks"]  # not load_config: no cache written here
     except ConfigError as e:
         raise InstallError(f"{e} (fix the config, then run install again; nothing was written)") from None
 
@@ -422,6 +425,10 @@ def plan_uninstall(repo: str) -> Plan:
             plan.say("removed", rel)
         else:
             plan.say("kept", f"{rel} (changed by you)")
+    from swarmgate.config import cache_path
+    cache = cache_path(repo)
+    if os.path.isfile(cache) and not os.path.islink(cache):
+        plan.removes.append(os.path.relpath(cache, repo))  # the hooks' config cache
     if manifest:
         plan.removes.append(MANIFEST)
     return plan

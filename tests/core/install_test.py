@@ -266,3 +266,12 @@ def test_indentation_of_the_users_file_is_kept(repo):
     (repo / ".claude" / "settings.json").write_text('{\n    "env": {\n        "A": "1"\n    }\n}\n')
     assert I.main([str(repo)]) == 0
     assert '\n    "env": {\n        "A": "1"' in (repo / ".claude" / "settings.json").read_text()
+
+
+def test_uninstall_after_hooks_ran_leaves_only_the_log(repo, hook, make_payload):
+    assert I.main([str(repo)]) == 0
+    hook(["PreToolUse"], make_payload(repo, command="ls"), cwd=repo)
+    assert (repo / ".swarmgate" / "cache" / "config.json").exists()
+    assert I.main([str(repo), "--uninstall"]) == 0
+    assert not (repo / ".claude").exists()
+    assert sorted(os.listdir(repo / ".swarmgate")) == ["log"]  # the decision log is the user's record
