@@ -307,8 +307,15 @@ class KeyBuilder:
         self.cache_root = Path(cache_root or state_paths.gate_cache_dir())
         self.fingerprints = fingerprints or FingerprintStore(self.cache_root)
         self.tools = tools or ToolVersions(self.cache_root)
+        self._inputs: dict[tuple, list[Any]] = {}
 
     def inputs(self, globs: list[str], python_inputs: str = "functions") -> list[Any]:
+        memo = (tuple(globs), python_inputs)
+        if memo not in self._inputs:
+            self._inputs[memo] = self._compute_inputs(globs, python_inputs)
+        return self._inputs[memo]
+
+    def _compute_inputs(self, globs: list[str], python_inputs: str) -> list[Any]:
         matched = match_inputs(self.index.entries, globs)
         py = [e.oid for e, _ in matched
               if python_inputs == "functions" and e.path.endswith(".py") and e.mode in ("100644", "100755")]

@@ -33,7 +33,7 @@ from swarmgate import break_switch, procinfo
 from swarmgate.exit_codes import Exit, describe
 from swarmgate.gate import cache as vcache
 from swarmgate.gate.stages import Stage, build, extra_key
-from swarmgate.gate.tree import Index, Tree, TreeError, clear_stale, effective_index_file, read_index, \
+from swarmgate.gate.tree import Index, Tree, TreeError, clear_stale, effective_index_file, locate, read_index, \
     stage_env, toplevel
 
 RED_EXIT = 1
@@ -83,21 +83,26 @@ def load_gate_config(repo: Path, index: Index, notes: list[str]) -> Any:
     worktree = repo / CONFIG_REL
     if staged is None:
         return load_config(str(repo))
+    import hashlib
     import tomllib
 
     from swarmgate.gate.tree import read_blobs
-    (_, data), = list(read_blobs(repo, [staged.oid], index.index_file))
+    try:
+        mine = worktree.read_bytes()
+    except OSError:
+        mine = None
+    if mine is not None and hashlib.sha1(b"blob %d\0" % len(mine) + mine).hexdigest() == staged.oid:
+        data = mine  # the worktree file is the staged blob: no need to ask git
+    else:
+        (_, data), = list(read_blobs(repo, [staged.oid], index.index_file))
     where = f"{repo / CONFIG_REL} (staged)"
     try:
         raw = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{where}: not valid TOML: {e}") from None
-    try:
-        if worktree.read_bytes() != data:
-            notes.append(f"{CONFIG_REL} has unstaged changes: the gate used the staged version "
-                         f"(`git add {CONFIG_REL}` to use yours)")
-    except OSError:
-        pass
+    if mine != data:
+        notes.append(f"{CONFIG_REL} has unstaged changes: the gate used the staged version "
+                     f"(`git add {CONFIG_REL}` to use yours)")
     return Config(validate(raw, where), where, str(repo), raw)
 
 
@@ -226,10 +231,10 @@ class Gate:
 
     def run(self) -> GateResult:
         index_file = effective_index_file(env=self.base_env)
-        top = toplevel(self.repo)
+        top, head = locate(self.repo)
         for removed in clear_stale(self.trees_root):
             self.result.notes.append(f"removed the tree {removed.name} left by a gate that was killed")
-        index = read_index(top, index_file)
+        index = read_index(top, index_file, head)
         config = load_gate_config(top, index, self.result.notes)
         stages = build(config)
         if self.only:
@@ -345,23 +350,13 @@ def render(result: GateResult, out: TextIO, *, verbose_pass: bool = False) -> No
                 print(o.output.rstrip(), file=out)
             for n in o.notes:
                 print(f"note: {n}", file=out)
-    try:
-        from rich.console import Console
-        from rich.table import Table
-    except ImportError:  # pragma: no cover - rich is a dependency
+    if _isatty(out):
+        _rich_table(result, out)
+    else:  # a pipe or a log: plain columns, and no rich import to pay for
+        print(f"{'stage':<24} {'verdict':<8} {'cached/ran':<10} {'time':>7}", file=out)
         for o in result.outcomes:
-            print(f"{o.stage:<24} {o.verdict:<8} {o.how:<8} {o.seconds:6.2f}s", file=out)
-    else:
-        table = Table(title="gate-staged: HEAD + index", title_justify="left")
-        table.add_column("stage")
-        table.add_column("verdict")
-        table.add_column("cached/ran")
-        table.add_column("time", justify="right")
-        colour = {"pass": "green", "fail": "red", "not-run": "red", "error": "red", "skipped": "yellow"}
-        for o in result.outcomes:
-            table.add_row(o.stage, f"[{colour[o.verdict]}]{o.verdict}[/]", o.how,
-                          "-" if o.how != "ran" else f"{o.seconds:.2f}s")
-        Console(file=out, highlight=False, width=100).print(table)
+            t = "-" if o.how != "ran" else f"{o.seconds:.2f}s"
+            print(f"{o.stage:<24} {o.verdict:<8} {o.how:<10} {t:>7}", file=out)
     for n in result.notes:
         print(f"note: {n}", file=out)
     for o in result.outcomes:
@@ -375,6 +370,29 @@ def render(result: GateResult, out: TextIO, *, verbose_pass: bool = False) -> No
     else:
         cached = sum(1 for o in result.outcomes if o.how == "cached")
         print(f"gate-staged: green ({len(result.outcomes)} stages, {cached} cached)", file=out)
+
+
+def _isatty(out: TextIO) -> bool:
+    try:
+        return out.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _rich_table(result: GateResult, out: TextIO) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="gate-staged: HEAD + index", title_justify="left")
+    table.add_column("stage")
+    table.add_column("verdict")
+    table.add_column("cached/ran")
+    table.add_column("time", justify="right")
+    colour = {"pass": "green", "fail": "red", "not-run": "red", "error": "red", "skipped": "yellow"}
+    for o in result.outcomes:
+        table.add_row(o.stage, f"[{colour[o.verdict]}]{o.verdict}[/]", o.how,
+                      "-" if o.how != "ran" else f"{o.seconds:.2f}s")
+    Console(file=out, highlight=False).print(table)
 
 
 def list_stages(repo: Path, cache_root: Path | None, out: TextIO) -> None:

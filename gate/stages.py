@@ -44,7 +44,7 @@ class Stage:
         """The canonical definition that enters the key."""
         if self.check is not None:
             return {"builtin": self.name, "version": BUILTIN_VERSION, "inputs": self.inputs,
-                    "params": self.params}
+                    "params": self.params, "python_inputs": self.python_inputs}
         return {"name": self.name, "command": self.command, "inputs": self.inputs, "heavy": self.heavy,
                 "timeout": self.timeout, "cap": self.cap, "env": sorted(self.env),
                 "python_inputs": self.python_inputs}
@@ -128,9 +128,11 @@ def build(config: Any) -> list[Stage]:
     stages = [Stage("rules-stamp", "rules", check=_rules_stamp,
                     inputs=[sop["stamp"], sop["path"]], params={"path": sop["path"], "stamp": sop["stamp"]})]
     if config["gate"]["common"]:
-        stages.append(Stage("no-conflict-markers", "common", check=_conflict_markers, inputs=["**"]))
+        # both read bytes (a marker inside a docstring, a file's size): keyed by content
+        stages.append(Stage("no-conflict-markers", "common", check=_conflict_markers, inputs=["**"],
+                            python_inputs="content"))
         stages.append(Stage("no-large-files", "common", check=_large_files, inputs=["**"],
-                            params={"limit": int(config["gate"]["large_file"])}))
+                            params={"limit": int(config["gate"]["large_file"])}, python_inputs="content"))
     names = {s.name for s in stages}
     for raw in config["gate"]["stages"]:
         name = raw["name"]

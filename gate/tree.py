@@ -104,19 +104,32 @@ def _git(repo: Path | str, args: list[str], env: dict[str, str], *, check: bool 
 
 
 def toplevel(start: str | Path) -> Path:
+    return locate(start)[0]
+
+
+def locate(start: str | Path) -> tuple[Path, str | None]:
+    """(top level of the worktree, HEAD commit or None when there is no commit yet): one git call."""
     env = dict(os.environ)
+    cp = _git(start, ["rev-parse", "--show-toplevel", "--verify", "-q", "HEAD^{commit}"], env, check=False)
+    lines = cp.stdout.decode().split()
+    if cp.returncode == 0 and len(lines) == 2:
+        return Path(lines[0]), lines[1]
     cp = _git(start, ["rev-parse", "--show-toplevel"], env, check=False)
     if cp.returncode != 0:
         raise TreeError(f"{start} is not inside a git repository (run gate-staged in one, or pass --repo PATH)")
-    return Path(cp.stdout.decode().strip())
+    return Path(cp.stdout.decode().strip()), None
 
 
-def read_index(repo: Path | str, index_file: str | None = None) -> Index:
+_UNKNOWN = object()
+
+
+def read_index(repo: Path | str, index_file: str | None = None, head: object = _UNKNOWN) -> Index:
     """The entries of the effective index (read-only: `git ls-files -s -z`)."""
     repo = Path(repo)
     env = git_env(index_file)
-    head_cp = _git(repo, ["rev-parse", "--verify", "-q", "HEAD^{commit}"], env, check=False)
-    head = head_cp.stdout.decode().strip() if head_cp.returncode == 0 else None
+    if head is _UNKNOWN:
+        head_cp = _git(repo, ["rev-parse", "--verify", "-q", "HEAD^{commit}"], env, check=False)
+        head = head_cp.stdout.decode().strip() if head_cp.returncode == 0 else None
     cp = _git(repo, ["ls-files", "-s", "-z"], env, what="reading the index (git ls-files -s)")
     entries: list[Entry] = []
     unmerged: list[str] = []

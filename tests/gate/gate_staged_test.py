@@ -418,3 +418,19 @@ def test_selftest_suite_passes_and_every_switch_turns_red(gate_env):
     assert res.ok, res.rows
     assert {r[0] for r in res.rows if r[0]} == {"gate-sees-worktree", "cache-ignores-inputs", "no-tree-cleanup",
                                                 "preflight-ignores-conditions"}
+
+
+def test_summary_is_a_rich_table_on_a_terminal_and_plain_in_a_pipe(bad_repo):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    result = bad_repo.gate()
+    term, pipe = Terminal(), io.StringIO()
+    gate_staged.render(result, term)
+    gate_staged.render(result, pipe)
+    assert "┃" in term.getvalue() and "stage" in term.getvalue() and "no-bad" in term.getvalue()
+    assert "┃" not in pipe.getvalue()
+    assert any(line.split()[:3] == ["no-bad", "pass", "ran"] for line in pipe.getvalue().splitlines())
