@@ -53,7 +53,9 @@ def hook_text() -> str:
 {MARKER}
 # Runs the commit gate on exactly HEAD + the staged changes (GIT_INDEX_FILE is
 # honoured, so `git commit -a` and `git commit --only` are checked as committed).
-# Remove with: swarmgate install --git-hook --uninstall
+# To remove it: delete this file (and move pre-commit.legacy back to
+# pre-commit if there is one), or `swarmgate install PATH --uninstall --git-hook`
+# (which also unwires .claude/).
 here=$(dirname "$0")
 if [ -x "$here/{LEGACY}" ]; then
     "$here/{LEGACY}" "$@" || exit $?
