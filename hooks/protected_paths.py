@@ -21,6 +21,29 @@ PROTECTED_GLOBS = (
 )
 
 
+def _glob_match(name: str, pat: str) -> bool:
+    """fnmatchcase for patterns whose only wildcard is `*` (which, as in fnmatch, also
+    matches `/`), without compiling a regex: `re` + fnmatch cost milliseconds per hook call."""
+    if "?" in pat or "[" in pat:
+        from fnmatch import fnmatchcase
+        return fnmatchcase(name, pat)
+    parts = pat.split("*")
+    if len(parts) == 1:
+        return name == pat
+    first, last = parts[0], parts[-1]
+    if not name.startswith(first) or not name.endswith(last) or len(name) < len(first) + len(last):
+        return False
+    pos, end = len(first), len(name) - len(last)
+    for mid in parts[1:-1]:
+        if not mid:
+            continue
+        i = name.find(mid, pos, end)
+        if i < 0:
+            return False
+        pos = i + len(mid)
+    return True
+
+
 def _norm(path: str, cwd: str, repo: str) -> str:
     p = path if os.path.isabs(path) else os.path.join(cwd or repo, path)
     return posixpath.normpath(p)
@@ -28,8 +51,6 @@ def _norm(path: str, cwd: str, repo: str) -> str:
 
 def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_root: str = "") -> str | None:
     """Why ``path`` is protected, or None. Paths are resolved lexically (no symlink reads)."""
-    from fnmatch import fnmatchcase
-
     full = _norm(path, cwd, repo)
     try:
         real = os.path.realpath(full)
@@ -46,6 +67,6 @@ def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_
         if rel.startswith(".."):
             continue
         for pat in PROTECTED_GLOBS:
-            if fnmatchcase(rel, pat):
+            if _glob_match(rel, pat):
                 return f"{rel} configures or records what guards this repository"
     return None

@@ -110,3 +110,14 @@ def test_guard_modules_are_light_at_import():
     loaded = [m for m in proc.stdout.strip().split(",") if m]
     assert not [m for m in loaded if m in ("bashlex", "psutil", "rich", "pynvml")], \
         f"importing the guard registry loads {loaded}: import them inside the check functions"
+
+
+@pytest.mark.parametrize("name", [".claude/settings.json", ".claude/settings.local.json", ".claude/settingsX.json",
+                                  ".claude/settings.json.bak", ".claude/hooks/a/b", ".claude/hooks", ".swarmgate/x",
+                                  ".git/hooks/pre-commit", "src/x.py", "aXbYc", "abac", "a", ""])
+@pytest.mark.parametrize("pat", ["*", "a*b*c", "*a*a*", ".claude/settings*.json", ".swarmgate/**", "x?", "[ab]*"])
+def test_protected_paths_glob_agrees_with_fnmatch(name, pat):
+    from fnmatch import fnmatchcase
+
+    from swarmgate.hooks.protected_paths import _glob_match
+    assert _glob_match(name, pat) == fnmatchcase(name, pat)
