@@ -161,9 +161,10 @@ def claim(directory: str, root: str, purpose: str, session: str, agent: str = ""
     if not purpose.strip():
         raise OwnerError("--purpose must say what the directory is for")
     path = _resolve(directory, root)
-    if root and not _inside(path, root):
-        raise OwnerError(f"{path} is not under the work root {root}: `work-dir-owner clean` would "
-                         f"never see it; claim a directory inside the root")
+    if root and (not _inside(path, root)
+                 or os.path.dirname(os.path.realpath(path)) != os.path.realpath(root)):
+        raise OwnerError(f"{path} is not directly under the work root {root}: `work-dir-owner clean` "
+                         f"would never see it; claim a directory directly under the root")
     if os.path.islink(path):
         raise OwnerError(f"{path} is a symlink; claim a real directory")
     os.makedirs(path, exist_ok=True)
@@ -171,7 +172,10 @@ def claim(directory: str, root: str, purpose: str, session: str, agent: str = ""
     if current and "corrupt" not in current and current.get("session") != session:
         raise OwnerError(f"{path} is owned by session {current.get('session')} "
                          f"({current.get('purpose', '')!s}); ask that session, or use another directory")
-    ident = identity(pid if pid is not None else os.getppid())
+    if pid is None:
+        from swarmgate.agents.workspace_lock import default_holder_pid
+        pid = default_holder_pid()
+    ident = identity(pid)
     rec = {"session": session, "agent": agent or "", "purpose": purpose.strip(),
            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "created_epoch": round(time.time(), 3), "pid": ident["pid"], "start": ident["start"],
@@ -285,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         if name == "claim":
             s.add_argument("--purpose", required=True)
             s.add_argument("--agent", default="", help="the subagent id this directory belongs to")
-            s.add_argument("--pid", type=int, help="process recorded as the claimant (default: the parent shell)")
+            s.add_argument("--pid", type=int, help="process recorded as the claimant (default: the Claude Code "
+                                                   "session process $CLAUDE_PID, else the parent shell)")
         if name == "release":
             s.add_argument("--force", action="store_true")
         if name == "list":

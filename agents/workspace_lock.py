@@ -23,11 +23,12 @@ Reusable primitive (D16 scratch locks use it): ``try_take(path, owner, alive=Non
 -> (taken, holder)``; ``release(path, owner, force=False)``; ``read_holder(path)``;
 ``holder_live(holder)``. Python: ``with WorkspaceLock("main", timeout=600): ...``.
 
-CLI: ``acquire`` holds the lock on behalf of the PARENT process (the shell
-that ran the command), or ``--pid PID``: the lock stays held while that
-process lives, and goes stale when it exits. In a Claude Code Bash call each
-command runs in its own short-lived shell, so use ``workspace-lock run --
-COMMAND`` there (the lock is held exactly while COMMAND runs).
+CLI: ``acquire`` holds the lock on behalf of a longer-lived process, never
+its own: ``--pid PID``; else the Claude Code session process (``$CLAUDE_PID``,
+which Claude Code 2.1.332 exports to Bash calls) when it is an ancestor; else
+the PARENT shell. The lock stays held while that process lives (or until
+``release``) and goes stale when it exits. ``workspace-lock run -- COMMAND``
+holds it exactly while COMMAND runs.
 """
 from __future__ import annotations
 
@@ -290,6 +291,32 @@ class WorkspaceLock:
 
 # --- the command ---
 
+def _is_ancestor(pid: int) -> bool:
+    from swarmgate.procinfo import parent_pid
+
+    cur: int | None = os.getpid()
+    for _ in range(64):
+        cur = parent_pid(cur) if cur else None
+        if not cur or cur <= 1:
+            return False
+        if cur == pid:
+            return True
+    return False
+
+
+def default_holder_pid() -> int:
+    """Whom a CLI acquire holds for: the Claude Code session process ($CLAUDE_PID, when it
+    is one of our ancestors), else the parent shell. A Bash call of Claude Code runs each
+    command in a shell that exits right after it; the session process lives on."""
+    try:
+        claude = int(os.environ.get("CLAUDE_PID", ""))
+    except ValueError:
+        claude = 0
+    if claude > 1 and _is_ancestor(claude):
+        return claude
+    return os.getppid()
+
+
 def _cmdline(pid: int) -> str:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
@@ -325,10 +352,11 @@ def main(argv: list[str] | None = None) -> int:
 
     s = sub.add_parser("acquire", help="take the lock for the calling shell (or --pid)")
     common(s, True)
-    s.add_argument("--pid", type=int, help="hold for this process (default: the parent shell)")
+    s.add_argument("--pid", type=int, help="hold for this process (default: the Claude Code session "
+                                           "process $CLAUDE_PID when we run under it, else the parent shell)")
     s = sub.add_parser("release", help="release the lock you hold")
     common(s, False)
-    s.add_argument("--pid", type=int, help="the holder's pid (default: the parent shell)")
+    s.add_argument("--pid", type=int, help="the holder's pid (default: as for acquire)")
     s.add_argument("--force", action="store_true", help="release a live holder's lock (a person's call)")
     s = sub.add_parser("status", help="who holds the lock")
     common(s, False)
@@ -364,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"workspace-lock {name}: {state}: {describe_holder(holder)}")
             return 0
         if args.cmd == "release":
-            pid = args.pid or os.getppid()
+            pid = args.pid or default_holder_pid()
             from swarmgate.procinfo import start_time
             owner = {"pid": pid, "start": start_time(pid), "session": session}
             released, holder = release(path, owner, args.force)
@@ -376,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 1
         if args.cmd == "acquire":
-            pid = args.pid or os.getppid()
+            pid = args.pid or default_holder_pid()
             owner = make_owner(pid, session, args.command if args.command is not None else _cmdline(pid))
             if owner["start"] is None:
                 print(f"workspace-lock: no process {pid} to hold the lock for", file=sys.stderr)

@@ -50,10 +50,12 @@ def test_claim_refuses_another_sessions_directory_and_outside_the_root(root, tmp
     wdo.claim("d", str(root), "x", "sess-a")
     with pytest.raises(wdo.OwnerError, match="owned by session sess-a"):
         wdo.claim("d", str(root), "y", "sess-b")
-    with pytest.raises(wdo.OwnerError, match="not under the work root"):
+    with pytest.raises(wdo.OwnerError, match="not directly under the work root"):
         wdo.claim(str(tmp_path / "elsewhere"), str(root), "y", "sess-b")
-    with pytest.raises(wdo.OwnerError, match="not under the work root"):
+    with pytest.raises(wdo.OwnerError, match="not directly under the work root"):
         wdo.claim("../escape", str(root), "y", "sess-b")
+    with pytest.raises(wdo.OwnerError, match="not directly under the work root"):
+        wdo.claim("d/nested", str(root), "y", "sess-a")
     with pytest.raises(wdo.OwnerError, match="no session"):
         wdo.claim("e", str(root), "y", "")
     # the same session may claim again (new agent, same creation time)

@@ -168,6 +168,24 @@ def test_cli_acquire_holds_for_the_parent_shell(tmp_path):
     assert p.returncode == 0 and "took over a stale lock" in p.stderr
 
 
+def test_cli_acquire_holds_for_the_claude_code_session_process(sleeper):
+    """Claude Code exports CLAUDE_PID to Bash calls; each call's shell exits at once."""
+    bindir = os.path.dirname(tool("workspace-lock"))
+    inner = "workspace-lock acquire --name n --session s1 --timeout 0 >/dev/null 2>&1"
+    sh = f'CLAUDE_PID=$$ bash -c "{inner}"; workspace-lock status --name n --json; echo outer=$$'
+    p = subprocess.run(["bash", "-c", sh], capture_output=True, text=True,
+                       env={**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}"})
+    status = json.loads(p.stdout.splitlines()[0])
+    assert status["holder"]["pid"] == int(p.stdout.splitlines()[1].split("=")[1]) and status["live"]
+    # a CLAUDE_PID that is not our ancestor is not trusted: the parent shell holds it
+    stranger = sleeper()
+    sh = f"workspace-lock acquire --name m --timeout 0 >/dev/null 2>&1; workspace-lock status --name m --json; echo sh=$$"
+    p = subprocess.run(["bash", "-c", sh], capture_output=True, text=True,
+                       env={**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}", "CLAUDE_PID": str(stranger.pid)})
+    status = json.loads(p.stdout.splitlines()[0])
+    assert status["holder"]["pid"] == int(p.stdout.splitlines()[1].split("=")[1]) != stranger.pid
+
+
 def test_cli_acquire_for_a_pid_and_release_rules(sleeper):
     proc = sleeper()
     base = [tool("workspace-lock")]
