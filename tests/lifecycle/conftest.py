@@ -1,0 +1,111 @@
+"""Fixtures for the lifecycle hooks: a private state dir, a temp git repo with agent
+definitions, and a way to call the real `swarmgate hook EVENT` entry point."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+FIXTURES = HERE / "fixtures"
+RULES = Path(__file__).resolve().parents[2] / "rules"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    """Never touch $HOME, /var/tmp/swarmgate or the caller's session ids."""
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
+    for var in ("CLAUDE_PROJECT_DIR", "SWARMGATE_BREAK", "SWARMGATE_SELFTEST_TOKEN",
+                "SWARMGATE_SESSION_ID", "CLAUDE_CODE_SESSION_ID"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    from swarmgate import break_switch
+    break_switch._cache.clear()
+    yield
+    break_switch._cache.clear()
+
+
+def git(repo, *args):
+    subprocess.run(["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+                   check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    """A git repo with swarmgate's agent-common.md, agent definitions and rules installed."""
+    r = tmp_path / "repo"
+    (r / ".claude" / "agents").mkdir(parents=True)
+    (r / ".claude" / "rules").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(r)], check=True)
+    (r / ".claude" / "agent-common.md").write_text((RULES / "agent-common.md").read_text())
+    for p in (RULES / "agents").glob("*.md"):
+        (r / ".claude" / "agents" / p.name).write_text(p.read_text())
+    for p in (RULES / "rules").glob("*.md"):
+        (r / ".claude" / "rules" / p.name).write_text(p.read_text())
+    return r
+
+
+@pytest.fixture
+def committed(repo) -> Path:
+    """``repo`` with everything committed (a clean worktree)."""
+    (repo / "README.md").write_text("sample\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    return repo
+
+
+def hook(event: str, payload: dict, repo: Path, session: str = "s1", via_parent: bool = False) -> dict:
+    """Run the real `swarmgate hook EVENT` with ``payload``; returns its JSON answer.
+
+    via_parent=True runs it under a short-lived python process that exits afterwards:
+    that process is then the hook's "session process", dead once this returns.
+    """
+    full = {"session_id": session, "transcript_path": "", "cwd": str(repo), "hook_event_name": event}
+    full.update(payload)
+    argv = [sys.executable, "-m", "swarmgate", "hook", event]
+    env = dict(os.environ)
+    if via_parent:
+        argv = [sys.executable, "-c",
+                "import subprocess,sys; p=subprocess.run(sys.argv[1:], input=sys.stdin.read(), "
+                "capture_output=True, text=True); sys.stdout.write(p.stdout); sys.stderr.write(p.stderr)",
+                *argv]
+    p = subprocess.run(argv, input=json.dumps(full), capture_output=True, text=True, env=env,
+                       cwd=str(repo), timeout=60)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def denied(answer: dict) -> str:
+    """The deny reason of a PreToolUse answer ('' when allowed)."""
+    hso = answer.get("hookSpecificOutput") or {}
+    return hso.get("permissionDecisionReason", "") if hso.get("permissionDecision") == "deny" else ""
+
+
+def context(answer: dict) -> str:
+    return (answer.get("hookSpecificOutput") or {}).get("additionalContext", "")
+
+
+GOOD = "task: add the header parser\nexit criterion: tests pass\nheavy test: do not run\nthread cap: 31\n"
+
+
+def dispatch(prompt: str = GOOD, agent_type: str = "implementer", tool_use_id: str = "toolu_1",
+             **extra) -> dict:
+    ti = {"description": "implement", "prompt": prompt, "subagent_type": agent_type}
+    ti.update(extra)
+    return {"tool_name": "Agent", "tool_use_id": tool_use_id, "tool_input": ti}
+
+
+def answer(event: str, payload: dict, repo: Path, session: str = "s1") -> dict:
+    """The hook's answer computed in this process (hook_engine.answer): fast, same code path
+    after stdin. The session process is then this test process's parent, which lives."""
+    from swarmgate.hook_engine import answer as engine_answer
+
+    full = {"session_id": session, "transcript_path": "", "cwd": str(repo), "hook_event_name": event}
+    full.update(payload)
+    out, code = engine_answer(event, json.dumps(full))
+    assert code == 0
+    return json.loads(out)
