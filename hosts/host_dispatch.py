@@ -277,8 +277,10 @@ def run_slurm(args, config, hosts, pred: Prediction, label: str, command: list[s
     import subprocess
 
     s = hosts["slurm"]
+    import re as _re
+    job_name = f"{_re.sub(r'[^A-Za-z0-9_.-]+', '-', label).strip('-.')[:40] or 'job'}-{os.urandom(4).hex()}"
     argv = slurm_argv(pred.cap, config["threads"]["heavy_default"], 1 if args.gpu else 0, s["time_limit"],
-                      s["partition"], label, command)
+                      s["partition"], job_name, command)
     say(f"submitting to Slurm: {shlex.join(argv)}")
     if args.dry_run:
         print(shlex.join(argv))
@@ -290,28 +292,31 @@ def run_slurm(args, config, hosts, pred: Prediction, label: str, command: list[s
         err_lines.append(line)
         sys.stderr.write(line)
     rc = proc.wait()
-    job = None
-    for line in err_lines:
-        m = re.search(r"job (\d+)", line)
-        if m:
-            job = m.group(1)
-    state = slurm_state(job) if job else None
+    job, state = slurm_state(job_name)
+    deadline = time.monotonic() + 10
+    while state in (None, "RUNNING", "COMPLETING", "PENDING", "CONFIGURING") and time.monotonic() < deadline:
+        time.sleep(0.2)  # the controller records the final state a moment after srun returns
+        job, state = slurm_state(job_name)
     if state in SLURM_STATES:
         code = SLURM_STATES[state]
         say(f"Slurm job {job} ended {state}: exit {code}")
         return code
     if rc != 0 and any("Out Of Memory" in line or "oom-kill" in line.lower() for line in err_lines):
+        say(f"Slurm job {job or job_name} ran out of memory (srun said so): exit {Exit.OWN_CAP}")
         return Exit.OWN_CAP
     return rc
 
 
-def slurm_state(job: str) -> str | None:
+def slurm_state(job_name: str) -> tuple[str | None, str | None]:
+    """(job id, JobState) of the newest job with this name, from `scontrol -o show job`."""
     import subprocess
-    cp = subprocess.run(["scontrol", "show", "job", job], capture_output=True, text=True)
-    for w in cp.stdout.split():
-        if w.startswith("JobState="):
-            return w.split("=", 1)[1]
-    return None
+    cp = subprocess.run(["scontrol", "-o", "show", "job"], capture_output=True, text=True)
+    found: tuple[str | None, str | None] = (None, None)
+    for line in cp.stdout.splitlines():
+        fields = dict(w.split("=", 1) for w in line.split() if "=" in w)
+        if fields.get("JobName") == job_name:
+            found = (fields.get("JobId"), fields.get("JobState"))
+    return found
 
 
 if __name__ == "__main__":
