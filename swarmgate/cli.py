@@ -61,6 +61,11 @@ def main(argv: list[str] | None = None) -> int:
                 out = {"systemMessage": msg}
             sys.stdout.write(json.dumps(out) + "\n")
             return 0
+        # The hook runs before every tool call, often with PYTHONDONTWRITEBYTECODE set in the
+        # agent's environment: then every call would recompile every module whose .pyc is
+        # missing or stale (after a pull). Write bytecode here regardless (gitignored
+        # __pycache__; silently skipped where the tree is read-only).
+        sys.dont_write_bytecode = False
         from swarmgate.hook_engine import main as hook_main
         return hook_main(args[1])
     if not args or args[0] in ("-h", "--help", "help"):
