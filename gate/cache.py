@@ -308,12 +308,20 @@ class KeyBuilder:
         self.fingerprints = fingerprints or FingerprintStore(self.cache_root)
         self.tools = tools or ToolVersions(self.cache_root)
         self._inputs: dict[tuple, list[Any]] = {}
+        self._digests: dict[tuple, str] = {}
 
     def inputs(self, globs: list[str], python_inputs: str = "functions") -> list[Any]:
         memo = (tuple(globs), python_inputs)
         if memo not in self._inputs:
             self._inputs[memo] = self._compute_inputs(globs, python_inputs)
         return self._inputs[memo]
+
+    def inputs_digest(self, globs: list[str], python_inputs: str = "functions") -> str:
+        """One hash of the inputs (shared by every stage with the same globs)."""
+        memo = (tuple(globs), python_inputs)
+        if memo not in self._digests:
+            self._digests[memo] = _digest(self.inputs(globs, python_inputs))
+        return self._digests[memo]
 
     def _compute_inputs(self, globs: list[str], python_inputs: str) -> list[Any]:
         matched = match_inputs(self.index.entries, globs)
@@ -336,7 +344,7 @@ class KeyBuilder:
             "stage": definition,
             "tool": self.tools.version(program, self.index, env),
             "env": {name: env.get(name) for name in sorted(set(env_names))},
-            "inputs": [] if break_switch.broken("cache-ignores-inputs") else self.inputs(globs, python_inputs),
+            "inputs": "" if break_switch.broken("cache-ignores-inputs") else self.inputs_digest(globs, python_inputs),
         }
         return _digest(parts), parts
 

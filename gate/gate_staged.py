@@ -441,6 +441,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gate-staged: {refusal}", file=sys.stderr)
         return Exit.USAGE
     from swarmgate.config import ConfigError
+    from swarmgate.state_paths import state_dir
+    from swarmgate.statefile import StateError
 
     try:
         if args.list:
@@ -450,6 +452,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = gate.run()
     except (TreeError, GateError, ConfigError) as e:
         print(f"gate-staged: {e}", file=sys.stderr)
+        return Exit.USAGE
+    except (StateError, OSError) as e:
+        print(f"gate-staged: cannot use the state directory ({e}); check SWARMGATE_STATE_DIR "
+              f"(currently {state_dir()}) is a writable directory", file=sys.stderr)
         return Exit.USAGE
     except KeyboardInterrupt:
         print("gate-staged: interrupted; the temporary tree was removed, nothing else was touched", file=sys.stderr)

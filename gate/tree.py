@@ -353,6 +353,10 @@ class Tree:
             else:
                 blobs.append(e)
         it = read_blobs(self.index.repo, [e.oid for e in blobs], self.index.index_file)
+        with contextlib.closing(it):
+            self._write_blobs(blobs, it)
+
+    def _write_blobs(self, blobs: list[Entry], it: Iterator[tuple[str, bytes]]) -> None:
         for e, (oid, data) in zip(blobs, it):
             dest = self._safe_target(e.path)
             if e.mode == SYMLINK:

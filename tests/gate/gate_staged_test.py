@@ -434,3 +434,11 @@ def test_summary_is_a_rich_table_on_a_terminal_and_plain_in_a_pipe(bad_repo):
     assert "┃" in term.getvalue() and "stage" in term.getvalue() and "no-bad" in term.getvalue()
     assert "┃" not in pipe.getvalue()
     assert any(line.split()[:3] == ["no-bad", "pass", "ran"] for line in pipe.getvalue().splitlines())
+
+
+def test_unusable_state_dir_is_one_clear_line(bad_repo, tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    cp = bad_repo.cli(env=dict(os.environ, SWARMGATE_STATE_DIR=str(blocker)))
+    assert cp.returncode == Exit.USAGE
+    assert "SWARMGATE_STATE_DIR" in cp.stderr and "Traceback" not in cp.stderr
