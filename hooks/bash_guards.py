@@ -33,6 +33,9 @@ from swarmgate import guard as G
 
 SCOPE_FIELDS = ("kind", "target", "range", "reason")
 SCOPE_KINDS = ("full", "items", "light", "target")
+# arguments with which a test runner only lists, builds or explains: not a verification run (B10)
+_NOT_A_RUN = frozenset(("--version", "-V", "--help", "-h", "--collect-only", "--co", "--fixtures",
+                        "--markers", "--no-run", "--list"))
 _SCOPE_ALIASES = {"種類": "kind", "対象": "target", "範囲": "range", "理由": "reason"}
 _EXPORTERS = ("export", "declare", "typeset", "local", "readonly")
 _NUMERIC_OPS = frozenset(("-lt", "-le", "-gt", "-ge", "-eq", "-ne"))
@@ -45,6 +48,18 @@ _LAUNCHERS = frozenset(("bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "env"
 
 
 # ---------------------------------------------------------------- shared parse
+
+def broken(event, name: str) -> bool:
+    """break_switch.broken(name), read once per event (the environment does not change within one)."""
+    b = event.memo.get("break-switches")
+    if b is None:
+        import os
+
+        from swarmgate import break_switch as bs
+        b = bs.requested() if os.environ.get(bs.BREAK_ENV) and bs.marker_valid() else frozenset()
+        event.memo["break-switches"] = b
+    return name in b
+
 
 def analysis_of(event, config):
     """The parsed command of a Bash/Monitor call, built once per event; None when there is none."""
@@ -116,8 +131,17 @@ def command_env(analysis, idx: int) -> dict:
     cmd = cmds[idx]
     # the environment of the commands that started this one (a shell running `-c TEXT` or a
     # script, a wrapper): every variable they were given is inherited
+    for p in reversed(launchers(cmds, idx)):
+        env.update(assignments_of(p))
+    env.update(assignments_of(cmd))
+    return env
+
+
+def launchers(cmds, idx: int) -> list:
+    """The commands that started command ``idx`` (a shell given `-c TEXT` or a script, a wrapper
+    such as env/timeout/run-with-memory-cap), innermost first: the tree yields them before it."""
     chain = []
-    via = tuple(getattr(cmd, "via", ()) or ())
+    via = tuple(getattr(cmds[idx], "via", ()) or ())
     for j in range(idx - 1, -1, -1):
         if not via:
             break
@@ -127,10 +151,17 @@ def command_env(analysis, idx: int) -> dict:
                 p.name in _LAUNCHERS or "/" in p.words[0]):
             chain.append(p)
             via = pv
-    for p in reversed(chain):
-        env.update(assignments_of(p))
-    env.update(assignments_of(cmd))
-    return env
+    return chain
+
+
+def _rewrite_target(analysis, idx: int) -> str:
+    """What to put after `run-with-memory-cap CAP --`: the outermost command that leads to the
+    heavy one (`bash scripts/verify.sh`, not the script's line), without its prefix, wrappers kept."""
+    chain = launchers(analysis.commands, idx)
+    top = chain[-1] if chain else analysis.commands[idx]
+    if top.name in ("run-with-memory-cap", "host-dispatch", "multi-host-run"):
+        top = chain[-2] if len(chain) >= 2 else analysis.commands[idx]
+    return _core_text(top)
 
 
 # ---------------------------------------------------------------- helpers
@@ -148,8 +179,7 @@ def _cmd_text(cmd) -> str:
 
 
 def _core_text(cmd) -> str:
-    """The command's own words (no prefix, no wrappers), for rewrites."""
-    from swarmgate.hooks.command_patterns import split_words  # noqa: F401 - light
+    """The command's own words (no prefix), for rewrites."""
     return _short(" ".join(_quote(w) for w in cmd.words), 200)
 
 
@@ -217,26 +247,30 @@ def heavy_commands(event, config):
     return event.derived("bash.heavy", build)
 
 
+_CAP_HINTS: dict = {}
+
+
 def _cap_hint(config) -> str:
-    from swarmgate.sizes import human
-    try:
-        return human(int(config["memory"]["default_prediction"])).replace("iB", "").replace(" ", "")
-    except Exception:  # noqa: BLE001
-        return "8G"
+    """The cap to suggest: the config's default prediction, as run-with-memory-cap takes it."""
+    n = config["memory"]["default_prediction"]
+    hint = _CAP_HINTS.get(n)
+    if hint is None:
+        gib = int(n) / (1 << 30) if isinstance(n, int) else 8
+        hint = f"{int(gib)}G" if gib >= 1 and gib == int(gib) else f"{max(1, int(int(n) / (1 << 20)))}M"
+        _CAP_HINTS[n] = hint
+    return hint
 
 
 # ---------------------------------------------------------------- B01
 
 def check_b01(event, config):
-    from swarmgate.break_switch import broken
-
     analysis = analysis_of(event, config)
     if analysis is None:
         return None
     findings = []
     var = config["heavy"]["prefix_var"]
     values = config["heavy"]["prefix_values"]
-    if not broken("b01-allow-unverifiable"):
+    if not broken(event, "b01-allow-unverifiable"):
         decision = G.ASK if config["bash"]["unverifiable"] == "ask" else G.DENY
         for u in getattr(analysis, "unverifiable", ()) or ():
             reason = getattr(u, "reason", str(u))
@@ -249,7 +283,7 @@ def check_b01(event, config):
                 "them directly, so every command can be read before it runs.",
                 decision))
             break
-    if broken("b01-allow-heavy"):
+    if broken(event, "b01-allow-heavy"):
         return findings
     cap = _cap_hint(config)
     for i, cmd, pat in heavy_commands(event, config):
@@ -273,7 +307,7 @@ def check_b01(event, config):
             f"heavy test refused: `{_cmd_text(cmd)}`{where} matches the heavy pattern `{pat}` and is not "
             f"prefixed with {var}=commit or {var}=user-request{got}.",
             f"run it only when committing or when the user asked for it, as "
-            f"`{var}=commit run-with-memory-cap {cap} -- {_core_text(cmd)}` "
+            f"`{var}=commit run-with-memory-cap {cap} -- {_rewrite_target(analysis, i)}` "
             f"(or {var}=user-request)."))
     return findings
 
@@ -288,9 +322,7 @@ def _via_text(cmd) -> str:
 # ---------------------------------------------------------------- B02
 
 def check_b02(event, config):
-    from swarmgate.break_switch import broken
-
-    if broken("b02-allow-uncapped"):
+    if broken(event, "b02-allow-uncapped"):
         return None
     analysis = analysis_of(event, config)
     if analysis is None:
@@ -313,7 +345,7 @@ def check_b02(event, config):
             f"heavy command `{_cmd_text(cmd)}` (pattern `{pat}`) does not run through "
             f"{' / '.join(runners)}: uncapped, one run can take the whole machine's memory and every "
             f"agent's work with it.",
-            f"run `{var}={value} run-with-memory-cap {cap} -- {_core_text(cmd)}` "
+            f"run `{var}={value} run-with-memory-cap {cap} -- {_rewrite_target(analysis, i)}` "
             f"(or `host-dispatch -- ...` to let swarmgate pick the host and the cap)."))
     return findings
 
@@ -404,7 +436,6 @@ def _scope_template(var: str, kind: str = "items") -> str:
 
 
 def check_b10(event, config):
-    from swarmgate.break_switch import broken
     from swarmgate.hooks.command_patterns import first_match
 
     analysis = analysis_of(event, config)
@@ -417,13 +448,13 @@ def check_b10(event, config):
     findings = []
     for i, cmd in _runnable(analysis.commands):
         pat = first_match(cmd, sc["verify_patterns"], cwd=cwd, repo=event.repo)
-        if not pat:
+        if not pat or any(a in _NOT_A_RUN for a in cmd.args):
             continue
         ctext = _core_text(cmd)
         env = command_env(analysis, i)
         raw = env.get(var)
         if raw is None:
-            if broken("b10-allow-missing-scope"):
+            if broken(event, "b10-allow-missing-scope"):
                 continue
             findings.append(G.Finding(
                 "B10",
@@ -434,7 +465,7 @@ def check_b10(event, config):
             continue
         scope = parse_scope(raw)
         missing = [f for f in SCOPE_FIELDS if not scope.get(f)]
-        if missing and not broken("b10-allow-missing-scope"):
+        if missing and not broken(event, "b10-allow-missing-scope"):
             findings.append(G.Finding(
                 "B10",
                 f"run scope of `{_cmd_text(cmd)}` lacks {', '.join(missing)}: all four fields "
@@ -449,14 +480,14 @@ def check_b10(event, config):
                 "B10", f"run scope kind={scope['kind']!r} is not one of {', '.join(SCOPE_KINDS)}.",
                 f"use kind=full (the whole suite), items (named items), light or target (one target)."))
             continue
-        if len(scope["reason"]) < min_reason and not broken("b10-allow-short-reason"):
+        if len(scope["reason"]) < min_reason and not broken(event, "b10-allow-short-reason"):
             findings.append(G.Finding(
                 "B10",
                 f"run scope reason {scope['reason']!r} is {len(scope['reason'])} characters; at least "
                 f"{min_reason} are required: say why this run, now.",
                 "write a reason that says what changed and why this run covers it, e.g. "
                 "`reason=changed only the parser; its unit tests cover it`."))
-        if kind == "full" and event.is_subagent and not broken("b10-allow-subagent-full"):
+        if kind == "full" and event.is_subagent and not broken(event, "b10-allow-subagent-full"):
             findings.append(G.Finding(
                 "B10",
                 f"subagent `{event.actor}` may not start a kind=full run (`{_cmd_text(cmd)}`): whole-suite "
@@ -464,7 +495,7 @@ def check_b10(event, config):
                 "narrow the run to the items your change touches and declare kind=items (or target), "
                 "e.g. one package or one test file."))
             continue
-        if kind != "full" and not broken("b10-allow-kind-mismatch"):
+        if kind != "full" and not broken(event, "b10-allow-kind-mismatch"):
             full_pat = first_match(cmd, sc["full_patterns"], cwd=cwd, repo=event.repo)
             why = f"it matches the whole-suite pattern `{full_pat}`" if full_pat else whole_suite(cmd)
             if why:
@@ -556,9 +587,7 @@ def _always_true(loop) -> bool:
 
 
 def check_b30(event, config):
-    from swarmgate.break_switch import broken
-
-    if broken("b30-allow-unbounded-loops"):
+    if broken(event, "b30-allow-unbounded-loops"):
         return None
     analysis = analysis_of(event, config)
     if analysis is None:
@@ -587,9 +616,7 @@ def check_b30(event, config):
 # ---------------------------------------------------------------- B31
 
 def check_b31(event, config):
-    from swarmgate.break_switch import broken
-
-    if broken("b31-allow-nested-background"):
+    if broken(event, "b31-allow-nested-background"):
         return None
     analysis = analysis_of(event, config)
     if analysis is None:
@@ -615,20 +642,18 @@ def check_b31(event, config):
 # ---------------------------------------------------------------- G01 (shell side)
 
 def check_g01_shell(event, config):
-    from swarmgate.break_switch import broken
-
     analysis = analysis_of(event, config)
     if analysis is None:
         return None
     findings = []
-    if not broken("g01-allow-shell-writes"):
+    if not broken(event, "g01-allow-shell-writes"):
         from swarmgate.hooks.protected_paths import protected_reason
         from swarmgate.hooks.write_scope import shell_writes
         from swarmgate.state_paths import state_dir
 
         sd = str(state_dir())
         cwd = event.cwd or event.repo
-        for _cmd, path, how, here in shell_writes(analysis, cwd):
+        for _cmd, path, how, here in event.derived("bash.writes", lambda: list(shell_writes(analysis, cwd))):
             p = path
             for v in ("${SWARMGATE_STATE_DIR}", "$SWARMGATE_STATE_DIR"):
                 if p.startswith(v):
@@ -642,7 +667,7 @@ def check_g01_shell(event, config):
                     "leave this file alone; if the rule itself is wrong, tell the person, who edits it by "
                     "hand."))
                 break
-    if broken("g01-allow-shell-env"):
+    if broken(event, "g01-allow-shell-env"):
         return findings
     heavy_var = config["heavy"]["prefix_var"]
     scope_var = config["scope"]["prefix_var"]

@@ -256,7 +256,47 @@ def matches(cmd, pattern, *, cwd: str = "", repo: str = "") -> bool:
 
 def first_match(cmd, patterns, *, cwd: str = "", repo: str = ""):
     """The first pattern (text) that ``cmd`` matches, or None."""
-    for p in compile_all(patterns):
-        if matches(cmd, p, cwd=cwd, repo=repo):
-            return p.text
-    return None
+    return pattern_set(patterns).first(cmd, cwd=cwd, repo=repo)
+
+
+class PatternSet:
+    """Patterns indexed by command name, so a command whose name no pattern names costs one
+    dict lookup. ``first(cmd)`` is ``first_match`` with the same answers."""
+    __slots__ = ("patterns", "by_name", "globbed", "wants_bash")
+
+    def __init__(self, patterns) -> None:
+        self.patterns = compile_all(patterns)
+        self.by_name: dict = {}
+        self.globbed = tuple(p for p in self.patterns if p.name_glob)
+        for p in self.patterns:
+            if not p.name_glob:
+                self.by_name.setdefault(p.name, []).append(p)
+        self.wants_bash = "bash" in self.by_name or bool(self.globbed)
+
+    def _candidate(self, cmd) -> bool:
+        if self.globbed:
+            return True
+        name = cmd.name
+        if name in self.by_name:
+            return True
+        if name in _RUNNERS or name.startswith(_PY_NAMES):
+            return True    # other views: python -m X, uv run X
+        if self.wants_bash and (name in ("source", ".") or "/" in cmd.words[0]):
+            return True
+        return False
+
+    def first(self, cmd, *, cwd: str = "", repo: str = ""):
+        if not cmd.words or not self._candidate(cmd):
+            return None
+        for p in self.patterns:
+            if matches(cmd, p, cwd=cwd, repo=repo):
+                return p.text
+        return None
+
+
+def pattern_set(patterns) -> PatternSet:
+    key = ("set", tuple(patterns))
+    ps = _cache.get(key)
+    if ps is None:
+        ps = _cache[key] = PatternSet(patterns)
+    return ps

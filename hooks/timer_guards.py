@@ -30,15 +30,26 @@ _QUIET = frozenset(("true", ":", "sleep", "date"))
 TIMER_TOOLS = ("CronCreate", "ScheduleWakeup")
 
 
+_ALLOWED: dict = {}
+
+
 def _allowed_names(config) -> set:
+    key = tuple(config["timers"]["allowed"])
+    hit = _ALLOWED.get(key)
+    if hit is None:
+        hit = _ALLOWED[key] = _allowed_set(key)
+    return hit
+
+
+def _allowed_set(allowed) -> frozenset:
     out = set()
-    for a in config["timers"]["allowed"]:
+    for a in allowed:
         b = a.rstrip("/").rsplit("/", 1)[-1]
         out.add(b)
         for ext in (".sh", ".py", ".bash"):
             if b.endswith(ext):
                 out.add(b[: -len(ext)])
-    return out
+    return frozenset(out)
 
 
 def _stem(name: str) -> str:
@@ -118,12 +129,13 @@ def _timer_command(cmd, next_cmds, min_sleep: float):
 
 
 def check_t01(event, config):
-    from swarmgate.break_switch import broken
+    from swarmgate.hooks.bash_guards import broken
 
-    if broken("t01-allow-timers"):
+    if broken(event, "t01-allow-timers"):
         return None
     allowed = _allowed_names(config)
-    first = sorted(allowed)[0] if allowed else "remind"
+    configured = config["timers"]["allowed"]
+    first = configured[0] if configured else "remind"
     if event.tool_name in TIMER_TOOLS:
         ti = event.tool_input
         if event.tool_name == "ScheduleWakeup" and ti.get("stop") is True:
@@ -136,7 +148,7 @@ def check_t01(event, config):
         return G.Finding(
             "T01",
             f"{event.tool_name} refused: timers go through the project's reminder command "
-            f"({', '.join(sorted(allowed)) or 'none configured'}), so every pending reminder is in one "
+            f"({', '.join(configured) or 'none configured'}), so every pending reminder is in one "
             f"place where people and swarm-watch can see and cancel it.",
             f"run `{first} <when> <message>` instead (or give {event.tool_name} a prompt that starts "
             f"with `{first}`).")
@@ -155,7 +167,7 @@ def check_t01(event, config):
         if why:
             findings.append(G.Finding(
                 "T01", f"shell timer refused: {why}. Timers go through the reminder command "
-                       f"({', '.join(sorted(allowed))}).",
+                       f"({', '.join(configured)}).",
                 f"run `{first} <when> <message>` instead of `{cmd.text.strip()[:80] or cmd.name}`."))
             break
     if not findings and event.tool_input.get("run_in_background") is True and cmds and all(

@@ -222,9 +222,9 @@ def _outside(actor: str, rel: str, globs, tool: str, how: str = ""):
 
 
 def check_w01(event, config):
-    from swarmgate.break_switch import broken
+    from swarmgate.hooks.bash_guards import broken
 
-    if broken("w01-allow-all-writes"):
+    if broken(event, "w01-allow-all-writes"):
         return None
     actor = event.actor
     globs = _row(config, actor)
@@ -239,7 +239,8 @@ def check_w01(event, config):
         analysis = analysis_of(event, config)
         if analysis is None:
             return None
-        items = [(p, how, here) for _cmd, p, how, here in shell_writes(analysis, cwd) if _is_static(p)]
+        writes = event.derived("bash.writes", lambda: list(shell_writes(analysis, cwd)))
+        items = [(p, how, here) for _cmd, p, how, here in writes if _is_static(p)]
         tool = "this command"
     seen = set()
     for path, how, here in items:

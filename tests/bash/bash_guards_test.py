@@ -388,3 +388,17 @@ def test_hook_subprocess_names_each_code(cjudge):
     out = _hook(cjudge.repo, {"tool_name": "Bash", "agent_id": "a", "agent_type": "implementer",
                               "tool_input": {"command": 'echo "cargo test --workspace" && git status'}})
     assert _decision(out)[0] is None, out
+
+
+def test_b10_listing_and_building_are_not_runs(cjudge):
+    for c in ["pytest --version", "pytest --collect-only -q", "cargo test --no-run -p core",
+              "cargo test -p core -- --list", "python -m pytest --help"]:
+        assert "B10" not in cjudge.codes(c, subagent=True), c
+
+
+def test_rewrite_wraps_the_command_that_was_typed(cjudge):
+    cjudge.write({"scripts/verify.sh": "#!/bin/bash\ncargo build\ncargo test --all\n"})
+    f = [x for x in cjudge.findings("SWARMGATE_HEAVY=commit bash scripts/verify.sh") if x.code == "B02"]
+    assert f and "run-with-memory-cap 8G -- bash scripts/verify.sh`" in f[0].way_out
+    f = [x for x in cjudge.findings("env RUST_LOG=1 cargo test --all") if x.code == "B01"]
+    assert f and "run-with-memory-cap 8G -- env RUST_LOG=1 cargo test --all`" in f[0].way_out
