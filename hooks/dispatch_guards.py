@@ -30,6 +30,9 @@ from swarmgate import guard as G
 
 DEFAULT_TYPE = "general-purpose"  # what Claude Code runs when subagent_type is omitted
 CODES = ("D01", "D07", "D12", "D15", "D16", "D20", "D21")
+# The first dispatch guard judged pays for all seven (state under two locks); on a loaded
+# machine that is more than the default per-guard budget, and a timeout would refuse.
+BUDGET_MS = 15000
 
 
 def agent_type_of(event) -> str:
@@ -310,7 +313,7 @@ def _scratch_lock(live: bool) -> dict:
 GUARDS = (
     G.Guard(
         code="D01", summary="a dispatch prompt carries the heavy-test line",
-        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D01"),
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D01"), budget_ms=BUDGET_MS,
         doc=G.GuardDoc(
             why="Heavy tests (the whole suite, long replays) take the machine; when several subagents "
                 "each run them, the machine runs out of memory. Only the main agent runs them, and every "
@@ -332,7 +335,7 @@ GUARDS = (
         )),
     G.Guard(
         code="D07", summary="at most [dispatch] max_concurrent subagents run at once in one session",
-        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D07"),
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D07"), budget_ms=BUDGET_MS,
         doc=G.GuardDoc(
             why="Each subagent builds and tests its own branch; past a handful at once the machine runs out "
                 "of memory or cores and everyone's work slows or dies. Running = SubagentStart seen, "
@@ -357,7 +360,7 @@ GUARDS = (
         )),
     G.Guard(
         code="D12", summary="denied subagent types (general-purpose) are not dispatched",
-        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D12"),
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D12"), budget_ms=BUDGET_MS,
         doc=G.GuardDoc(
             why="A general-purpose agent carries no type rules and no write scope: it does whatever the "
                 "prompt suggests, and nothing tells it what its job may not do.",
@@ -374,7 +377,7 @@ GUARDS = (
         )),
     G.Guard(
         code="D15", summary="`thread cap:` holds one integer equal to [threads] heavy_default",
-        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D15"),
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D15"), budget_ms=BUDGET_MS,
         doc=G.GuardDoc(
             why="A subagent obeys one number for the threads of heavy work. `thread cap: 31 (fewer if "
                 "busy)` hands the choice back to it, and it picks its own; busy machines are the runner's "
@@ -405,7 +408,7 @@ GUARDS = (
         )),
     G.Guard(
         code="D16", summary="each `scratch:` directory is locked exclusively at dispatch",
-        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D16"),
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D16"), budget_ms=BUDGET_MS,
         doc=G.GuardDoc(
             why="Two agents building in one scratch directory overwrite each other's artefacts and report "
                 "results of a build that is not theirs. The lock records the dispatching session, the "
@@ -425,7 +428,7 @@ GUARDS = (
         )),
     G.Guard(
         code="D20", summary="no unfilled `<... fill in>` placeholders in a dispatch prompt",
-        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D20"),
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D20"), budget_ms=BUDGET_MS,
         doc=G.GuardDoc(
             why="The skeleton from `dispatch-prompt` marks what the main agent must write; a placeholder "
                 "left in means the subagent guesses its task, its exit criterion or its scratch path.",
@@ -443,7 +446,7 @@ GUARDS = (
         )),
     G.Guard(
         code="D21", summary="a dispatched subagent_type has a definition in [dispatch] agents_dir",
-        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D21"),
+        events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D21"), budget_ms=BUDGET_MS,
         doc=G.GuardDoc(
             why="A type without a project definition gets no rules at SubagentStart and no write scope; "
                 "typos (`implementor`) and Claude Code's built-in types land here.",

@@ -72,7 +72,7 @@ def _send(to) -> dict:
 GUARDS = (
     G.Guard(
         code="M01", summary="no SendMessage to a subagent that has already handed back",
-        events=("PreToolUse",), tools=MESSAGE_TOOLS, check=check_m01,
+        events=("PreToolUse",), tools=MESSAGE_TOOLS, check=check_m01, budget_ms=10000,
         doc=G.GuardDoc(
             why="A subagent continued again and again accumulates layers of patches in its context until "
                 "nobody can explain what it is doing. The next step starts fresh from the hand-over file, "

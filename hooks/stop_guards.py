@@ -450,7 +450,7 @@ _RECORD_DONE = _RECORD_OPEN.replace("| 2 | |", "| 2 | next-round |")
 GUARDS = (
     G.Guard(
         code="H01", summary="a subagent may not hand back while its scratch or work directories exist",
-        events=("SubagentStop",), tools=(), check=check_h01,
+        events=("SubagentStop",), tools=(), check=check_h01, budget_ms=15000,
         doc=G.GuardDoc(
             why="Build directories and repository copies left by finished agents fill the disk and are "
                 "mistaken by the next agent for current work. The agent that made them is the one that "
@@ -498,7 +498,7 @@ GUARDS = (
         )),
     G.Guard(
         code="S01", summary="the main agent may not end a round while the record has tasks with no verdict",
-        events=("Stop",), tools=(), check=check_s01,
+        events=("Stop",), tools=(), check=check_s01, budget_ms=10000,
         doc=G.GuardDoc(
             why="The scheduling record is the main agent's memory across compactions. A task that leaves the "
                 "round without a verdict (close / next round / drop) is forgotten for good.",

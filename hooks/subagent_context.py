@@ -60,7 +60,7 @@ _FILES = {".claude/agent-common.md": _COMMON, ".claude/agents/implementer.md": _
 GUARDS = (
     G.Guard(
         code="C02", summary="SubagentStart: agent-common.md and the rules the agent's type lists",
-        events=("SubagentStart",), tools=(), check=check_c02, advisory=True,
+        events=("SubagentStart",), tools=(), check=check_c02, advisory=True, budget_ms=20000,
         doc=G.GuardDoc(
             why="A subagent should know exactly what its job needs and no more: the shared constraints "
                 "(agent-common.md) and the rules its type lists. Claude Code cannot skip CLAUDE.md per "
