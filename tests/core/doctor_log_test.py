@@ -132,3 +132,14 @@ def test_percentile():
     assert log_view.percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 95) == 10
     assert log_view.percentile([5], 95) == 5
     assert log_view.percentile(list(range(1, 101)), 95) == 95
+
+
+def test_readme_keeps_the_two_commands_and_the_exit_code_table():
+    from swarmgate.exit_codes import MEANING
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    text = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+    assert "./install.sh --into /path/to/your/repo" in text and "./install.sh --test" in text
+    for code, meaning in MEANING.items():
+        assert f"| {int(code)} | {meaning} |" in text, f"README's exit code table lacks {int(code)}: regenerate it"
+    assert "systemd" in text and "241" in text
