@@ -185,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
             git(repo, "add", "pkg/m007.py", env=env)
             comment.append(run_gate(repo, env, expect_cached=stages - 3))  # compile+pytest cached, grep/common rerun
         c, w, m = statistics.median(cold), statistics.median(warm), statistics.median(comment)
+        print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+              f"(other work on the machine slows both sides)")
         print(f"repository: {nfiles} files; stages: compile, grep, pytest (+ rules-stamp, 2 common stages)")
         print(f"runs per case: {args.runs}; end to end through the gate-staged console script")
         print(f"cold (empty cache)         median {c * 1000:8.1f} ms   runs: {', '.join(f'{x * 1000:.0f}' for x in cold)}")
