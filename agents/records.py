@@ -497,7 +497,8 @@ def main(argv: list[str] | None = None) -> int:
                                 description="Scheduling records (records/<round>.md): create, update, "
                                             "validate. A task never disappears without a verdict.")
     p.add_argument("--repo", help="repository (default: the one around the current directory)")
-    sub = p.add_subparsers(dest="cmd", required=True)
+    p.add_argument("--selftest", action="store_true", help="run this tool's self-test")
+    sub = p.add_subparsers(dest="cmd")
     s = sub.add_parser("new", help="write a new round's record (before dispatching anything)")
     s.add_argument("round")
     s.add_argument("--goal", required=True)
@@ -529,6 +530,16 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("current", help="print the current round's record and its open tasks")
     s.add_argument("--session", default=None)
     args = p.parse_args(argv)
+    if args.selftest:
+        from swarmgate.selftest import main as selftest_main
+        return selftest_main(["records"])
+    if not args.cmd:
+        p.error("expected one of: new, add-task, update, verdict, restore, validate, current")
+    from swarmgate.break_switch import refusal
+    why = refusal()
+    if why:
+        print(f"records: {why}", file=sys.stderr)
+        return 251
 
     repo = os.path.abspath(args.repo) if args.repo else find_repo()
     try:
@@ -633,6 +644,41 @@ def _run(args, repo, config, time, write_text_atomic) -> int:
         return 1
     print(_summary(rec))
     return 0
+
+
+# --- self-test ---
+
+def selftest_suite():
+    """Cell: a task removed from a record without a verdict is reported (snapshot compared)."""
+    import contextlib
+    import shutil
+    import tempfile
+
+    from swarmgate.selftest import Cell, Suite
+
+    text = ("# Round st\n\ngoal: g\nexit: e\n\n## Tasks\n\n| " + " | ".join(COLUMNS) + " |\n"
+            "|---|---|---|---|---|---|\n| t1 | a | - | yes | 1 | |\n| t2 | b | - | yes | 1 | |\n")
+
+    def removed_is_error() -> bool:
+        d = tempfile.mkdtemp(prefix="swarmgate-records-selftest-")
+        try:
+            path = os.path.join(d, "st.md")
+            with open(path, "w") as f:
+                f.write(text)
+            _, first = _check(path)
+            with open(path, "w") as f:
+                f.write(text.replace("| t2 | b | - | yes | 1 | |\n", ""))
+            _, second = _check(path)
+            return not first and any("t2" in p and "removed without a verdict" in p for p in second)
+        finally:
+            snap = snapshot_path(os.path.join(d, "st.md"))
+            for leftover in (snap, snap + ".lock"):
+                with contextlib.suppress(OSError):
+                    os.unlink(leftover)
+            shutil.rmtree(d, ignore_errors=True)
+
+    return Suite("records", [Cell("removed-task-is-an-error", removed_is_error)],
+                 {"records-forget-removed": ["removed-task-is-an-error"]})
 
 
 if __name__ == "__main__":

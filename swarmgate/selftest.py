@@ -60,6 +60,7 @@ TOOL_SUITES: dict[str, str] = {
     "workspace-lock": "swarmgate.agents.workspace_lock:selftest_suite",
     "work-dir-owner": "swarmgate.agents.work_dir_owner:selftest_suite",
     "sop": "swarmgate.agents.sop:selftest_suite",
+    "records": "swarmgate.agents.records:selftest_suite",
     "run-with-memory-cap": "swarmgate.hosts.runner_selftest:suite",
 }
 

@@ -205,3 +205,15 @@ def test_unreadable_record_is_a_clear_error(repo, sg):
     assert p.returncode == 1 and "no such record" in p.stderr
     p = sg(repo, "add-task", "../../etc", "t1", "-d", "x")
     assert p.returncode == 1 and "round name" in p.stderr
+
+
+def test_selftest_switch_turns_the_cell_red():
+    p = subprocess.run([tool("swarmgate"), "records", "--selftest"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "records-forget-removed -> removed-task-is-an-error" in p.stdout and "red (want red)" in p.stdout
+
+
+def test_break_switch_outside_a_selftest_refuses(repo, monkeypatch, sg):
+    monkeypatch.setenv("SWARMGATE_BREAK", "records-forget-removed")
+    r = sg(repo, "validate")
+    assert r.returncode == 251 and "outside a self-test" in r.stderr
