@@ -121,3 +121,20 @@ def test_protected_paths_glob_agrees_with_fnmatch(name, pat):
 
     from swarmgate.hooks.protected_paths import _glob_match
     assert _glob_match(name, pat) == fnmatchcase(name, pat)
+
+
+def test_every_guard_is_reached_by_an_installed_hook_entry():
+    """A guard on an event/tool that `swarmgate install` does not wire would never run."""
+    from swarmgate.install import HOOK_GROUPS
+
+    wired: dict[str, list] = {}
+    for event, matcher, _ in HOOK_GROUPS:
+        wired.setdefault(event, []).append(matcher)
+    for g in GUARDS:
+        for event in g.events:
+            assert event in wired, f"{g.code} runs on {event}, which install does not wire (HOOK_GROUPS)"
+            if None in wired[event]:
+                continue
+            for tool in g.tools:
+                assert any(re.fullmatch(m, tool) for m in wired[event]), \
+                    f"{g.code} runs on {event}/{tool}, which no installed matcher covers: add it to HOOK_GROUPS"

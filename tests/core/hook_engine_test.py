@@ -268,3 +268,23 @@ def test_a_planted_symlink_at_the_log_does_not_break_the_answer(repo, tmp_path):
     os.symlink(target, repo / ".swarmgate" / "log" / "decisions.jsonl")
     assert call("PreToolUse", bash(repo), [_guard()]) == {}
     assert target.read_text() == "keep\n"
+
+
+@pytest.mark.parametrize("mode", ["warn", "off"])
+def test_warn_and_off_modes_through_the_entry_point(hook, answer, repo, make_payload, mode):
+    _config(repo, f'[guards]\nG01 = "{mode}"\n')
+    ans = answer(hook(["PreToolUse"], make_payload(repo, "Write", file_path=".claude/settings.json", content="{}"),
+                      cwd=repo))
+    hso = ans.get("hookSpecificOutput", {})
+    assert "permissionDecision" not in hso
+    if mode == "warn":
+        assert "(warn only)" in hso["additionalContext"] and "[G01]" in hso["additionalContext"]
+    else:
+        assert ans == {}
+
+
+def test_stop_through_the_entry_point_with_stop_hook_active(hook, answer, repo):
+    payload = json.dumps({"session_id": "s1", "transcript_path": "", "cwd": str(repo), "hook_event_name": "Stop",
+                          "stop_hook_active": True, "last_assistant_message": "done"})
+    ans = answer(hook(["Stop"], payload, cwd=repo))
+    assert ans.get("decision") != "block"
