@@ -118,6 +118,8 @@ def _read_bytes(path: str) -> bytes | None:
 
 
 def _write_bytes(path: str, data: bytes) -> None:
+    if os.path.islink(path):
+        path = os.path.realpath(path)  # the user's own symlinked file: write through to it
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = f"{path}.swarmgate-tmp-{os.getpid()}"
     with open(tmp, "wb") as f:

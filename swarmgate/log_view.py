@@ -36,6 +36,16 @@ def _agent(r: dict) -> str:
     return "main"
 
 
+def _read(repo: str) -> list[dict] | None:
+    """The log's records; None (after one line on stderr) when it cannot be read safely."""
+    from swarmgate.statefile import StateError
+    try:
+        return decision_log.read(repo)
+    except (OSError, StateError) as e:
+        print(f"swarmgate: cannot read the decision log: {e}", file=sys.stderr)
+        return None
+
+
 def _no_log(repo: str) -> str:
     return (f"no decisions logged in {decision_log.log_path(repo)} yet "
             f"(wire the repository with `swarmgate install {repo}`)")
@@ -54,7 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.last < 0:
         p.error("--last must be >= 0")
     repo = _repo(args.repo)
-    records = decision_log.select(decision_log.read(repo), session=args.session, agent=args.agent,
+    everything = _read(repo)
+    if everything is None:
+        return 1
+    records = decision_log.select(everything, session=args.session, agent=args.agent,
                                   code=args.code, decision=args.decision, event=args.event)
     if args.last:
         records = records[-args.last:]
@@ -63,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps(r, ensure_ascii=False))
         return 0
     if not records:
-        print(_no_log(repo) if not decision_log.read(repo) else "no decision matches these filters")
+        print(_no_log(repo) if not everything else "no decision matches these filters")
         return 0
     from rich.console import Console
     from rich.table import Table
@@ -132,7 +145,10 @@ def report_main(argv: Sequence[str] | None = None) -> int:
     _common(p)
     args = p.parse_args(argv)
     repo = _repo(args.repo)
-    records = decision_log.select(decision_log.read(repo), session=args.session)
+    everything = _read(repo)
+    if everything is None:
+        return 1
+    records = decision_log.select(everything, session=args.session)
     s = summarize(records, args.top)
     if args.json:
         print(json.dumps(s, indent=1, ensure_ascii=False))

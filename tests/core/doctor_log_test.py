@@ -143,3 +143,14 @@ def test_readme_keeps_the_two_commands_and_the_exit_code_table():
     for code, meaning in MEANING.items():
         assert f"| {int(code)} | {meaning} |" in text, f"README's exit code table lacks {int(code)}: regenerate it"
     assert "systemd" in text and "241" in text
+
+
+def test_log_refuses_a_planted_symlink_in_one_line(repo, tmp_path, capsys):
+    secret = tmp_path / "secret.jsonl"
+    secret.write_text('{"session": "not yours"}\n')
+    (repo / ".swarmgate" / "log").mkdir(parents=True)
+    os.symlink(secret, repo / ".swarmgate" / "log" / "decisions.jsonl")
+    assert log_view.main(["--repo", str(repo)]) == 1
+    assert log_view.report_main(["--repo", str(repo)]) == 1
+    err = capsys.readouterr().err
+    assert "cannot read the decision log" in err and "symlink" in err

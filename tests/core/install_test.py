@@ -275,3 +275,15 @@ def test_uninstall_after_hooks_ran_leaves_only_the_log(repo, hook, make_payload)
     assert I.main([str(repo), "--uninstall"]) == 0
     assert not (repo / ".claude").exists()
     assert sorted(os.listdir(repo / ".swarmgate")) == ["log"]  # the decision log is the user's record
+
+
+def test_symlinked_settings_is_written_through(repo, tmp_path):
+    shared = tmp_path / "shared-settings.json"
+    shared.write_text('{"env": {"A": "1"}}\n')
+    (repo / ".claude").mkdir()
+    os.symlink(shared, repo / ".claude" / "settings.json")
+    assert I.main([str(repo)]) == 0
+    assert (repo / ".claude" / "settings.json").is_symlink()
+    assert "hooks" in json.loads(shared.read_text())
+    assert I.main([str(repo), "--uninstall"]) == 0
+    assert shared.read_text() == '{"env": {"A": "1"}}\n'
