@@ -288,3 +288,17 @@ def test_stop_through_the_entry_point_with_stop_hook_active(hook, answer, repo):
                           "stop_hook_active": True, "last_assistant_message": "done"})
     ans = answer(hook(["Stop"], payload, cwd=repo))
     assert ans.get("decision") != "block"
+
+
+def test_a_guard_module_that_does_not_import_fails_closed(repo, monkeypatch, capsys):
+    from swarmgate.hooks import registry
+
+    monkeypatch.setattr(registry, "MODULES", (*registry.MODULES, "swarmgate.hooks.no_such_guard_module"))
+    monkeypatch.setattr(registry, "_cache", None)
+    out, code = engine_answer("PreToolUse", json.dumps(bash(repo)))
+    assert code == 0
+    reason = deny_reason(json.loads(out))
+    assert "no_such_guard_module" in reason and "fail closed" in reason
+    out, code = engine_answer("Stop", json.dumps({**bash(repo), "hook_event_name": "Stop"}))
+    ans = json.loads(out)
+    assert "decision" not in ans and "no_such_guard_module" in ans["systemMessage"]
