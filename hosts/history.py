@@ -34,7 +34,7 @@ def load(report=None) -> dict:
 
 
 def save(data: dict) -> None:
-    write_json_atomic(state_paths.history_path(), data)
+    write_json_atomic(state_paths.history_path(), data, durable=False)  # a lost update is harmless
 
 
 def entry(data: dict, label: str) -> dict | None:

@@ -93,7 +93,7 @@ def _warn(msg: str) -> None:
 
 
 def save(data: dict) -> None:
-    write_json_atomic(state_paths.ledger_path(), data)
+    write_json_atomic(state_paths.ledger_path(), data, durable=False)  # rebuilt by reconcile after a crash
 
 
 def holder_alive(rec: dict) -> bool:

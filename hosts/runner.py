@@ -29,7 +29,8 @@ from swarmgate.exit_codes import Exit
 from swarmgate.sizes import human
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
-POLL_S = 0.2            # admission re-check interval
+POLL_S = 0.1            # how often a waiter looks whether the ledger changed
+FULL_CHECK_S = 1.0      # a full admission check at least this often while waiting
 GRACE_S = 3.0           # TERM → KILL when stopping a run
 TAIL_BYTES = 64 * 1024  # bounded tail of the output kept for the GPU scan
 
@@ -128,7 +129,21 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
     next_report = t0 + opts.report_every
     queued = False
     stop = opts._stop  # type: ignore[attr-defined]
+    from swarmgate.state_paths import ledger_path
+
+    lpath = str(ledger_path())
+    last_sig: tuple | None = None
+    last_full = 0.0
     while True:
+        # a full check only when the ledger changed (a run ended or started), or every FULL_CHECK_S
+        # (usage, page cache, dead wrappers), or when it is time to give up: many waiters stay cheap
+        sig = _stat_sig(lpath)
+        now = time.monotonic()
+        if (queued and sig == last_sig and now - last_full < FULL_CHECK_S and stop.signum is None
+                and now - t0 < opts.wait and now < next_report):
+            time.sleep(POLL_S)
+            continue
+        last_full = now
         with ledger.lock():
             data = ledger.load()
             if not broken("no-phantom-reconcile"):
@@ -163,6 +178,7 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
                 ledger.save(data)
             holders = holders_text(data, backend) if (give_up or not queued
                                                       or time.monotonic() >= next_report) else ""
+            last_sig = _stat_sig(lpath)  # inside the lock: a change by anyone after this is seen
         if stop.signum is not None:
             say(f"stopped by signal {stop.signum} while waiting for memory; nothing ran")
             return 128 + stop.signum, None
@@ -172,21 +188,31 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
                 f"running that could make room. Lower the cap (or the job), raise [memory] total / lower "
                 f"[memory] margin, or run it on a bigger host.")
             return int(Exit.NO_TURN), None
+        if give_up:
+            second_host_hint(opts, pred.need, "before giving up")
+            say(f"exit 252: no turn after {waited:.0f}s: needs {human(d.need)} ({pred.why}); in use "
+                f"{human(d.non_reclaimable)} + booked-not-grown {human(d.pending)} of total "
+                f"{human(opts.total)}; short {human(d.short)}. {holders}. Rerun later, raise --wait, "
+                f"or lower the cap.")
+            return int(Exit.NO_TURN), None
         if not queued:
             queued = True
             say(f"waiting for memory (up to {opts.wait:g}s): needs {human(d.need)} ({pred.why}); "
                 f"in use {human(d.non_reclaimable)} + booked-not-grown {human(d.pending)} of total "
                 f"{human(opts.total)}; short {human(d.short)}. {holders}")
             second_host_hint(opts, pred.need, "entering the queue")
-        elif give_up:
-            second_host_hint(opts, pred.need, "before giving up")
-            say(f"exit 252: no turn after {waited:.0f}s: needs {human(d.need)}, short {human(d.short)}. "
-                f"{holders}. Rerun later, raise --wait, or lower the cap.")
-            return int(Exit.NO_TURN), None
         elif holders:
             next_report = time.monotonic() + opts.report_every
             say(f"still waiting ({waited:.0f}s): short {human(d.short)}. {holders}")
         time.sleep(POLL_S)
+
+
+def _stat_sig(path: str) -> tuple | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
 def second_host_hint(opts: Options, need: int, when: str) -> None:

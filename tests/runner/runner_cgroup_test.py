@@ -63,13 +63,15 @@ def test_pushed_out_by_the_total_is_254_and_books_its_cap_next_time(sandbox):
     sandbox.write_config()
     sandbox.set_history("gambler", {"peak": 40 * MiB, "peaks": [40 * MiB], "runs": 1})
     holder = sandbox.start(["300M", "--label", "holder", "--", "python3", "-c",
-                            "import time; b=b'x'*(220*2**20); print('held', flush=True); time.sleep(2.5)"])
+                            "import time; b=b'x'*(220*2**20); print('held', flush=True); time.sleep(60)"])
     assert holder.stdout.readline() == b"held\n"
     # admitted on its 40M history: 220M in use + 80M booked-not-grown + 40M <= 400M
     r = sandbox.run(["300M", "--label", "gambler", "--", *alloc(220, 0.5)])
     assert r.returncode == 254, out(r)
     assert "not because of its own cap" in out(r) and "rerun" in out(r)
-    assert holder.wait(30) == 0, "the holder (admitted on its cap) must survive"
+    assert holder.poll() is None, "the holder (admitted on its cap) must survive"
+    holder.send_signal(signal.SIGTERM)
+    assert holder.wait(15) == 128 + signal.SIGTERM
     assert sandbox.history()["gambler"]["pushed_out"] is True
     # next time it books its full cap: basis cap, oom_score_adj 0
     show = ["python3", "-c", "print(open('/proc/self/oom_score_adj').read().strip())"]
@@ -131,16 +133,24 @@ def test_wait_exhausted_is_252_and_says_who_holds(sandbox):
 
 
 def test_a_run_that_does_not_fit_starts_only_after_the_first_ends(sandbox, tmp_path):
-    a_end, b_start = tmp_path / "a_end", tmp_path / "b_start"
+    go, a_end, b_start = tmp_path / "go", tmp_path / "a_end", tmp_path / "b_start"
     a = sandbox.start(["200M", "--label", "first", "--", "python3", "-c",
-                       f"import time; time.sleep(1.5); open({str(a_end)!r}, 'w').write(repr(time.time()))"])
+                       f"import os, time\nwhile not os.path.exists({str(go)!r}): time.sleep(0.02)\n"
+                       f"open({str(a_end)!r}, 'w').write(repr(time.time()))"])
     booking_of(sandbox, "first")
-    r = sandbox.run(["200M", "--label", "second", "--", "python3", "-c",
-                     f"import time; open({str(b_start)!r}, 'w').write(repr(time.time()))"], timeout=60)
-    assert r.returncode == 0, out(r)
+    b = sandbox.start(["200M", "--label", "second", "--", "python3", "-c",
+                       f"import time; open({str(b_start)!r}, 'w').write(repr(time.time()))"])
+    deadline = time.monotonic() + 20
+    while not any(w["label"] == "second" for w in sandbox.ledger()["waiters"].values()):
+        assert time.monotonic() < deadline, "the second run never queued"
+        assert not b_start.exists(), "the second run started while the first held its memory"
+        time.sleep(0.05)
+    assert not b_start.exists()
+    go.write_text("")
     assert a.wait(30) == 0
-    assert "waiting for memory" in out(r)
+    assert b.wait(30) == 0
     assert float(b_start.read_text()) >= float(a_end.read_text())
+    assert b"waiting for memory" in b.stderr.read()
 
 
 def test_page_cache_of_a_finished_run_does_not_block_the_next(sandbox):

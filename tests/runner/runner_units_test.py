@@ -1,0 +1,330 @@
+"""The runner's pure parts: admission, prediction, classification, kernel-log parsing,
+history marks, ledger reconcile, the CLI's argument errors, the systemd backend's exact
+commands and the cgroup v2 parser (against a directory tree written by the test)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from swarmgate.hosts import admission, cgroups, history, kernel_log, ledger, outcome, runner_cli
+
+M = 1 << 20
+
+
+# --- admission ---
+
+def test_admits_when_everything_fits_exactly():
+    d = admission.decide(1000, 300, 100, [admission.Running(400, 150)], 550)
+    # non-reclaimable 200 + not grown 250 + need 550 = 1000
+    assert d.admit and not d.never_fits and d.non_reclaimable == 200 and d.pending == 250
+
+
+def test_refuses_one_byte_over_and_says_how_short():
+    d = admission.decide(1000, 300, 100, [admission.Running(400, 150)], 551)
+    assert not d.admit and not d.never_fits and d.short == 1
+
+
+def test_page_cache_is_subtracted_unless_broken():
+    assert admission.decide(256, 200, 195, [], 128).admit
+    d = admission.decide(256, 200, 195, [], 128, subtract_page_cache=False)
+    assert not d.admit and d.never_fits
+
+
+def test_grown_beyond_booking_counts_zero_not_negative():
+    d = admission.decide(1000, 700, 0, [admission.Running(100, 600)], 300)
+    assert d.pending == 0 and d.admit
+
+
+def test_never_fits_only_when_nothing_runs():
+    assert admission.decide(100, 0, 0, [], 101).never_fits
+    d = admission.decide(100, 0, 0, [admission.Running(10, 0)], 101)
+    assert not d.admit and not d.never_fits
+
+
+def test_prediction_books_history_peak_not_cap():
+    p = admission.predict(24 << 30, {"peak": 1800 * M})
+    assert p.need == 1800 * M and p.basis == "history"
+
+
+def test_prediction_books_the_cap_without_history_or_when_marked():
+    assert admission.predict(8 * M, None).basis == "cap"
+    assert admission.predict(8 * M, {"peak": M, "pushed_out": True}).need == 8 * M
+    assert admission.predict(8 * M, {"peak": M, "ceiling_hit": True}).need == 8 * M
+    assert admission.predict(8 * M, {"peak": M}, book_cap=True).need == 8 * M
+
+
+def test_prediction_never_exceeds_the_cap_and_unbounded_is_its_own_basis():
+    assert admission.predict(8 * M, {"peak": 20 * M}).need == 8 * M
+    p = admission.predict(8 * M, {"peak": 2 * M}, unbounded=True)
+    assert p.basis == "unbounded" and p.need == 2 * M
+    assert admission.OOM_SCORE_ADJ == {"unbounded": 1000, "history": 500, "cap": 0}
+
+
+# --- classification ---
+
+RUN = "/slice/run-1-2"
+
+
+def test_kernel_line_tells_own_cap_from_parent_full():
+    own = [{"oom_memcg": RUN, "task_memcg": RUN}]
+    parent = [{"oom_memcg": "/slice", "task_memcg": RUN}]
+    assert outcome.oom_kind(None, 1, 0, own, RUN) == "own"
+    assert outcome.oom_kind(None, 1, 5, parent, RUN) == "total"  # failcnt from page cache misleads
+    other = [{"oom_memcg": "/x", "task_memcg": "/x/y"}]
+    assert outcome.oom_kind(None, 0, 0, other, RUN) is None
+
+
+def test_counters_fallback_v1_and_v2():
+    assert outcome.oom_kind(None, 1, 3, None, RUN) == "own"      # v1: own failcnt
+    assert outcome.oom_kind(None, 1, 0, None, RUN) == "total"    # v1: killed, own limit never failed
+    assert outcome.oom_kind(2, 1, 0, [], RUN) == "own"           # v2: events.local oom
+    assert outcome.oom_kind(0, 1, 0, [], RUN) == "total"
+    assert outcome.oom_kind(None, 0, 9, None, RUN) is None       # failcnt alone is page cache, not OOM
+
+
+def test_misread_switch_calls_every_oom_own():
+    parent = [{"oom_memcg": "/slice", "task_memcg": RUN}]
+    assert outcome.oom_kind(None, 1, 0, parent, RUN, misread_parent=True) == "own"
+
+
+def test_classify_priorities():
+    assert outcome.classify(137, signalled=15, timed_out=True, oom="own") == 143
+    assert outcome.classify(137, timed_out=True, oom="own") == 253
+    assert outcome.classify(137, oom="own", gpu_kernel=True) == 250
+    assert outcome.classify(137, oom="total") == 254
+    assert outcome.classify(0, gpu_kernel=True) == 245
+    assert outcome.classify(1, gpu_output=True) == 245
+    assert outcome.classify(0, gpu_output=True) == 0
+    assert outcome.classify(3) == 3
+
+
+def test_every_special_code_has_a_line_that_says_what_to_do():
+    for code in (245, 250, 253, 254):
+        text = outcome.explain(code, cap="1G", label="x", timeout=5, total="4G", peak="1G")
+        assert text and f"exit {code}" in text
+    assert outcome.explain(0, cap="1G", label="x") is None
+
+
+def test_kernel_oom_line_parsing():
+    line = ("oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,"
+            "oom_memcg=/s,task_memcg=/s/run-5-6,task=python3,pid=77,uid=0")
+    assert kernel_log.oom_lines(["unrelated", line]) == [
+        {"oom_memcg": "/s", "task_memcg": "/s/run-5-6", "pid": "77", "task": "python3"}]
+    assert kernel_log.gpu_oom(["NVRM: ... NV_ERR_NO_MEMORY ..."])
+    assert not kernel_log.gpu_oom(["nothing"])
+
+
+def test_kernel_log_unreadable_is_none(tmp_path):
+    k = kernel_log.KernelLog(str(tmp_path / "missing"))
+    assert not k.readable and k.read_new() is None
+
+
+# --- history ---
+
+def test_history_marks_and_clearing():
+    h = {"version": 1, "labels": {}}
+    history.record(h, "a", peak=100, duration_s=1.0, outcome="ok", basis="cap", cap=500)
+    assert h["labels"]["a"]["peak"] == 100
+    history.record(h, "a", peak=50, duration_s=0.2, outcome="pushed_out", basis="history", cap=500)
+    e = h["labels"]["a"]
+    assert e["pushed_out"] and e["peak"] == 100  # a partial run's peak is not trusted
+    history.record(h, "a", peak=300, duration_s=1.0, outcome="ok", basis="cap", cap=500)
+    assert "pushed_out" not in h["labels"]["a"] and h["labels"]["a"]["peak"] == 300
+    history.record(h, "a", peak=500, duration_s=1.0, outcome="own_cap", basis="history", cap=500)
+    assert h["labels"]["a"]["ceiling_hit"]
+
+
+def test_history_keeps_the_largest_of_the_last_runs():
+    h = {"version": 1, "labels": {}}
+    for p in (900, 100, 100, 100, 100, 100):
+        history.record(h, "b", peak=p, duration_s=1, outcome="ok", basis="history", cap=1000)
+    assert h["labels"]["b"]["peak"] == 100  # the 900 fell out of the window
+
+
+def test_label_is_the_normalised_command():
+    assert history.normalise(["cargo", "test", "  --all\n"]) == "cargo test --all"
+
+
+# --- ledger ---
+
+def test_reconcile_drops_dead_holders_only(state_dir):
+    p = subprocess.Popen(["true"])
+    p.wait()
+    data = ledger.empty()
+    from swarmgate.procinfo import identity
+
+    me = identity()
+    data["bookings"]["dead"] = {"pid": p.pid, "start": 1, "booked": 5, "label": "d"}
+    data["bookings"]["live"] = {"pid": me["pid"], "start": me["start"], "booked": 5, "label": "l"}
+    data["bookings"]["reused"] = {"pid": me["pid"], "start": (me["start"] or 0) + 1, "booked": 5, "label": "r"}
+    data["waiters"]["w"] = {"pid": p.pid, "start": 1, "label": "w"}
+    notes = ledger.reconcile(data)
+    assert set(data["bookings"]) == {"live"} and data["waiters"] == {}
+    assert len(notes) == 2
+
+
+def test_ledger_round_trip_and_lock(state_dir):
+    with ledger.lock():
+        d = ledger.load()
+        d["bookings"]["k"] = {"pid": 1, "start": 2, "booked": 3, "label": "x"}
+        ledger.save(d)
+    with ledger.lock():
+        assert ledger.load()["bookings"]["k"]["booked"] == 3
+
+
+def test_run_cgroup_names_carry_their_owner():
+    name = cgroups.run_name(123, 456)
+    assert cgroups.owner_of(name) == (123, 456)
+    assert cgroups.owner_of("something-else") is None
+    assert cgroups.valid_name("swarmgate-heavy") and not cgroups.valid_name("../x")
+
+
+# --- CLI ---
+
+@pytest.mark.parametrize("argv,fragment", [
+    ([], "after `--`"),
+    (["8G", "--"], "no command"),
+    (["--", "true"], "memory cap first"),
+    (["eight", "--", "true"], "CAP"),
+    (["8G", "--timeout", "x", "--", "true"], "--timeout"),
+    (["8G", "--backend", "docker", "--", "true"], "--backend"),
+    (["8G", "--bogus", "--", "true"], "unknown option --bogus"),
+])
+def test_usage_errors_are_251_with_one_clear_line(argv, fragment, capsys, state_dir):
+    assert runner_cli.main(argv) == 251
+    err = capsys.readouterr().err
+    assert fragment in err and "Traceback" not in err
+
+
+def test_parse_accepts_every_option():
+    o = runner_cli.parse(["1.5G", "--label=k", "--timeout", "9", "--wait", "0", "--backend", "cgroup1",
+                          "--unbounded", "--", "cmd", "--label", "x"])
+    assert o["cap_bytes"] == int(1.5 * (1 << 30)) and o["label"] == "k" and o["timeout"] == 9.0
+    assert o["wait"] == 0.0 and o["unbounded"] and o["command"] == ["cmd", "--label", "x"]
+
+
+def test_bad_config_is_251_naming_the_key(tmp_path, monkeypatch, capsys, state_dir):
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "swarmgate.toml").write_text('[memory]\ntotal = "lots"\n')
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(tmp_path))
+    assert runner_cli.main(["1G", "--", "true"]) == 251
+    assert "total" in capsys.readouterr().err
+
+
+def test_run_path_imports_stay_lean():
+    code = ("import sys; import swarmgate.hosts.runner_cli as c, swarmgate.hosts.runner, "
+            "swarmgate.hosts.cgroups, swarmgate.hosts.ledger, swarmgate.hosts.history, "
+            "swarmgate.hosts.admission, swarmgate.hosts.outcome, swarmgate.hosts.kernel_log, swarmgate.config; "
+            "print(sorted(m for m in ('rich', 'psutil', 'filelock', 'pynvml', 'bashlex') if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == "[]"
+
+
+# --- systemd backend: the exact commands (live only where systemd is PID 1) ---
+
+def test_systemd_run_command_is_exact():
+    s = cgroups.Systemd("/sys/fs/cgroup")
+    assert s.command("swarmgate-heavy", "run-5-6", 8 << 30, ["cargo", "test"]) == [
+        "systemd-run", "--scope", "--quiet", "--collect", "--unit=swarmgate-run-5-6.scope",
+        "--slice=swarmgate-heavy.slice", "-p", "MemoryMax=8589934592", "-p", "MemorySwapMax=0",
+        "-p", "OOMPolicy=stop", "--", "cargo", "test"]
+
+
+def test_systemd_slice_command_is_exact():
+    s = cgroups.Systemd("/sys/fs/cgroup")
+    assert s.slice_command("swarmgate-heavy", 4 << 30) == [
+        "systemctl", "set-property", "--runtime", "swarmgate-heavy.slice", "MemoryMax=4294967296",
+        "MemorySwapMax=0"]
+    assert s.slice_command("x", None)[4] == "MemoryMax=infinity"
+
+
+def test_systemd_paths_follow_slice_nesting():
+    s = cgroups.Systemd("/sys/fs/cgroup")
+    assert s.slice_path("swarmgate-heavy") == "/sys/fs/cgroup/swarmgate.slice/swarmgate-heavy.slice"
+    assert s.run_path("swarmgate-heavy", "run-1-2") == \
+        "/sys/fs/cgroup/swarmgate.slice/swarmgate-heavy.slice/swarmgate-run-1-2.scope"
+
+
+def test_systemd_backend_refused_where_systemd_is_not_pid1():
+    if cgroups.systemd_is_pid1():
+        pytest.skip("systemd is PID 1 here: the refusal cannot be observed")
+    with pytest.raises(cgroups.CgroupError, match="PID 1"):
+        cgroups.get("systemd")
+
+
+def test_systemd_live_run_of_the_exact_command():
+    if not cgroups.systemd_is_pid1():
+        pytest.skip("systemd is not PID 1 here (FACTS.md: never start a systemd instance to test it)")
+    s = cgroups.get("systemd")
+    r = subprocess.run(s.command("swarmgate-test", "run-live-1", 64 << 20, ["sh", "-c", "exit 3"]))
+    assert r.returncode == 3
+
+
+# --- cgroup v2: parsing against a fake tree (files written by the test) ---
+
+def write_tree(path, files: dict) -> None:
+    os.makedirs(path, exist_ok=True)
+    for name, text in files.items():
+        with open(os.path.join(path, name), "w") as f:
+            f.write(text)
+
+
+def test_cgroup2_counters_parse(tmp_path):
+    run = tmp_path / "slice" / "run-1-2"
+    write_tree(run, {
+        "memory.current": "104857600\n", "memory.peak": "209715200\n", "memory.max": "268435456\n",
+        "memory.events.local": "low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n",
+        "memory.events": "low 0\nhigh 0\nmax 99\noom 9\noom_kill 9\n",
+        "memory.stat": "anon 50000000\nfile 54857600\ninactive_file 40000000\nactive_file 14857600\n",
+    })
+    c = cgroups.CgroupV2(str(tmp_path)).counters(str(run))
+    assert (c.usage, c.peak, c.limit, c.failcnt, c.oom, c.oom_kill) == (104857600, 209715200, 268435456, 12, 1, 1)
+    assert c.reclaimable == 54857600 and c.non_reclaimable == 50000000
+    assert outcome.oom_kind(c.oom, c.oom_kill, c.failcnt, None, "/slice/run-1-2") == "own"
+
+
+def test_cgroup2_unlimited_and_missing_peak(tmp_path):
+    write_tree(tmp_path / "s", {"memory.current": "5\n", "memory.max": "max\n",
+                                "memory.events.local": "oom 0\noom_kill 2\n"})
+    c = cgroups.CgroupV2(str(tmp_path)).counters(str(tmp_path / "s"))
+    assert c.limit is None and c.peak is None and c.reclaimable == 0
+    assert outcome.oom_kind(c.oom, c.oom_kill, c.failcnt, None, "/s") == "total"
+
+
+def test_cgroup1_counters_parse(tmp_path):
+    write_tree(tmp_path / "s", {
+        "memory.usage_in_bytes": "300\n", "memory.max_usage_in_bytes": "400\n",
+        "memory.limit_in_bytes": "9223372036854771712\n", "memory.failcnt": "3\n",
+        "memory.oom_control": "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n",
+        "memory.stat": "cache 1\ntotal_inactive_file 100\ntotal_active_file 20\ntotal_cache 130\n",
+    })
+    c = cgroups.CgroupV1(str(tmp_path)).counters(str(tmp_path / "s"))
+    assert (c.usage, c.peak, c.failcnt, c.oom, c.oom_kill, c.reclaimable) == (300, 400, 3, None, 1, 120)
+
+
+def test_status_json_reads_the_ledger(state_dir, tmp_path, monkeypatch, capsys):
+    from swarmgate.hosts import status
+
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "swarmgate.toml").write_text(f'[memory]\nslice = "sgunit-{os.getpid()}"\n')
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(tmp_path))
+    from swarmgate.procinfo import identity
+
+    me = identity()
+    with ledger.lock():
+        d = ledger.load()
+        d["bookings"]["me"] = {"pid": me["pid"], "start": me["start"], "booked": 5 * M, "label": "mine",
+                               "basis": "cap", "cap": 5 * M, "since": 1}
+        ledger.save(d)
+    with ledger.lock():
+        h = history.load()
+        history.record(h, "mine", peak=M, duration_s=1, outcome="ok", basis="cap", cap=5 * M)
+        history.save(h)
+    assert status.main(["--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert [b["label"] for b in rep["bookings"]] == ["mine"]
+    assert rep["history"][0]["label"] == "mine" and rep["history"][0]["peak"] == M
+    assert status.main([]) == 0
+    assert "mine" in capsys.readouterr().out
