@@ -235,6 +235,8 @@ def test_git_hook_option(repo, capsys):
     else:
         assert rc == 0, out
         assert (repo / ".git" / "hooks" / "pre-commit").exists()
+        assert I.main([str(repo), "--uninstall", "--git-hook"]) == 0
+        assert not (repo / ".git" / "hooks" / "pre-commit").exists()
 
 
 def test_the_installed_hook_command_really_refuses(repo, tmp_path):
