@@ -36,6 +36,8 @@ SCOPE_KINDS = ("full", "items", "light", "target")
 # arguments with which a test runner only lists, builds or explains: not a verification run (B10)
 _NOT_A_RUN = frozenset(("--version", "-V", "--help", "-h", "--collect-only", "--co", "--fixtures",
                         "--markers", "--no-run", "--list"))
+_MAKE_DRY = frozenset(("-n", "--dry-run", "--just-print", "--recon", "-q", "--question", "-p",
+                       "--print-data-base"))
 _SCOPE_ALIASES = {"種類": "kind", "対象": "target", "範囲": "range", "理由": "reason"}
 _EXPORTERS = ("export", "declare", "typeset", "local", "readonly")
 _NUMERIC_OPS = frozenset(("-lt", "-le", "-gt", "-ge", "-eq", "-ne"))
@@ -199,9 +201,35 @@ def _runner_of(cmd, runners) -> str | None:
     return None
 
 
+def not_a_run(cmd) -> bool:
+    """The runner only lists, builds, explains or dry-runs (`--no-run`, `--help`, `make -n`)."""
+    args = cmd.args
+    if any(a in _NOT_A_RUN for a in args):
+        return True
+    if cmd.name in ("make", "gmake"):
+        return any(a in _MAKE_DRY or (a.startswith("-") and not a.startswith("--")
+                                      and ("n" in _letters(a[1:]) or "q" in _letters(a[1:])))
+                   for a in args)
+    return False
+
+
+def _letters(cluster: str) -> str:
+    """The option letters of a short cluster before any value (`-nj4` -> "nj")."""
+    out = []
+    for c in cluster:
+        if not c.isalpha():
+            break
+        out.append(c)
+        if c in "jlCfIoW":   # make options whose value may follow in the same word
+            break
+    return "".join(out)
+
+
 def _heavy_match(cmd, config, cwd, repo) -> str | None:
     from swarmgate.hooks.command_patterns import first_match
 
+    if not_a_run(cmd):
+        return None
     hit = first_match(cmd, config["heavy"]["patterns"], cwd=cwd, repo=repo)
     if hit:
         return hit
@@ -448,7 +476,7 @@ def check_b10(event, config):
     findings = []
     for i, cmd in _runnable(analysis.commands):
         pat = first_match(cmd, sc["verify_patterns"], cwd=cwd, repo=event.repo)
-        if not pat or any(a in _NOT_A_RUN for a in cmd.args):
+        if not pat or not_a_run(cmd):
             continue
         ctext = _core_text(cmd)
         env = command_env(analysis, i)

@@ -402,3 +402,10 @@ def test_rewrite_wraps_the_command_that_was_typed(cjudge):
     assert f and "run-with-memory-cap 8G -- bash scripts/verify.sh`" in f[0].way_out
     f = [x for x in cjudge.findings("env RUST_LOG=1 cargo test --all") if x.code == "B01"]
     assert f and "run-with-memory-cap 8G -- env RUST_LOG=1 cargo test --all`" in f[0].way_out
+
+
+def test_dry_runs_and_builds_are_not_heavy_runs(cjudge):
+    for c in ["make -n check-full", "make --dry-run check-full", "cargo test --workspace --no-run",
+              "cargo test --all -- --list", "make -nj4 replay"]:
+        assert not cjudge.codes(c, subagent=True) & {"B01", "B02", "B10"}, c
+    assert "B01" in cjudge.codes("make -j4 check-full", subagent=True)
