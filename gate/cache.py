@@ -49,7 +49,7 @@ from swarmgate.gate.tree import GITLINK, Entry, Index, read_blobs
 SCHEMA_TAG = f"swarmgate-gate-key/1 py{sys.version_info[0]}.{sys.version_info[1]}"
 FP_VERSION = "fp1"
 MAX_OUTPUT = 64 * 1024
-KEEP_PER_STAGE = 32
+KEEP_PER_STAGE = 128
 MAX_FINGERPRINTS = 50_000
 MODULE_LEVEL = "<module>"
 

@@ -426,7 +426,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="gate-staged",
         description="Check exactly HEAD + the staged changes in a temporary tree (the worktree and index are "
                     "never touched), reusing verdicts whose inputs did not change.")
-    p.add_argument("--stage", action="append", metavar="NAME", help="run only this stage (repeatable)")
+    p.add_argument("--stage", action="extend", nargs="+", metavar="NAME",
+                   help="run only these stages (`--stage a b` or `--stage a --stage b`)")
     p.add_argument("--list", action="store_true", help="list the stages and whether a cached verdict applies")
     p.add_argument("--no-cache", action="store_true", help="run every stage even when a verdict is cached")
     p.add_argument("--repo", default=".", help="the repository (default: the current directory)")

@@ -51,6 +51,8 @@ def test_cli_exit_codes_and_summary(bad_repo):
     assert "RED: no-bad" in cp.stdout
     cp = bad_repo.cli("--stage", "nope")
     assert cp.returncode == Exit.USAGE and "no stage named 'nope'" in cp.stderr
+    cp = bad_repo.cli("--stage", "no-bad", "rules-stamp")
+    assert cp.returncode == 1 and "no-conflict-markers" not in cp.stdout and "rules-stamp" in cp.stdout
     cp = bad_repo.cli("--list")
     assert cp.returncode == 0 and "no-bad" in cp.stdout and "rules-stamp" in cp.stdout
 
