@@ -15,6 +15,7 @@ MODULES = (
     "swarmgate.hooks.timer_guards",
     "swarmgate.hooks.write_scope",
     "swarmgate.hooks.resource_report",
+    "swarmgate.hooks.watch_start",
     "swarmgate.hooks.dispatch_guards",
     "swarmgate.hooks.message_guards",
     "swarmgate.hooks.subagent_context",

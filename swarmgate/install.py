@@ -44,6 +44,7 @@ HOOK_GROUPS: tuple[tuple[str, str | None, str], ...] = (
     ("PreToolUse", "SendMessage", "timeout"),
     ("PreToolUse", "CronCreate|ScheduleWakeup", "timeout"),
     ("PostToolUse", "Bash|Monitor", "timeout"),
+    ("PostToolUse", "Agent|Task", "timeout"),
     ("SessionStart", None, "timeout"),
     ("SubagentStart", None, "timeout"),
     ("SubagentStop", None, "timeout"),

@@ -159,7 +159,7 @@ def guard_case_fires(g, case) -> bool:
                    "hook_event_name": case.event}
         payload.update(case.payload)
         event = HookEvent(case.event, payload, repo)
-        with _case_state_dir(os.path.join(repo, CASE_STATE_DIR)):
+        with _case_state_dir(os.path.join(repo, CASE_STATE_DIR)), _env({"SWARMGATE_SELFTEST_CASE": "1"}):
             findings = [f for f in evaluate(event, config, [g]) if f.code == g.code]
         return bool(findings)
     finally:

@@ -1,0 +1,73 @@
+"""A01: after the first dispatch of a session, start its watchdog (swarm-watch, SPEC §6.3).
+
+PostToolUse on Agent|Task. When no live swarm-watch runs for the session, one
+is started fully detached (its own session, stdin /dev/null), watching the
+descendants of the session's Claude Code process; it ends when that process
+ends. Advisory: it never refuses, and a failure to start is reported in the
+context.
+"""
+from __future__ import annotations
+
+from swarmgate import guard as G
+
+
+def check_a01(event, config):
+    import os
+    import subprocess
+    import sys
+
+    from swarmgate.agents.swarm_watch import running_instance
+    from swarmgate.break_switch import broken
+    from swarmgate.hooks.session_state import session_process
+
+    if broken("no-watchdog") or not event.session_id:
+        return None
+    if running_instance(event.session_id):
+        return None
+    proc = session_process()
+    argv = [sys.executable, "-m", "swarmgate", "swarm-watch", "--session", event.session_id,
+            "--cwd", event.repo]
+    if proc.get("pid"):
+        argv += ["--pid", str(proc["pid"])]
+    if os.environ.get("SWARMGATE_SELFTEST_CASE"):
+        # a self-test cell: one real tick, waited for, so nothing outlives the cell's temp repository
+        cp = subprocess.run(argv + ["--once"], stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+        if cp.returncode != 0:
+            raise RuntimeError(f"swarm-watch --once exited {cp.returncode}: {cp.stderr.decode()[-200:]}")
+        pid = "one tick"
+    else:
+        pid = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True, close_fds=True, env=dict(os.environ)).pid
+    return G.Finding("A01", f"[A01] swarm-watch started for this session (pid {pid}); it reports long tool "
+                            f"calls, idle subagents, wait loops, repeated commands and memory hogs as alerts.",
+                     decision=G.CONTEXT)
+
+
+GUARDS = (
+    G.Guard(
+        code="A01",
+        summary="after the first dispatch, start the session's watchdog (swarm-watch)",
+        events=("PostToolUse",),
+        tools=G.DISPATCH_TOOLS,
+        check=check_a01,
+        advisory=True,
+        doc=G.GuardDoc(
+            why="Nobody watches a swarm by reading every transcript. Subagents hang in wait loops, repeat a "
+                "failing command, or keep running after they hand back; a watchdog per session notices and "
+                "writes alerts that the next SessionStart and hooks surface.",
+            example="the main agent dispatches its first subagent",
+            instead="Nothing to do: read the alerts; acknowledge one with `swarm-watch ack KEY --session ID`.",
+            exceptions="One watchdog per session: later dispatches find it running and do nothing.",
+        ),
+        breaks={"no-watchdog": "no watchdog is started"},
+        cases=(
+            G.Case("first-dispatch-starts-watchdog", "PostToolUse",
+                   {"tool_name": "Agent", "tool_input": {"subagent_type": "clerk", "prompt": "x"},
+                    "tool_response": {"status": "completed"}},
+                   fires=True, breaks=("no-watchdog",)),
+            G.Case("bash-call-starts-nothing", "PostToolUse",
+                   {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": {"stdout": ""}},
+                   fires=False),
+        ),
+    ),
+)
