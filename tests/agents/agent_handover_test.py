@@ -149,7 +149,7 @@ def test_trim_limits_long_lines_and_total():
 
 
 @pytest.mark.parametrize("how", ["home", "config-dir", "transcripts", "session", "prefixed-id", "path"])
-def test_locating_the_transcript(project, tmp_path, monkeypatch, how):
+def test_locating_the_transcript(project, tmp_path, monkeypatch, capsys, how):
     cwd, path = project
     args = [AGENT]
     if how == "config-dir":
@@ -166,10 +166,10 @@ def test_locating_the_transcript(project, tmp_path, monkeypatch, how):
         args = [f"agent-{AGENT}"]
     elif how == "path":
         args = [str(path)]
-    p = subprocess.run([tool("agent-handover"), *args], capture_output=True, text=True, cwd=cwd,
-                       env={**os.environ})
-    assert p.returncode == 0, p.stderr
-    assert p.stdout.startswith(f"# Hand-over: agent {AGENT}")
+    rc = H.main(args)  # in this process: cwd is the project (the fixture chdir'ed there)
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert out.startswith(f"# Hand-over: agent {AGENT}")
 
 
 def test_searches_every_session_and_every_project(project, tmp_path):

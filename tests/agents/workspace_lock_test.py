@@ -247,3 +247,29 @@ def test_selftest_every_switch_turns_its_cell_red():
     assert p.returncode == 0, p.stdout + p.stderr
     assert "lock-ignores-start-time -> reused-pid-taken-over" in p.stdout
     assert "lock-no-stale-takeover -> dead-holder-taken-over" in p.stdout
+
+
+def _racer(path: str, barrier, done, results) -> None:
+    barrier.wait()
+    taken, _ = wl.try_take(path, wl.make_owner(None, f"racer-{os.getpid()}"))
+    results.put((os.getpid(), taken))
+    done.wait()  # stay alive (a live holder) until every racer has tried
+
+
+def test_racing_processes_exactly_one_takes_a_free_lock(tmp_path):
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    path = str(tmp_path / "race")
+    barrier, done, results = ctx.Barrier(6), ctx.Barrier(6), ctx.Queue()
+    procs = [ctx.Process(target=_racer, args=(path, barrier, done, results)) for _ in range(6)]
+    for p in procs:
+        p.start()
+    outcome = [results.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    winners = [pid for pid, taken in outcome if taken]
+    assert len(winners) == 1
+    # the winner's record is the one on disk (its process has exited since: stale now)
+    assert wl.read_holder(path)["session"] == f"racer-{winners[0]}"
