@@ -199,10 +199,14 @@ def check_c04(event, config):
                      decision=G.CONTEXT)
 
 
-def _hist(n: int, output: str = "3 passed\n", command: str = "pytest -q tests/unit") -> dict:
-    import hashlib
+# output_sha of stdout "3 passed\n" with empty stderr (kept literal: no hashlib at import;
+# tests/lifecycle check it against entry())
+_SHA_3_PASSED = "898c9f4172edc7ae"
+
+
+def _hist(n: int, command: str = "pytest -q tests/unit") -> dict:
     import json
-    sha = hashlib.sha256((output + "\0").encode()).hexdigest()[:16]
+    sha = _SHA_3_PASSED
     recs = [{"time": 1.0 + i, "session": "selftest-session", "command": command, "output_sha": sha}
             for i in range(n)]
     return {".selftest-state/commands/history.jsonl": "".join(json.dumps(r) + "\n" for r in recs)}

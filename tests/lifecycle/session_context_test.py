@@ -135,3 +135,11 @@ def test_p01_exit_code_when_claude_code_gives_one():
     assert exit_code_of({"stdout": "", "exitCode": 3}) == 3
     assert exit_code_of({"stdout": "", "stderr": "Exit code 2\nboom"}) == 2
     assert exit_code_of({"stdout": "fine", "stderr": ""}) is None
+
+
+def test_p01_case_digest_matches_entry(repo):
+    from swarmgate.hook_protocol import HookEvent
+    from swarmgate.hooks.command_history import _SHA_3_PASSED, entry
+    ev = HookEvent("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": "x"},
+                                   "tool_response": {"stdout": "3 passed\n", "stderr": ""}}, str(repo))
+    assert entry(ev, 0.0)["output_sha"] == _SHA_3_PASSED
