@@ -32,7 +32,8 @@ Pure API for other tools (light imports; S01 and SessionStart use it):
 ``load_record(path)``, ``list_records(repo, config)``,
 ``current_record(repo, config, session=None)``, ``open_tasks(record)``,
 ``validate(record, snapshot=None)``, ``removed_tasks(record, snapshot)``,
-``read_snapshot(path)``.
+``read_snapshot(path)``; and ``observe_record(path)`` (validate + refresh the
+snapshot) for a hook that sees a record being edited by hand.
 """
 from __future__ import annotations
 
@@ -460,6 +461,16 @@ def _check(path: str) -> tuple[dict, list[str]]:
         problems = validate(rec, snap)
         write_snapshot(path, next_snapshot(rec, snap))
     return rec, problems
+
+
+def observe_record(path) -> list[str]:
+    """Validate ``path`` against its snapshot and refresh the snapshot; returns the problems.
+
+    For hooks that see the record change (e.g. PostToolUse on a Write/Edit of
+    ``records/*.md``): a record edited only by hand is then still watched for
+    rows that vanish without a verdict. Raises RecordError when unreadable.
+    """
+    return _check(str(path))[1]
 
 
 def _forgets_removed() -> bool:

@@ -217,3 +217,14 @@ def test_break_switch_outside_a_selftest_refuses(repo, monkeypatch, sg):
     monkeypatch.setenv("SWARMGATE_BREAK", "records-forget-removed")
     r = sg(repo, "validate")
     assert r.returncode == 251 and "outside a self-test" in r.stderr
+
+
+def test_observe_record_watches_a_record_edited_only_by_hand(repo):
+    (repo / "records").mkdir()
+    path = repo / "records" / "r7.md"
+    path.write_text(GOOD)
+    assert R.observe_record(path) == []
+    path.write_text(GOOD.replace("| t2 | write the hook | t1 | no | 2 | |\n", "").replace("| t1, t2 |", "| t1 |"))
+    problems = R.observe_record(path)
+    assert len(problems) == 1 and "t2" in problems[0] and "removed without a verdict" in problems[0]
+    assert R.removed_tasks(R.load_record(path), R.read_snapshot(path))[0]["id"] == "t2"
