@@ -901,7 +901,7 @@ class Parser:
         s, n = self.s, self.n
         nxt = s[self.i + 1] if self.i + 1 < n else ""
         if nxt == "(":
-            if s.startswith("$((", self.i):
+            if s.startswith("$((", self.i) and not self._looks_like_words(self.i + 3):
                 # arithmetic; may hold substitutions
                 self.i += 1
                 t = self._arith(self.i)

@@ -709,6 +709,7 @@ class _Walker:
         self.nest = 0
         self.ticks = 0
         self._io: tuple = ([], [], None)
+        self.stdin_stack: list[tuple] = []
 
     # -- bookkeeping ---------------------------------------------------------
     def tick(self) -> None:
@@ -923,6 +924,7 @@ class _Walker:
             return
         name = command_name(w0)
         sc = self.emit(words, last, env, redirs, ctx, text)
+        self._io = (redirs, raw_redirs, feed)
         args = words[1:]
         largs = last[1:]
         self._note_writes(sc, args, redirs, node, feed)
@@ -985,7 +987,6 @@ class _Walker:
         if name == "find":
             self._find(args, largs, env, ctx, text)
             return
-        self._io = (redirs, raw_redirs, feed)
         inner = self._wrapped(name, args, largs, env, ctx, text, feed)
         if inner is not None:
             return
@@ -1175,7 +1176,12 @@ class _Walker:
         if unsure:
             self.problem(f"{what}: {unsure}")
             self.unverifiable(f"{what}: could not be read with confidence ({unsure})", body)
-        self.walk(seq, ctx.sub(None, depth=ctx.depth + 1))
+        # commands in the nested text inherit the stdin of the command that runs it
+        self.stdin_stack.append(self._io)
+        try:
+            self.walk(seq, ctx.sub(None, depth=ctx.depth + 1))
+        finally:
+            self.stdin_stack.pop()
 
     def _shell(self, name, args, largs, env, redirs, raw_redirs, ctx, text, feed) -> None:
         i, n = 0, len(args)
@@ -1233,6 +1239,16 @@ class _Walker:
                                       "read statically", text)
                     return
                 src = ("files", [r.target], "stdin")
+        if src is None and feed is None and not redirs and self.stdin_stack:
+            # no input of its own: it reads what the enclosing command was given
+            outer_redirs, _, outer_feed = self.stdin_stack[-1]
+            if outer_redirs or outer_feed is not None:
+                saved = self.stdin_stack.pop()
+                try:
+                    self._shell_stdin(name, outer_redirs, outer_feed, ctx, text)
+                finally:
+                    self.stdin_stack.append(saved)
+                return
         if src is None and feed is not None:
             src = self._static_output(feed)
             if src is None:
