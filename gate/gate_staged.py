@@ -25,7 +25,6 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
@@ -47,31 +46,41 @@ class GateError(Exception):
     """The gate could not run at all (exit 251)."""
 
 
-@dataclass
 class Outcome:
-    stage: str
-    source: str
-    verdict: str           # pass | fail | not-run | error | skipped
-    how: str               # ran | cached | skipped
-    seconds: float = 0.0
-    rc: int | None = None
-    output: str = ""
-    notes: list[str] = field(default_factory=list)
+    """What one stage came to: verdict (pass | fail | not-run | error | skipped), how (ran | cached | skipped)."""
+
+    def __init__(self, stage: str, source: str, verdict: str, how: str, seconds: float = 0.0,
+                 rc: int | None = None, output: str = "", notes: list[str] | None = None) -> None:
+        self.stage = stage
+        self.source = source
+        self.verdict = verdict
+        self.how = how
+        self.seconds = seconds
+        self.rc = rc
+        self.output = output
+        self.notes = list(notes or [])
 
     @property
     def red(self) -> bool:
         return self.verdict in ("fail", "not-run", "error")
 
+    def __repr__(self) -> str:
+        return f"Outcome({self.stage!r}, {self.verdict!r}, {self.how!r}, rc={self.rc!r})"
 
-@dataclass
+
 class GateResult:
-    outcomes: list[Outcome] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    tree_path: str | None = None
+    def __init__(self) -> None:
+        self.outcomes: list[Outcome] = []
+        self.notes: list[str] = []
+        self.tree_path: str | None = None
+        self.text = ""
 
     @property
     def red(self) -> bool:
         return any(o.red for o in self.outcomes)
+
+    def __repr__(self) -> str:
+        return f"GateResult({self.outcomes!r}, notes={self.notes!r})"
 
 
 # --- config: the staged one when the index has it ---

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -26,19 +25,25 @@ from swarmgate.gate.tree import GITLINK, SYMLINK, Index
 BUILTIN_VERSION = "builtin/1"
 
 
-@dataclass
 class Stage:
-    name: str
-    source: str                         # "rules" | "common" | "project"
-    command: str | None = None          # shell command (project stages)
-    check: Callable[[Path, Index, Any], tuple[bool, str]] | None = None  # built-in stages
-    inputs: list[str] = field(default_factory=lambda: ["**"])
-    heavy: bool = False
-    timeout: int = 3600
-    cap: int = 8 << 30
-    env: list[str] = field(default_factory=list)
-    python_inputs: str = "functions"
-    params: dict = field(default_factory=dict)  # built-in parameters that enter the key
+    """One gate stage: a shell command (project stages) or a built-in check."""
+
+    def __init__(self, name: str, source: str, command: str | None = None,
+                 check: Callable[[Path, Index, Any], tuple[bool, str]] | None = None,
+                 inputs: list[str] | None = None, heavy: bool = False, timeout: int = 3600,
+                 cap: int = 8 << 30, env: list[str] | None = None, python_inputs: str = "functions",
+                 params: dict | None = None) -> None:
+        self.name = name
+        self.source = source                # "rules" | "common" | "project"
+        self.command = command
+        self.check = check
+        self.inputs = list(inputs) if inputs is not None else ["**"]
+        self.heavy = heavy
+        self.timeout = timeout
+        self.cap = cap
+        self.env = list(env or [])
+        self.python_inputs = python_inputs
+        self.params = dict(params or {})     # built-in parameters that enter the key
 
     def definition(self) -> dict:
         """The canonical definition that enters the key."""

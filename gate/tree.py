@@ -19,15 +19,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import shutil
 import signal
 import stat
 import subprocess
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from swarmgate import procinfo, state_paths, statefile
 
@@ -43,20 +41,21 @@ class TreeError(Exception):
     """The tree under test could not be built; the message carries the fix."""
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     mode: str
     oid: str
     path: str
 
 
-@dataclass
 class Index:
     """The effective index: entries by path, plus where it came from."""
-    repo: Path
-    index_file: str | None           # GIT_INDEX_FILE in effect (absolute), None = default
-    head: str | None                 # HEAD commit, None in a repository with no commit yet
-    entries: list[Entry] = field(default_factory=list)
+
+    def __init__(self, repo: Path, index_file: str | None, head: str | None,
+                 entries: list[Entry] | None = None) -> None:
+        self.repo = repo
+        self.index_file = index_file      # GIT_INDEX_FILE in effect (absolute), None = default
+        self.head = head                  # HEAD commit, None in a repository with no commit yet
+        self.entries = entries if entries is not None else []
 
     def by_path(self) -> dict[str, Entry]:
         return {e.path: e for e in self.entries}
@@ -206,7 +205,7 @@ def read_blobs(repo: Path | str, oids: list[str], index_file: str | None = None)
 
 def _owner_name() -> str:
     me = procinfo.identity()
-    return f"{me['pid']}-{me['start']}-{secrets.token_hex(4)}"
+    return f"{me['pid']}-{me['start']}-{os.urandom(4).hex()}"
 
 
 def _parse_owner(name: str) -> tuple[int, int | None] | None:
