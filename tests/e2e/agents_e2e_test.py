@@ -1,12 +1,16 @@
-"""Subagents through the real client: write scope per type (W01) and the hand-over built from
+"""Subagents through the real client: dispatch guards (D01 D07 D12), the continuation guard (M01),
+the rules a subagent gets at start (C02), write scope per type (W01), and the hand-over built from
 the transcript the binary wrote (agent-handover)."""
 from __future__ import annotations
 
 import pytest
 
-from messages_api import Conversation, bash, dispatch, done, tool
+from messages_api import Conversation, bash, dispatch, done, tool, tools
 
 pytestmark = pytest.mark.e2e
+
+WORKER = "e2e-worker"
+HEAVY_LINE = "heavy test: do not run"
 
 
 def test_implementer_writes_in_its_scope_and_hands_over_from_its_transcript(claude_repo):
@@ -26,6 +30,12 @@ def test_implementer_writes_in_its_scope_and_hands_over_from_its_transcript(clau
         ]),
     ])
     assert run.returncode == 0, run.describe()
+    # C02: the subagent's first request carries agent-common.md and its type's rules
+    first = run.conversation("script:handover-sub")[0]
+    assert "SubagentStart hook additional context:" in first.all_text, run.describe()
+    assert "## .claude/agent-common.md" in first.all_text
+    assert "## .claude/rules/implementing.md" in first.all_text
+    assert "SubagentStart hook additional context:" not in run.conversation("script:handover-main")[0].all_text
     # W01: the implementer's row allows src/**, nothing else
     writes = run.results_of("Write", "script:handover-sub")
     assert [w.is_error for w in writes] == [False, True], run.describe()
@@ -48,3 +58,73 @@ def test_implementer_writes_in_its_scope_and_hands_over_from_its_transcript(clau
     assert "printf 'check-%s\\n' one two three" in text         # the command it ran ...
     assert "check-three" in text                                # ... with its output
     assert "the workspace test is still due" in text            # its last message
+
+
+def test_d12_and_d01_refuse_dispatches_and_the_model_reads_why(claude_repo):
+    claude_repo.add_agent(WORKER)
+    run = claude_repo.run("script:dispatch-refused", [
+        Conversation("script:dispatch-refused", [
+            dispatch("general-purpose", f"script:never-gp\nLook around.\n{HEAVY_LINE}"),
+            dispatch(WORKER, "script:never-no-line\nLook around."),
+            dispatch(WORKER, f"script:d-ok\nLook around.\n{HEAVY_LINE}"),
+            done("one of three went out"),
+        ]),
+        Conversation("script:d-ok", [done("looked")]),
+    ])
+    assert run.returncode == 0, run.describe()
+    gp, no_line, ok = run.results_of("Agent")
+    assert gp.is_error and gp.text.startswith("PreToolUse:Agent hook error:"), run.describe()
+    assert "[D12]" in gp.text and "general-purpose" in gp.text and "clerk" in gp.text
+    assert no_line.is_error and "[D01]" in no_line.text and HEAVY_LINE in no_line.text
+    assert not ok.is_error and "looked" in ok.text
+    # refused dispatches never started a conversation; the compliant one did
+    assert run.conversation("script:never-gp") == run.conversation("script:never-no-line") == []
+    assert run.subagent_stats.get("by_type") == {WORKER: 1}, run.output
+    recs = run.decisions(event="PreToolUse", tool="Agent")
+    assert [(r["decision"], r["codes"]) for r in recs] == [("deny", ["D12"]), ("deny", ["D01"]), ("allow", [])]
+    assert [d["tool_name"] for d in run.permission_denials] == ["Task", "Task"]  # the internal name
+
+
+def test_d07_refuses_the_sixth_of_six_background_dispatches_sent_at_once(claude_repo):
+    """Claude Code runs the six PreToolUse hooks concurrently: exactly one must be refused."""
+    claude_repo.add_agent(WORKER)
+    calls = [("Agent", {"description": f"task {i}", "subagent_type": WORKER, "run_in_background": True,
+                        "prompt": f"script:d07-sub-{i};\nDo part {i}.\n{HEAVY_LINE}"}) for i in range(6)]
+    run = claude_repo.run("script:d07", [
+        Conversation("script:d07", [tools(*calls), done("waiting for them")]),
+        *[Conversation(f"script:d07-sub-{i};", [done(f"part {i} done")]) for i in range(6)],
+    ])
+    assert run.returncode == 0, run.describe()
+    results = run.results_of("Agent")
+    refused = [r for r in results if r.is_error]
+    assert len(results) == 6 and len(refused) == 1, run.describe()
+    assert refused[0].text.startswith("PreToolUse:Agent hook error:")
+    assert "[D07]" in refused[0].text and "the limit is 5" in refused[0].text
+    recs = run.decisions(event="PreToolUse", tool="Agent")
+    assert sorted(r["decision"] for r in recs) == ["allow"] * 5 + ["deny"]
+    assert run.subagent_stats.get("started_in_background") == 5, run.output
+    assert len(run.decisions(event="SubagentStart")) == 5
+
+
+def test_m01_refuses_a_message_to_a_subagent_that_handed_back(claude_repo):
+    claude_repo.add_agent(WORKER)
+    run = claude_repo.run("script:m01", [
+        Conversation("script:m01", [
+            dispatch(WORKER, f"script:m01-sub\nCount the files.\n{HEAVY_LINE}", name="counter"),
+            tool("ToolSearch", {"query": "select:SendMessage"}),  # SendMessage is a deferred tool
+            tool("SendMessage", {"to": "counter", "summary": "one more", "message": "count again"}),
+            done("gave up on it"),
+        ]),
+        Conversation("script:m01-sub", [done("3 files")]),
+    ])
+    assert run.returncode == 0, run.describe()
+    (sent,) = run.results_of("SendMessage")
+    (stopped,) = run.decisions(event="SubagentStop")
+    (stopped,) = run.decisions(event="SubagentStop")
+    # this release passes a SendMessage deny to the model without the "hook error" prefix
+    assert sent.is_error and "[M01]" in sent.text, run.describe()
+    assert f"agent-handover {stopped['agent_id']}" in sent.text
+    (rec,) = run.decisions(event="PreToolUse", tool="SendMessage")
+    assert rec["decision"] == "deny" and rec["codes"] == ["M01"] and rec["agent_type"] is None
+    # the finished subagent was not resumed
+    assert len(run.conversation("script:m01-sub")) == 1

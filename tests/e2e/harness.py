@@ -186,6 +186,8 @@ class ClaudeRepo:
         self._git("commit", "-q", "-m", "initial")
         self.install_log = ""
         self.install()
+        self._git("add", "-A")  # start from a clean worktree, as a wired repository would be
+        self._git("commit", "-q", "-m", "wire swarmgate")
 
     def _git(self, *args: str) -> None:
         subprocess.run(["git", *args], cwd=self.repo, check=True, capture_output=True,

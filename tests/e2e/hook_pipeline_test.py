@@ -44,15 +44,19 @@ def test_main_agent_bash_runs_through_the_hooks(claude_repo):
     assert [d["decision"] for d in run.decisions(event="PreToolUse", tool="Write")] == ["allow"]
 
 
-def test_session_start_hook_runs_before_the_first_request(claude_repo):
+def test_session_start_context_reaches_the_first_request(claude_repo):
+    (claude_repo.repo / "wip-e2e.txt").write_text("half done\n")
     run = claude_repo.run("script:start", [Conversation("script:start", [done("hello")])])
     assert run.returncode == 0, run.describe()
-    starts = run.decisions(event="SessionStart")
-    assert len(starts) == 1 and starts[0]["session"] == run.session_id, run.describe()
-    assert starts[0]["decision"] in ("allow", "context")
-    assert len(run.conversation("script:start")) == 1
-    # TODO(e2e): SessionStart adds no context yet (SPEC §4.5 lands with the lifecycle hooks).
-    # Once it does, assert here that its text is in run.conversation("script:start")[0].all_text.
+    (start,) = run.decisions(event="SessionStart")
+    assert start["session"] == run.session_id and start["decision"] == "context", run.describe()
+    assert "C01" in start["codes"]
+    (first,) = run.conversation("script:start")
+    (added,) = first.texts_starting("SessionStart hook additional context:")
+    assert "swarmgate session start (startup)" in added, added
+    # the report is about this worktree: the one uncommitted file is listed in its section
+    changes = added.split("## Uncommitted changes in the worktree", 1)[1].split("\n## ", 1)[0]
+    assert "wip-e2e.txt" in changes, added
 
 
 def test_g01_deny_reaches_the_model_as_the_tools_error(claude_repo):

@@ -10,8 +10,9 @@ Conversations: Claude Code holds several conversations against one API: the
 main agent's, one per subagent (its first user message holds the dispatch
 prompt), and side requests (title generation and the like). The server is
 stateless about them: each request carries the whole conversation, so a
-``Conversation`` is picked by a marker in the first user message and its
-next turn is the number of assistant messages already in the request.
+``Conversation`` is picked by a marker in the first user message (the
+longest marker that matches wins) and its next turn is the number of
+assistant messages already in the request.
 
     api = MessagesAPI([
         Conversation("run-echo", [
@@ -183,6 +184,12 @@ class Request:
                         if isinstance(b, dict) and b.get("type") == "tool_result"]
         return []
 
+    def texts_starting(self, prefix: str) -> list[str]:
+        """Text blocks (in any message) that start with ``prefix``, e.g. what a hook added:
+        "SessionStart hook additional context:" or "PreToolUse:Bash hook additional context:"."""
+        return [t for m in self.messages for t in map(_block_text, _content_blocks(m))
+                if t.startswith(prefix)]
+
     def tool_uses(self) -> list[dict]:
         """Every tool_use block the assistant sent in this conversation so far."""
         return [b for m in self.messages if m.get("role") == "assistant"
@@ -337,11 +344,14 @@ class MessagesAPI:
             self.other.append((method, h.path))
 
     def _route(self, req: Request) -> Turn:
-        for conv in self.conversations:
-            if conv.matches(req):
-                req.conversation = conv.name
-                return conv.reply(req)
-        return self.side(req)
+        """The conversation with the longest matching marker answers (so `script:x` and
+        `script:x-sub` can coexist); a request no marker matches is a side request."""
+        matching = [c for c in self.conversations if c.matches(req)]
+        if not matching:
+            return self.side(req)
+        conv = max(matching, key=lambda c: len(c.marker))
+        req.conversation = conv.name
+        return conv.reply(req)
 
     def _handle_post(self, h: BaseHTTPRequestHandler) -> None:
         length = int(h.headers.get("Content-Length") or 0)

@@ -57,12 +57,12 @@ def test_streams_a_tool_call_then_ends_after_the_result():
 
 
 def test_routes_conversations_by_first_user_message_and_answers_side_requests():
-    convs = [Conversation("main-marker", [done("main")]), Conversation("sub-marker", [done("sub")])]
+    convs = [Conversation("main-marker", [done("main")]), Conversation("main-marker-sub", [done("sub")])]
     with MessagesAPI(convs) as api:
-        _post(api.url, {"stream": True, "messages": [_user("sub-marker task")]})
+        _post(api.url, {"stream": True, "messages": [_user("main-marker-sub task")]})
         _post(api.url, {"stream": True, "messages": [_user("main-marker go")]})
         _, body = _post(api.url, {"stream": False, "messages": [_user("write a title")]})
-    assert [r.conversation for r in api.requests] == ["sub-marker", "main-marker", None]
+    assert [r.conversation for r in api.requests] == ["main-marker-sub", "main-marker", None]
     assert json.loads(body)["content"] == [{"type": "text", "text": "e2e"}]
     assert [r.reply.blocks[0]["text"] for r in api.requests] == ["sub", "main", "e2e"]
 
