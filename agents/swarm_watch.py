@@ -383,7 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="swarm-watch", description=__doc__.split("\n")[0])
     p.add_argument("verb", nargs="?", choices=("watch", "ack", "status"), default="watch")
     p.add_argument("key", nargs="?", help="for ack: a finding key, or `all`")
-    p.add_argument("--session", help="the session id (default: $CLAUDE_SESSION_ID)")
+    p.add_argument("--session", help="the session id (default: $CLAUDE_CODE_SESSION_ID)")
     p.add_argument("--cwd", default=None, help="the session's project directory (default: here)")
     p.add_argument("--pid", type=int, help="the session's Claude Code process (its descendants are watched)")
     p.add_argument("--interval", type=float, default=60.0)
@@ -398,7 +398,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if refusal():
         say(refusal())
         return Exit.USAGE
-    session = args.session or os.environ.get("CLAUDE_SESSION_ID")
+    session = args.session or os.environ.get("CLAUDE_CODE_SESSION_ID") or os.environ.get("CLAUDE_SESSION_ID")
     if not session:
         say("--session is required")
         return Exit.USAGE
