@@ -446,3 +446,60 @@ def test_unusable_state_dir_is_one_clear_line(bad_repo, tmp_path):
     cp = bad_repo.cli(env=dict(os.environ, SWARMGATE_STATE_DIR=str(blocker)))
     assert cp.returncode == Exit.USAGE
     assert "SWARMGATE_STATE_DIR" in cp.stderr and "Traceback" not in cp.stderr
+
+
+def _cgroups_reason() -> str | None:
+    from swarmgate.hosts import cgroups
+    if os.geteuid() != 0:
+        return "memory cgroups need root"
+    try:
+        backend = cgroups.get("auto")
+    except cgroups.CgroupError as e:
+        return str(e)
+    if backend.name == "systemd":
+        return "systemd is PID 1: the runner's own tests cover that backend"
+    if not os.access(backend.root, os.W_OK):
+        return f"{backend.root} is not writable"
+    return None
+
+
+@pytest.mark.cgroup
+def test_heavy_stages_run_under_the_real_memory_cap(repo, tmp_path, monkeypatch):
+    reason = _cgroups_reason()
+    if reason is not None:
+        if os.environ.get("SWARMGATE_REQUIRE_REAL_PARTS") == "1":
+            pytest.fail(f"real cgroups required: {reason}")
+        pytest.skip(reason)
+    from swarmgate.hosts import cgroups
+    slice_name = f"sggate-{os.getpid()}-{int(time.time() * 1000) % 10**8}"
+    monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", str(tmp_path / "hosts.toml"))
+    repo.config(f"""
+[memory]
+total = "256M"
+slice = "{slice_name}"
+[[gate.stages]]
+name = "heavy-ok"
+command = "grep memory /proc/self/cgroup"
+heavy = true
+cap = "64M"
+timeout = 60
+[[gate.stages]]
+name = "heavy-oom"
+command = "python3 -c 'bytearray(200 * 2**20)'"
+heavy = true
+cap = "64M"
+timeout = 60
+""")
+    try:
+        result = repo.gate(env=dict(os.environ, SWARMGATE_HEAVY="commit"))
+        by = {o.stage: o for o in result.outcomes}
+        assert by["heavy-ok"].verdict == "pass", by["heavy-ok"].output
+        assert slice_name in by["heavy-ok"].output          # it ran inside the runner's slice
+        assert by["heavy-oom"].verdict == "error" and by["heavy-oom"].rc == Exit.OWN_CAP, by["heavy-oom"].output
+        assert result.red
+        assert not (repo.state / "gate-cache" / "verdicts" / "heavy-oom").exists()   # never cached
+        again = {o.stage: o.how for o in repo.gate().outcomes}                          # no prefix now
+        assert again["heavy-ok"] == "cached" and again["heavy-oom"] == "skipped"
+    finally:
+        cgroups.get("auto").remove_slice(slice_name)
+    assert not os.path.exists(cgroups.get("auto").slice_path(slice_name))
