@@ -143,11 +143,44 @@ def read_index(repo: Path | str, index_file: str | None = None, head: object = _
                 unmerged.append(path)
             continue
         entries.append(Entry(mode, oid, path))
+    empties = [e.path for e in entries if e.oid in EMPTY_BLOBS]
+    if empties:  # `git add -N` entries look like empty files; they are not part of the commit
+        ita = _intent_to_add(repo, env, empties)
+        if ita:
+            entries = [e for e in entries if e.path not in ita]
     if unmerged:
         shown = ", ".join(unmerged[:5]) + (" ..." if len(unmerged) > 5 else "")
         raise TreeError(f"the index has unresolved merge conflicts in {shown}: resolve them and "
                         f"`git add` the result before running the gate")
     return Index(repo, index_file, head, entries)
+
+
+EMPTY_BLOBS = ("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391",
+               "473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813")
+CE_INTENT_TO_ADD = 1 << 29
+
+
+def _intent_to_add(repo: Path, env: dict[str, str], paths: list[str]) -> set[str]:
+    """The paths among ``paths`` whose index entry is intent-to-add (flag in `ls-files --debug`)."""
+    cp = _git(repo, ["--literal-pathspecs", "ls-files", "-s", "--debug", "-z", "--", *paths], env,
+              what="reading the index (git ls-files --debug)")
+    data = cp.stdout
+    out: set[str] = set()
+    i = 0
+    try:
+        while i < len(data):
+            j = data.index(b"\0", i)
+            path = data[i:j].partition(b"\t")[2].decode("utf-8", errors="surrogateescape")
+            k = j + 1
+            for _ in range(5):  # ctime, mtime, dev/ino, uid/gid, size/flags
+                k = data.index(b"\n", k) + 1
+            flags = data[j + 1:k].rsplit(b"flags:", 1)[1].strip()
+            if int(flags, 16) & CE_INTENT_TO_ADD:
+                out.add(path)
+            i = k
+    except (ValueError, IndexError):
+        return out  # an unexpected format: treat them as the empty files they look like
+    return out
 
 
 def read_blobs(repo: Path | str, oids: list[str], index_file: str | None = None) -> Iterator[tuple[str, bytes]]:

@@ -503,3 +503,20 @@ timeout = 60
     finally:
         cgroups.get("auto").remove_slice(slice_name)
     assert not os.path.exists(cgroups.get("auto").slice_path(slice_name))
+
+
+def test_intent_to_add_files_are_not_part_of_the_tree(repo):
+    repo.config("""
+[[gate.stages]]
+name = "ita"
+command = "test ! -e later.txt && test -f empty.txt && test ! -s empty.txt"
+inputs = ["**"]
+""")
+    repo.write("empty.txt", "")
+    repo.write("later.txt", "not staged yet\n")
+    repo.git("add", "empty.txt", ".claude")
+    repo.git("add", "-N", "later.txt")
+    before = repo.snapshot()
+    result = repo.gate()
+    assert verdicts(result)["ita"] == "pass", result.text + "".join(o.output for o in result.outcomes)
+    assert repo.snapshot() == before
