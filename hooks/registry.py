@@ -37,5 +37,70 @@ def guards() -> list:
     return _cache
 
 
+def _routes_key(names: tuple) -> str | None:
+    """Identity of the guard modules' files (name, mtime, size); None when one cannot be stat'ed."""
+    import os
+
+    import swarmgate.hooks as pkg
+    here = os.path.dirname(os.path.abspath(pkg.__file__))
+    parts = []
+    for name in names:
+        if not name.startswith("swarmgate.hooks.") or name.count(".") != 2:
+            return None
+        try:
+            st = os.stat(os.path.join(here, name.rsplit(".", 1)[1] + ".py"))
+        except OSError:
+            return None
+        parts.append(f"{name}:{st.st_mtime_ns}:{st.st_size}")
+    return "|".join(parts)
+
+
+def guards_for(event: str, tool: str | None, index_path: str | None = None) -> list:
+    """The guards that apply to (event, tool), importing only the modules that have any.
+
+    The hook's hot path: importing every guard module on every call costs
+    milliseconds. ``index_path`` caches which (event, tool) each module's
+    guards run on, keyed by the identity of every module file (any edit of a
+    guard module, or of MODULES, misses the cache: then every module is
+    imported and the index rebuilt). Without an index, or when it cannot be
+    read, every module is imported: never fewer guards, only slower.
+    """
+    if _cache is not None or not index_path:
+        return [g for g in guards() if g.applies(event, tool)]
+    import json
+
+    from swarmgate.statefile import StateError, read_text, write_text_atomic
+    key = _routes_key(MODULES)
+    routes = None
+    if key is not None:
+        try:
+            text = read_text(index_path)
+            rec = json.loads(text) if text else None
+        except (OSError, ValueError, StateError):
+            rec = None
+        if isinstance(rec, dict) and rec.get("key") == key and isinstance(rec.get("routes"), dict):
+            routes = rec["routes"]
+    if routes is None:
+        everything = guards()
+        if key is not None:
+            index = {}
+            for name in MODULES:
+                mod_guards = importlib.import_module(name).GUARDS
+                index[name] = sorted({(ev, t) for g in mod_guards for ev in g.events for t in (g.tools or ("*",))})
+            try:
+                write_text_atomic(index_path, json.dumps({"key": key, "routes": index}) + "\n")
+            except (OSError, StateError):
+                pass
+        return [g for g in everything if g.applies(event, tool)]
+    out = []
+    for name in MODULES:
+        pairs = routes.get(name)
+        if isinstance(pairs, list) and not any(
+                isinstance(p, list) and len(p) == 2 and p[0] == event and p[1] in ("*", tool) for p in pairs):
+            continue  # none of this module's guards runs on this (event, tool)
+        out.extend(g for g in importlib.import_module(name).GUARDS if g.applies(event, tool))
+    return out
+
+
 def by_code() -> dict:
     return {g.code: g for g in guards()}

@@ -146,7 +146,8 @@ def _answer(event_name: str, stdin_text: str, registry, t0: float) -> tuple[str,
 
     if registry is None:
         from swarmgate.hooks import registry as registry_module
-        registry = registry_module.guards()
+        registry = registry_module.guards_for(
+            event_name, event.tool_name, os.path.join(event.repo, ".swarmgate", "cache", "guard-routes.json"))
     stop_active = bool(event.payload.get("stop_hook_active"))
     findings = evaluate(event, config, registry)
     decision, reason, context = combine(event_name, findings, stop_active)

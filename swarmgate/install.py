@@ -428,10 +428,11 @@ def plan_uninstall(repo: str) -> Plan:
             plan.say("removed", rel)
         else:
             plan.say("kept", f"{rel} (changed by you)")
-    from swarmgate.config import cache_path
-    cache = cache_path(repo)
-    if os.path.isfile(cache) and not os.path.islink(cache):
-        plan.removes.append(os.path.relpath(cache, repo))  # the hooks' config cache
+    cache_dir = os.path.join(repo, ".swarmgate", "cache")  # the hooks' caches (config, guard routes)
+    if os.path.isdir(cache_dir) and not os.path.islink(cache_dir):
+        for name in sorted(os.listdir(cache_dir)):
+            if os.path.isfile(os.path.join(cache_dir, name)):
+                plan.removes.append(f".swarmgate/cache/{name}")
     if manifest:
         plan.removes.append(MANIFEST)
     return plan

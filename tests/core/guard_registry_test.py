@@ -138,3 +138,63 @@ def test_every_guard_is_reached_by_an_installed_hook_entry():
             for tool in g.tools:
                 assert any(re.fullmatch(m, tool) for m in wired[event]), \
                     f"{g.code} runs on {event}/{tool}, which no installed matcher covers: add it to HOOK_GROUPS"
+
+
+def _all_routes():
+    from swarmgate.install import HOOK_GROUPS
+    out = set()
+    for event, matcher, _ in HOOK_GROUPS:
+        for tool in (matcher.split("|") if matcher else [None]):
+            out.add((event, tool))
+    for g in GUARDS:
+        for ev in g.events:
+            for t in g.tools or (None,):
+                out.add((ev, t))
+    return sorted(out, key=str)
+
+
+def test_guards_for_imports_only_what_an_event_needs_and_misses_nothing(tmp_path, monkeypatch):
+    """The routing index never drops a guard: same guards, same order, as filtering the full registry."""
+    import json as _json
+
+    index = str(tmp_path / "routes.json")
+    monkeypatch.setattr(registry, "_cache", None)
+    for event, tool in _all_routes():  # first call builds the index, later ones use it
+        monkeypatch.setattr(registry, "_cache", None)
+        got = registry.guards_for(event, tool, index)
+        want = [g for g in GUARDS if g.applies(event, tool)]
+        assert [g.code for g in got] == [g.code for g in want], (event, tool)
+    rec = _json.loads(open(index).read())
+    assert set(rec["routes"]) == set(registry.MODULES)
+    # a stale key (a guard module changed) is not trusted: everything is imported again
+    rec["key"] = "stale"
+    rec["routes"] = {name: [] for name in registry.MODULES}
+    open(index, "w").write(_json.dumps(rec))
+    monkeypatch.setattr(registry, "_cache", None)
+    assert [g.code for g in registry.guards_for("PreToolUse", "Write", index)] == \
+        [g.code for g in GUARDS if g.applies("PreToolUse", "Write")]
+    # a corrupt index is ignored too
+    open(index, "w").write("{nope")
+    monkeypatch.setattr(registry, "_cache", None)
+    assert [g.code for g in registry.guards_for("Stop", None, index)] == \
+        [g.code for g in GUARDS if g.applies("Stop", None)]
+
+
+def test_a_file_tool_hook_call_does_not_import_the_dispatch_guards(tmp_path, repo):
+    """Through a real process: with the index warm, only the modules routed to the call are imported."""
+    import json as _json
+    payload = _json.dumps({"session_id": "s", "cwd": str(repo), "hook_event_name": "PreToolUse",
+                           "tool_name": "Write", "tool_input": {"file_path": str(repo / "a.txt"), "content": ""}})
+    code = ("import sys; from swarmgate.cli import main; rc = main(['hook', 'PreToolUse']); "
+            "sys.stderr.write('MODULES ' + ' '.join(sorted(m for m in sys.modules if m.startswith('swarmgate.hooks.'))))")
+    env = {**os.environ, "SWARMGATE_STATE_DIR": str(tmp_path / "st")}
+    for _ in range(2):  # the first call writes the index
+        proc = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True, text=True,
+                              cwd=repo, env=env, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+    loaded = proc.stderr.rsplit("MODULES ", 1)[1].split()
+    routed = {name for name in registry.MODULES
+              if any(g.applies("PreToolUse", "Write") for g in __import__("importlib").import_module(name).GUARDS)}
+    assert routed <= set(loaded)
+    unrouted = set(registry.MODULES) - routed
+    assert unrouted - set(loaded), f"every guard module was imported for a Write call: {loaded}"
