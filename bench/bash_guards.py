@@ -41,11 +41,13 @@ def _p95(xs):
     return xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
 
 
-def _setup_repo(corpus) -> str:
+def _setup_repo(corpus, off=()) -> str:
     repo = tempfile.mkdtemp(prefix="swarmgate-bench-")
     os.makedirs(os.path.join(repo, ".claude"))
     with open(os.path.join(repo, ".claude", "swarmgate.toml"), "w") as f:
         f.write(corpus.CONFIG)
+        if off:
+            f.write("\n[guards]\n" + "".join(f'{c} = "off"\n' for c in off))
     for e in corpus.HEAVY + corpus.BENIGN:
         for rel, content in e.files.items():
             p = os.path.join(repo, rel)
@@ -163,11 +165,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=200, help="commands through the hook subprocess (default 200)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    ap.add_argument("--off", default="", help="guard codes switched off in the bench repository "
+                                              "(e.g. R01, to see the Bash guards without the host report)")
     args = ap.parse_args(argv)
 
     _compile_bytecode()
     corpus = _corpus()
-    repo = _setup_repo(corpus)
+    off = [c.strip() for c in args.off.split(",") if c.strip()]
+    repo = _setup_repo(corpus, off)
     state = tempfile.mkdtemp(prefix="swarmgate-bench-state-")
     old_state = os.environ.get("SWARMGATE_STATE_DIR")
     os.environ["SWARMGATE_STATE_DIR"] = state
@@ -188,7 +193,8 @@ def main(argv=None) -> int:
     rm = lat["hook_median_ms"] / lat["base_median_ms"]
     rp = lat["hook_p95_ms"] / lat["base_p95_ms"]
     print(f"bash guards bench: {lat['n']} commands through `swarmgate hook PreToolUse` "
-          f"({lat['denied']} denied), interleaved with `python -c pass`")
+          f"({lat['denied']} denied), interleaved with `python -c pass`"
+          + (f"; switched off: {', '.join(off)}" if off else ""))
     print(f"  hook      median {lat['hook_median_ms']:7.1f} ms   p95 {lat['hook_p95_ms']:7.1f} ms")
     print(f"  baseline  median {lat['base_median_ms']:7.1f} ms   p95 {lat['base_p95_ms']:7.1f} ms")
     print(f"  ratio     median {rm:5.2f}x (goal <= 1.5x, must <= 2.0x: {'ok' if rm <= 2.0 else 'FAIL'})"

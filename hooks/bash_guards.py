@@ -40,6 +40,7 @@ _MAKE_DRY = frozenset(("-n", "--dry-run", "--just-print", "--recon", "-q", "--qu
                        "--print-data-base"))
 _SCOPE_ALIASES = {"種類": "kind", "対象": "target", "範囲": "range", "理由": "reason"}
 _EXPORTERS = ("export", "declare", "typeset", "local", "readonly")
+_SETTERS = frozenset(_EXPORTERS + ("env",))
 _NUMERIC_OPS = frozenset(("-lt", "-le", "-gt", "-ge", "-eq", "-ne"))
 # commands that start other commands with their own environment
 _LAUNCHERS = frozenset(("bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "env", "nice", "nohup", "setsid",
@@ -700,6 +701,8 @@ def check_g01_shell(event, config):
     heavy_var = config["heavy"]["prefix_var"]
     scope_var = config["scope"]["prefix_var"]
     for i, c in enumerate(analysis.commands):
+        if not c.assignments and not (c.words and c.name in _SETTERS):
+            continue
         pairs = dict(assignments_of(c))
         pairs.update(_export_pairs(c))
         if "SWARMGATE_BREAK" in pairs or (c.words and c.name in _EXPORTERS + ("env",) and any(

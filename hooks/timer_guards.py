@@ -28,6 +28,7 @@ MESSAGE_COMMANDS = frozenset(("echo", "printf", "notify-send", "wall", "write", 
                               "terminal-notifier", "logger", "tput", "bell"))
 _QUIET = frozenset(("true", ":", "sleep", "date"))
 TIMER_TOOLS = ("CronCreate", "ScheduleWakeup")
+_TIMER_NAMES = frozenset(("crontab", "at", "batch", "systemd-run", "watch", "sleep"))
 
 
 _ALLOWED: dict = {}
@@ -161,9 +162,10 @@ def check_t01(event, config):
     cmds = [c for c in analysis.commands if c.words]
     findings = []
     for i, cmd in enumerate(cmds):
-        if _through_allowed(cmd, allowed):
+        if cmd.name not in _TIMER_NAMES or _through_allowed(cmd, allowed):
             continue
-        why = _timer_command(cmd, [c for c in cmds[i + 1:] if not _through_allowed(c, allowed)], min_sleep)
+        later = [c for c in cmds[i + 1:] if not _through_allowed(c, allowed)] if cmd.name == "sleep" else ()
+        why = _timer_command(cmd, later, min_sleep)
         if why:
             findings.append(G.Finding(
                 "T01", f"shell timer refused: {why}. Timers go through the reminder command "
