@@ -227,6 +227,9 @@ def record_start(st: dict, agent_id: str, agent_type: str, proc: dict, now: floa
         a = {"type": agent_type, "started": now, "stopped": None, "proc": proc, "name": None,
              "dispatch": None}
         st["agents"][agent_id] = a
+    elif a.get("stopped"):
+        # the same agent started again (a continuation that got through): running once more
+        a.update(started=now, stopped=None, proc=proc, resumed=(a.get("resumed") or 0) + 1)
     if not a.get("dispatch"):
         for d in st["dispatches"]:
             if not d.get("agent") and d.get("type") == agent_type:

@@ -87,3 +87,13 @@ def test_session_process_walks_past_a_shell():
     code = "from swarmgate.hooks.session_state import session_process as s; print(s()['pid'])"
     out = subprocess.run(["sh", "-c", f"{sys.executable} -c \"{code}\"; true"], capture_output=True, text=True)
     assert int(out.stdout.strip()) == os.getpid()
+
+
+def test_a_resumed_agent_runs_again():
+    me = {"pid": os.getpid(), "start": start_time(os.getpid())}
+    st = S.empty("x")
+    S.record_start(st, "a1", "clerk", me, 1.0)
+    S.record_stop(st, "a1", "clerk", me, 2.0)
+    assert S.running(st) == []
+    S.record_start(st, "a1", "clerk", me, 3.0)
+    assert [aid for aid, _ in S.running(st)] == ["a1"] and st["agents"]["a1"]["resumed"] == 1
