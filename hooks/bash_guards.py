@@ -821,6 +821,11 @@ GUARDS = (
                    fires=False),
             G.Case("subagent-light", "PreToolUse", _sub("cargo build --release"), fires=False),
             G.Case("subagent-heavy-left-to-b01", "PreToolUse", _sub("cargo test --workspace"), fires=False),
+            G.Case("subagent-uncapped-when-b01-off", "PreToolUse", _sub("timeout 3600 make check-full"),
+                   fires=True, breaks=("b02-allow-uncapped",), config='[guards]\nB01 = "off"\n'),
+            G.Case("subagent-capped-when-b01-off", "PreToolUse",
+                   _sub("run-with-memory-cap 8G -- make check-full"), fires=False,
+                   config='[guards]\nB01 = "off"\n'),
         ),
     ),
     G.Guard(

@@ -409,3 +409,21 @@ def test_dry_runs_and_builds_are_not_heavy_runs(cjudge):
               "cargo test --all -- --list", "make -nj4 replay"]:
         assert not cjudge.codes(c, subagent=True) & {"B01", "B02", "B10"}, c
     assert "B01" in cjudge.codes("make -j4 check-full", subagent=True)
+
+
+def test_guards_never_crash_on_arbitrary_text(cjudge):
+    """Whatever the text, every Bash guard answers (a crash would fail closed with 'crashed')."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    alphabet = st.sampled_from(list("abc $`'\"\\|&;()<>{}[]=*?!#~-\n\t") + ["cargo", "test", "--all",
+                               "bash -c ", "eval ", "while ", "do ", "done", "sleep 99", " > ", "tee ",
+                               "SWARMGATE_HEAVY=commit ", "<<EOF\n", "EOF\n", "$(", "crontab ", "xargs "])
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(alphabet, max_size=40).map("".join), st.booleans())
+    def run(text, subagent):
+        for f in cjudge.findings(text, subagent=subagent):
+            assert "crashed" not in f.message and "did not finish" not in f.message, (text, f.render())
+
+    run()
