@@ -9,8 +9,8 @@ swarm-watch read one history)::
      say), "interrupted", "output_bytes", "output_sha" (sha256 of stdout + stderr, 16 hex)}
 
 P01 adds a line to the agent's context when the same command ran for the
-REPEAT-th time (3) in a row in this session with unchanged output: running
-it again will not tell anything new.
+REPEAT-th time (3) in a row in this session with unchanged output (and at
+every REPEAT-th run after that): running it again will not tell anything new.
 
 C04 brings alerts to the main agent: alerts written for this session (H02's
 transcript audit, swarm-watch, the runner) since it last looked are added,
@@ -147,8 +147,8 @@ def check_p01(event, config):
     if not event.shell_command:
         return None
     r = record(event)
-    if broken("p01-no-repeat-flag") or r["repeats"] < REPEAT:
-        return None
+    if broken("p01-no-repeat-flag") or r["repeats"] < REPEAT or r["repeats"] % REPEAT:
+        return None  # said at the 3rd identical run, then every 3rd: a hint, not noise
     e = r["entry"]
     cmd = e["command"] if len(e["command"]) <= 160 else e["command"][:157] + "..."
     return G.Finding(
