@@ -618,6 +618,8 @@ def _always_true(loop) -> bool:
 def check_b30(event, config):
     if broken(event, "b30-allow-unbounded-loops"):
         return None
+    if event.tool_name == "Monitor":
+        return None   # the Monitor tool kills its command at timeout_ms (30 min at most): bounded
     analysis = analysis_of(event, config)
     if analysis is None:
         return None
@@ -651,7 +653,7 @@ def check_b31(event, config):
     if analysis is None:
         return None
     nested = list(getattr(analysis, "nested_background", ()) or ())
-    if event.tool_input.get("run_in_background") is True and not nested:
+    if (event.tool_input.get("run_in_background") is True or event.tool_name == "Monitor") and not nested:
         for c in analysis.commands:
             if getattr(c, "background", 0):
                 nested.append(getattr(c, "text", "") or " ".join(c.words))
@@ -888,7 +890,8 @@ GUARDS = (
                     "`n=0; while [ $n -lt 60 ]; do ...; sleep 5; n=$((n+1)); done`.",
             exceptions="`for` loops (bounded lists), `while read ...` loops (end at end of input), loops "
                        "with a numeric comparison in the condition or guarding a break, loops inside "
-                       "`timeout`. A break on any other condition does not bound a wait.",
+                       "`timeout`, and the Monitor tool's commands (Monitor stops them at its timeout_ms). "
+                       "A break on any other condition does not bound a wait.",
         ),
         breaks={"b30-allow-unbounded-loops": "unbounded wait loops pass"},
         cases=(
@@ -920,7 +923,8 @@ GUARDS = (
                     "`bash -c 'server &' &`",
             instead="Background once (Bash's run_in_background, or one `&`), or "
                     "`detached-run start --label NAME -- CMD` for work that must outlive the session.",
-            exceptions="A single `&` (or `nohup cmd &`) at the top level passes.",
+            exceptions="A single `&` (or `nohup cmd &`) at the top level passes; inside a Bash call with "
+                       "run_in_background or a Monitor command, which are background jobs already, it does not.",
         ),
         breaks={"b31-allow-nested-background": "nested background jobs pass"},
         cases=(

@@ -311,7 +311,11 @@ def test_w01_no_row(cjudge):
 def test_monitor_runs_through_the_same_guards(cjudge):
     assert "B01" in cjudge.codes(tool="Monitor", subagent=True,
                                  tool_input={"command": "cargo test --workspace", "timeout_ms": 1000})
-    assert "B30" in cjudge.codes(tool="Monitor", tool_input={"command": "while true; do sleep 5; done"})
+    # Monitor stops its command at timeout_ms: a polling loop is what it is for
+    assert "B30" not in cjudge.codes(tool="Monitor", tool_input={"command": "while true; do sleep 5; done",
+                                                                  "timeout_ms": 60000})
+    # and Monitor is a background job already
+    assert "B31" in cjudge.codes(tool="Monitor", tool_input={"command": "./serve.sh & tail -f log"})
 
 
 # ------------------------------------------------------------------ cases, switches, registry
@@ -383,7 +387,9 @@ def test_hook_subprocess_names_each_code(cjudge):
     out = _hook(cjudge.repo, {"tool_name": "CronCreate", "tool_input": {"cron": "* * * * *", "prompt": "ping"}})
     assert _decision(out)[0] == "deny" and "[T01]" in _decision(out)[1]
     out = _hook(cjudge.repo, {"tool_name": "Monitor", "agent_id": "a", "agent_type": "implementer",
-                              "tool_input": {"command": "while true; do sleep 5; done"}})
+                              "tool_input": {"command": "cargo test --all 2>&1 | grep FAIL", "timeout_ms": 1000}})
+    assert _decision(out)[0] == "deny" and "[B01]" in _decision(out)[1]
+    out = _hook(cjudge.repo, {"tool_name": "Bash", "tool_input": {"command": "while true; do sleep 5; done"}})
     assert _decision(out)[0] == "deny" and "[B30]" in _decision(out)[1]
     out = _hook(cjudge.repo, {"tool_name": "Bash", "agent_id": "a", "agent_type": "implementer",
                               "tool_input": {"command": 'echo "cargo test --workspace" && git status'}})
