@@ -193,7 +193,7 @@ def _admit(event, config) -> dict:
     window = float(config["dispatch"]["pending_seconds"])
     limit = int(config["dispatch"]["max_concurrent"])
     proc = S.session_process()
-    tool_use_id = str(event.payload.get("tool_use_id") or "")
+    tool_use_id = str(event.payload.get("tool_use_id") or f"noid-{time.time_ns():x}")
     name = event.tool_input.get("name") if isinstance(event.tool_input.get("name"), str) else None
     scratch = list(dict.fromkeys(parsed.scratch))
     base = event.cwd or event.repo
