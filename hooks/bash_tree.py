@@ -665,6 +665,26 @@ _RUNNERS = ("run-with-memory-cap", "host-dispatch", "multi-host-run", "gpu-quies
             "detached-run")
 
 
+def _opt_value(args: list, short: str, longs: tuple = ()) -> str | None:
+    """The value of option -X (also inside a getopt cluster: -qc VALUE, -cVALUE) or --long[=V]."""
+    n = len(args)
+    for k, a in enumerate(args):
+        if a == "--":
+            return None
+        if longs and a.startswith(longs):
+            if "=" in a:
+                return a.split("=", 1)[1]
+            if a in longs and k + 1 < n:
+                return args[k + 1]
+        if a.startswith("-") and not a.startswith("--") and short in a[1:]:
+            j = a.index(short, 1)
+            if j < len(a) - 1:
+                return a[j + 1:]
+            if k + 1 < n:
+                return args[k + 1]
+    return None
+
+
 def _skip_opts(args: list, i: int, takes: set, *, stop_at_assign: bool = False) -> int:
     """Skip options starting at args[i]; return index of the first operand."""
     n = len(args)
@@ -680,9 +700,15 @@ def _skip_opts(args: list, i: int, takes: set, *, stop_at_assign: bool = False) 
         if a in takes:
             i += 2
             continue
-        # a short cluster whose last letter takes a value: -un user / -n5
-        if not a.startswith("--") and len(a) > 2 and ("-" + a[1]) in takes:
-            i += 1
+        if not a.startswith("--") and len(a) > 2:
+            # getopt cluster: the first letter that takes a value takes the rest
+            # of the cluster (-n5) or, when it is the last letter, the next word (-dmS name)
+            for k in range(1, len(a)):
+                if "-" + a[k] in takes:
+                    i += 2 if k == len(a) - 1 else 1
+                    break
+            else:
+                i += 1
             continue
         i += 1
     return i
@@ -710,6 +736,7 @@ class _Walker:
         self.ticks = 0
         self._io: tuple = ([], [], None)
         self.stdin_stack: list[tuple] = []
+        self.makefiles: dict[str, tuple] = {}
 
     # -- bookkeeping ---------------------------------------------------------
     def tick(self) -> None:
@@ -987,6 +1014,9 @@ class _Walker:
         if name == "find":
             self._find(args, largs, env, ctx, text)
             return
+        if name in ("make", "gmake"):
+            self._make(args, largs, ctx, text)
+            return
         inner = self._wrapped(name, args, largs, env, ctx, text, feed)
         if inner is not None:
             return
@@ -1121,6 +1151,50 @@ class _Walker:
                 if name == "run-with-memory-cap" and i < len(a):
                     i += 1   # the CAP
             return self._inner(args, largs, i + off, env, ctx.sub(name, wrapper=name), text)
+        if name == "su":
+            code = _opt_value(args, "c", ("--command",))
+            if code is not None:
+                self._nested_text(code, ctx.sub("su", wrapper="su"), "su -c", text)
+            return True
+        if name == "ssh":
+            # ssh [opts] HOST [COMMAND...]: the command runs on HOST through its shell
+            i = _skip_opts(args, 0, {"-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L",
+                                     "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w"})
+            if i + 1 < len(args):
+                self._nested_text(" ".join(args[i + 1:]), ctx.sub(f"ssh:{args[i]}", wrapper="ssh"),
+                                  "ssh", text)
+            return True
+        if name in ("uv", "poetry", "pipenv", "pdm", "hatch", "rye") and args[:1] == ["run"]:
+            i = _skip_opts(args, 1, {"--with", "--python", "-p", "--env", "-e", "--directory",
+                                     "--project", "--package", "--extra", "--group"})
+            return self._inner(args, largs, i, env, ctx.sub(f"{name} run", wrapper=name), text)
+        if name in ("nix-shell", "nix") :
+            for k, a in enumerate(args):
+                if a in ("--run", "--command", "-c") and k + 1 < len(args):
+                    rest = args[k + 1] if name == "nix-shell" else " ".join(args[k + 1:])
+                    self._nested_text(rest, ctx.sub(name, wrapper=name), name, text)
+                    return True
+            return True
+        if name == "script":
+            code = _opt_value(args, "c", ("--command",))
+            if code is not None:
+                self._nested_text(code, ctx.sub("script -c", wrapper="script"), "script -c", text)
+                return True
+            return None
+        if name in ("tmux", "screen"):
+            # tmux new[-session] [-d] ... 'cmd' / screen -dm cmd...: a detached background job
+            if name == "tmux" and args[:1] and args[0] in ("new", "new-session", "new-window", "split-window", "send-keys"):
+                i = _skip_opts(args, 1, {"-s", "-n", "-c", "-t", "-x", "-y", "-e", "-F", "-l"})
+                if args[0] == "send-keys":
+                    return True
+                if i < len(args):
+                    self._nested_text(" ".join(args[i:]), ctx.sub(name, bg=ctx.bg + 1, wrapper=name),
+                                      name, text)
+                return True
+            if name == "screen" and any(a.startswith("-d") or a.startswith("-D") for a in args):
+                i = _skip_opts(args, 0, {"-S", "-c", "-e", "-h", "-p", "-T", "-t", "-X"})
+                return self._inner(args, largs, i, env, ctx.sub(name, bg=ctx.bg + 1, wrapper=name), text)
+            return True
         if name == "swarmgate" and args[:1] == ["preflight"]:
             if len(args) > 1:
                 self._script_arg(args[1], largs[1], env, ctx.sub("swarmgate preflight"), text,
@@ -1566,6 +1640,91 @@ class _Walker:
             return False
         return any(command_matches(c, pattern) for c in sub.commands)
 
+    # -- make ----------------------------------------------------------------
+    def _make(self, args, largs, ctx, text) -> None:
+        """``make [targets]``: the recipes of the named targets (or the default
+        one) and of their prerequisites, each line a shell text, via
+        ``make:TARGET``. Make variables defined in the Makefile are expanded;
+        others become unknown shell variables (dynamic words)."""
+        mdir, mfile, targets, dry = self.cwd, None, [], False
+        overrides: dict[str, str] = {}
+        i, n = 0, len(args)
+        while i < n:
+            a = args[i]
+            if a in ("-C", "--directory") and i + 1 < n:
+                mdir = os.path.join(mdir, args[i + 1]) if mdir else None
+                i += 2
+                continue
+            if a.startswith("-C") and len(a) > 2:
+                mdir = os.path.join(mdir, a[2:]) if mdir else None
+            elif a.startswith("--directory="):
+                mdir = os.path.join(mdir, a.split("=", 1)[1]) if mdir else None
+            elif a in ("-f", "--file", "--makefile") and i + 1 < n:
+                mfile = args[i + 1]
+                i += 2
+                continue
+            elif a in ("-o", "-W", "-I", "--old-file", "--what-if", "--include-dir") and i + 1 < n:
+                i += 2
+                continue
+            elif a in ("-j", "-l", "--jobs", "--load-average") and i + 1 < n and args[i + 1].isdigit():
+                i += 2
+                continue
+            elif a in ("-n", "--dry-run", "--just-print", "--recon", "-q", "--question"):
+                dry = True
+            elif a.startswith("-"):
+                pass
+            elif "=" in a:
+                k, v = a.split("=", 1)
+                overrides[k] = v
+            else:
+                targets.append(a)
+            i += 1
+        if dry:
+            return
+        if mdir is None:
+            self.unverifiable("make: cannot tell which directory it runs in", text)
+            return
+        path = None
+        if mfile:
+            path = mfile if os.path.isabs(mfile) else os.path.join(mdir, mfile)
+        else:
+            for cand in ("GNUmakefile", "makefile", "Makefile"):
+                if os.path.isfile(os.path.join(mdir, cand)):
+                    path = os.path.join(mdir, cand)
+                    break
+        if path is None:
+            return   # no makefile: make fails, nothing runs
+        path = os.path.normpath(path)
+        rules = self.makefiles.get(path)
+        if rules is None:
+            body = self._read_script(path, text)
+            if body is None:
+                return
+            self.an.scripts_read.append(path)
+            rules = _parse_makefile(body)
+            self.makefiles[path] = rules
+        mvars, recipes, prereqs, default = rules
+        mvars = dict(_MAKE_BUILTINS, **mvars)
+        mvars.update(overrides)
+        done: set[str] = set()
+        saved_cwd = self.cwd
+        self.cwd = mdir
+
+        def run_target(t: str, level: int) -> None:
+            if t in done or level > 8:
+                return
+            done.add(t)
+            for p in prereqs.get(t, ()):
+                run_target(p, level + 1)
+            for line in recipes.get(t, ()):
+                shell = _make_expand(line, mvars, t, prereqs.get(t, ()))
+                self._nested_text(shell, ctx.sub(f"make:{t}"), f"make {t}", text)
+        try:
+            for t in targets or ([default] if default else []):
+                run_target(t, 0)
+        finally:
+            self.cwd = saved_cwd
+
     # -- functions never called ------------------------------------------------
     def finish(self, ctx: _Ctx) -> None:
         for name, (body, dctx) in list(self.funcs.items()):
@@ -1576,6 +1735,121 @@ class _Walker:
                     self.walk(body, dctx.sub(f"function:{name}"))
                 finally:
                     self.active_funcs.pop()
+
+
+_MAKE_BUILTINS = {"CC": "cc", "CXX": "g++", "AR": "ar", "AS": "as", "LD": "ld", "RM": "rm -f",
+                  "INSTALL": "install", "LEX": "lex", "YACC": "yacc", "FC": "f77", "CPP": "cc -E",
+                  "SHELL": "/bin/sh", "CFLAGS": "", "CXXFLAGS": "", "LDFLAGS": "", "LDLIBS": "",
+                  "CPPFLAGS": "", "ARFLAGS": "rv", "MAKEFLAGS": "", "CURDIR": "."}
+
+
+def _parse_makefile(text: str):
+    """(variables, recipes{target: [lines]}, prereqs{target: [names]}, default target)."""
+    lines: list[str] = []
+    buf = ""
+    for raw in text.split("\n"):
+        if raw.endswith("\\"):
+            buf += raw[:-1] + " "
+            continue
+        lines.append(buf + raw)
+        buf = ""
+    if buf:
+        lines.append(buf)
+    mvars: dict[str, str] = {}
+    recipes: dict[str, list[str]] = {}
+    prereqs: dict[str, list[str]] = {}
+    default = None
+    current: list[str] = []
+    for line in lines:
+        if line.startswith("\t"):
+            if current:
+                body = line[1:].lstrip()
+                while body[:1] in ("@", "-", "+"):
+                    body = body[1:].lstrip()
+                if body and not body.startswith("#"):
+                    for t in current:
+                        recipes.setdefault(t, []).append(body)
+            continue
+        stripped = line.split("#", 1)[0].rstrip()
+        if not stripped.strip():
+            continue
+        for op in ("::=", ":=", "?=", "+=", "!=", "="):
+            k = stripped.find(op)
+            colon = stripped.find(":")
+            if k > 0 and (colon < 0 or colon >= k or op in ("::=", ":=")) and \
+                    stripped[:k].strip().replace("override ", "").replace("export ", "").strip().replace("_", "a").replace(".", "a").isalnum():
+                name = stripped[:k].strip().replace("override ", "").replace("export ", "").strip()
+                val = stripped[k + len(op):].strip()
+                if op == "+=":
+                    mvars[name] = (mvars.get(name, "") + " " + val).strip()
+                elif op == "?=":
+                    mvars.setdefault(name, val)
+                elif op == "!=":
+                    mvars[name] = None
+                else:
+                    mvars[name] = val
+                current = []
+                break
+        else:
+            if ":" in stripped and not stripped.startswith((".", "include", "-include", "ifeq", "ifneq",
+                                                            "ifdef", "ifndef", "else", "endif", "define")):
+                head, _, rest = stripped.partition(":")
+                rest = rest.lstrip(":")
+                rest, _, inline = rest.partition(";")
+                names = head.split()
+                current = names
+                for t in names:
+                    prereqs.setdefault(t, []).extend(rest.split())
+                    if default is None and "%" not in t:
+                        default = t
+                if inline.strip():
+                    for t in names:
+                        recipes.setdefault(t, []).append(inline.strip())
+            elif stripped.startswith("."):
+                head = stripped.partition(":")[0]
+                current = [] if head.strip() in (".PHONY", ".SUFFIXES", ".DEFAULT_GOAL") else head.split()
+            else:
+                current = []
+    return mvars, recipes, prereqs, default
+
+
+def _make_expand(line: str, mvars: dict, target: str, prereqs, level: int = 0) -> str:
+    """Expand make's $(VAR) ${VAR} $@ $< $^ $$ in a recipe line into shell text."""
+    out: list[str] = []
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if c != "$" or i + 1 >= n:
+            out.append(c)
+            i += 1
+            continue
+        nx = line[i + 1]
+        if nx == "$":
+            out.append("$")
+            i += 2
+            continue
+        if nx in "@<^+*?":
+            out.append({"@": target, "<": prereqs[0] if prereqs else "", "^": " ".join(prereqs),
+                        "+": " ".join(prereqs), "*": target, "?": " ".join(prereqs)}[nx])
+            i += 2
+            continue
+        if nx in "({":
+            close = ")" if nx == "(" else "}"
+            j = _match_close(line, i + 1, nx, close)
+            inner = line[i + 2:j - 1]
+            name = inner.strip()
+            if name in ("MAKE", "MAKE_COMMAND"):
+                out.append("make")
+            elif name in mvars and mvars[name] is not None and level < 5:
+                out.append(_make_expand(mvars[name], mvars, target, prereqs, level + 1))
+            else:
+                safe = "".join(ch if ch.isalnum() else "_" for ch in name)[:40] or "x"
+                out.append("${MAKE_" + safe + "}")
+            i = j
+            continue
+        out.append("${MAKE_" + nx + "}" if nx.isalnum() else "$" + nx)
+        i += 2
+    return "".join(out)
 
 
 def _c_unescape(s: str) -> str:

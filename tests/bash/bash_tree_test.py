@@ -479,3 +479,73 @@ def test_bashlex_tables_cache(tmp_path, monkeypatch):
     os.chmod(path, 0o666)
     fourth = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert fourth.stdout.split()[1] == "pipeline"
+
+
+# ------------------------------------------------------------------ make and remote/session wrappers
+
+MAKEFILE = (
+    "CARGO ?= cargo\nFLAGS = --workspace\n.PHONY: all test\nall: build test\n"
+    "build:\n\t@$(CARGO) build\n"
+    "test: build\n\t-$(CARGO) test $(FLAGS) 2>&1 | tee $@.log\n\techo \"done $$HOME\"\n"
+    "sub:\n\t$(MAKE) -C sub x\n"
+    "env-tool:\n\t$(TOOL) run\n"
+    "c:\n\t$(CC) -o x x.c\n"
+)
+
+
+def test_make_targets_recipes_are_commands(tmp_path):
+    (tmp_path / "Makefile").write_text(MAKEFILE)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "Makefile").write_text("x:\n\tpytest -q\n")
+    an = run("make test", tmp_path)
+    c = [c for c in an.commands if c.name == "cargo" and c.args[:1] == ["test"]][0]
+    assert c.args == ["test", "--workspace"] and "make:test" in c.via
+    assert ["cargo", "build"] in words(an)                       # prerequisite first
+    assert ["echo", "done $HOME"] in words(an)                  # $$ is a shell $
+    assert an.scripts_read == [str(tmp_path / "Makefile")]
+    assert find(run("make", tmp_path), "cargo")                  # default target: all
+    assert find(run("make CARGO=/opt/cargo test", tmp_path), "cargo").words[0] == "/opt/cargo"
+    assert "cargo" not in names(run("make -n test", tmp_path))   # dry run runs nothing
+    sub = run("make sub", tmp_path)
+    assert "make:x" in find(sub, "pytest").via
+    assert "dynamic" in reasons(run("make env-tool", tmp_path))
+    assert find(run("make c", tmp_path), "cc") and not run("make c", tmp_path).unverifiable
+    assert names(run("make", tmp_path / "sub" / "nowhere")) == ["make"]
+
+
+@pytest.mark.parametrize("text, name, label", [
+    ("su -c 'cargo test' bob", "cargo", "su"),
+    ("ssh -p 2222 peer 'cd x && cargo test --workspace'", "cargo", "ssh:peer"),
+    ("uv run --with x pytest -q", "pytest", "uv run"),
+    ("poetry run pytest", "pytest", "poetry run"),
+    ("nix-shell --run 'cargo test'", "cargo", "nix-shell"),
+    ("script -qc 'cargo test' /dev/null", "cargo", None),
+    ("tmux new -d -s w 'cargo test'", "cargo", "tmux"),
+    ("screen -dmS w cargo test", "cargo", "screen"),
+    ("flock /tmp/l cargo test", "cargo", "flock"),
+    ("flock -c 'cargo test' /tmp/l", "cargo", "flock"),
+    ("srun --mem=8G -n 1 cargo test", "cargo", "srun"),
+    ("systemd-run --user --scope -p MemoryMax=8G cargo test", "cargo", "systemd-run"),
+    ("env -S 'cargo test'", "cargo", "env"),
+])
+def test_more_wrappers(text, name, label):
+    an = run(text)
+    c = find(an, name)
+    if label:
+        assert label in c.via, c.via
+
+
+def test_detached_sessions_count_as_background():
+    assert find(run("tmux new -d 'cargo test'"), "cargo").background == 1
+    assert find(run("screen -dm cargo test"), "cargo").background == 1
+
+
+def test_getopt_clusters():
+    assert find(run("sudo -Eu bob cargo test"), "cargo").args == ["test"]
+    assert find(run("xargs -n1 -P4 cargo test"), "cargo").args == ["test"]
+    assert find(run("timeout -k5 60 cargo test"), "cargo").args == ["test"]
+
+
+def test_command_v_runs_nothing():
+    assert names(run("command -v cargo")) == ["command"]
+    assert names(run("ionice -p 123")) == ["ionice"]
