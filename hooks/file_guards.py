@@ -18,13 +18,13 @@ def _install_root() -> str:
 def check_g01_files(event, config):
     from swarmgate.break_switch import broken
     from swarmgate.hooks.protected_paths import protected_reason
-    from swarmgate.state_paths import state_dir
+    from swarmgate.state_paths import state_dir_text
 
     if broken("g01-allow-file-tools"):
         return None
     out = []
     for path in event.file_paths:
-        why = protected_reason(path, cwd=event.cwd, repo=event.repo, state_dir=str(state_dir()))
+        why = protected_reason(path, cwd=event.cwd, repo=event.repo, state_dir=state_dir_text())
         if why:
             out.append(G.Finding(
                 "G01",

@@ -9,14 +9,28 @@ one budget. Repository state (the decision log) lives in the repository under
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 DEFAULT_STATE_DIR = "/var/tmp/swarmgate"
 STATE_ENV = "SWARMGATE_STATE_DIR"
 
 
+def Path(*parts):  # noqa: N802 - stands in for pathlib.Path until first use
+    """pathlib.Path, imported on first use: hooks import this module on every call and
+    pathlib (with urllib, ipaddress, re) costs milliseconds. The first call puts the
+    real class in its place."""
+    from pathlib import Path as _Path
+
+    globals()["Path"] = _Path
+    return _Path(*parts)
+
+
+def state_dir_text() -> str:
+    """The state directory as a str (no pathlib): for the hook's hot path."""
+    return os.environ.get(STATE_ENV) or DEFAULT_STATE_DIR
+
+
 def state_dir() -> Path:
-    return Path(os.environ.get(STATE_ENV) or DEFAULT_STATE_DIR)
+    return Path(state_dir_text())
 
 
 def machine_config_path() -> Path:
