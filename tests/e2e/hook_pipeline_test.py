@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from messages_api import Conversation, bash, dispatch, done, tool
+from messages_api import Conversation, bash, compact_after, dispatch, done, tool
 
 pytestmark = pytest.mark.e2e
 
@@ -52,11 +52,32 @@ def test_session_start_context_reaches_the_first_request(claude_repo):
     assert start["session"] == run.session_id and start["decision"] == "context", run.describe()
     assert "C01" in start["codes"]
     (first,) = run.conversation("script:start")
-    (added,) = first.texts_starting("SessionStart hook additional context:")
+    (added,) = first.hook_texts("SessionStart hook additional context:")
     assert "swarmgate session start (startup)" in added, added
     # the report is about this worktree: the one uncommitted file is listed in its section
     changes = added.split("## Uncommitted changes in the worktree", 1)[1].split("\n## ", 1)[0]
     assert "wip-e2e.txt" in changes, added
+
+
+def test_session_start_after_compaction_reports_afresh(claude_repo):
+    """Auto-compaction mid-run: SessionStart runs again (source compact) and its report, built
+    anew, reaches the first request after the compaction."""
+    run = claude_repo.run("script:compact", [
+        Conversation("script:compact", [compact_after(bash("echo draft > wip-after-start.txt")), done()]),
+        Conversation("script:compact:after-compact", [done("picked up where I was")]),
+    ])
+    assert run.returncode == 0, run.describe()
+    assert len(run.decisions(event="SessionStart")) == 2, run.describe()
+    before = run.conversation("script:compact")[0].hook_texts("SessionStart hook additional context:")
+    (after_req,) = run.conversation("script:compact:after-compact")
+    after = after_req.hook_texts("SessionStart hook additional context:")
+    assert len(before) == 1 and "swarmgate session start (startup)" in before[0], run.describe()
+    assert len(after) == 1 and "swarmgate session start (compact)" in after[0], run.describe()
+    # the compact report is about now: the file written after start is among the uncommitted changes
+    def changes(text: str) -> str:
+        return text.split("## Uncommitted changes in the worktree", 1)[1].split("\n## ", 1)[0]
+    assert "wip-after-start.txt" not in changes(before[0])
+    assert "wip-after-start.txt" in changes(after[0])
 
 
 def test_g01_deny_reaches_the_model_as_the_tools_error(claude_repo):

@@ -22,7 +22,9 @@ assistant messages already in the request.
     ])
 
 A turn may also be a callable ``(Request) -> Turn`` for replies that depend
-on what came back (e.g. the id of a dispatched agent).
+on what came back (e.g. the id of a dispatched agent). Compaction requests
+(the binary asking for a summary) are answered by the conversation itself;
+afterwards it continues as the conversation ``<marker>:after-compact``.
 """
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ class Turn:
     """One assistant message: content blocks and the stop reason."""
     blocks: list[dict]
     stop_reason: str = "end_turn"
+    input_tokens: int = 10  # reported usage; near the context window it makes the binary compact
 
 
 def text_block(text: str) -> dict:
@@ -69,6 +72,12 @@ def tool(name: str, tool_input: dict, *, say: str = "", tool_id: str | None = No
 def tools(*calls: tuple[str, dict]) -> Turn:
     """Call several tools in one assistant message (they run in parallel)."""
     return Turn([tool_block(n, i) for n, i in calls], "tool_use")
+
+
+def compact_after(turn: Turn) -> Turn:
+    """The same turn, reporting a nearly full context window (1M tokens in 2.1.332), so the
+    binary compacts the conversation before its next request (SessionStart source=compact)."""
+    return Turn(turn.blocks, turn.stop_reason, input_tokens=990_000)
 
 
 def bash(command: str, description: str = "run a command", **extra: Any) -> Turn:
@@ -184,11 +193,25 @@ class Request:
                         if isinstance(b, dict) and b.get("type") == "tool_result"]
         return []
 
-    def texts_starting(self, prefix: str) -> list[str]:
-        """Text blocks (in any message) that start with ``prefix``, e.g. what a hook added:
-        "SessionStart hook additional context:" or "PreToolUse:Bash hook additional context:"."""
-        return [t for m in self.messages for t in map(_block_text, _content_blocks(m))
-                if t.startswith(prefix)]
+    def hook_texts(self, prefix: str) -> list[str]:
+        """What a hook added, e.g. prefix "SessionStart hook additional context:" or
+        "PreToolUse:Bash hook additional context:": each text from the prefix to the end of
+        its block (the binary joins other context before and after it in one block)."""
+        out = []
+        for m in self.messages:
+            for t in map(_block_text, _content_blocks(m)):
+                i = t.find(prefix)
+                while i >= 0:
+                    j = t.find(prefix, i + len(prefix))
+                    out.append(t[i:j if j >= 0 else len(t)])
+                    i = j
+        return out
+
+    @property
+    def is_compaction(self) -> bool:
+        """The binary asks for a summary of the conversation (manual /compact or auto-compact)."""
+        u = self.user_texts()
+        return bool(u) and "<summary>" in u[-1] and "Respond with plain text only" in u[-1]
 
     def tool_uses(self) -> list[dict]:
         """Every tool_use block the assistant sent in this conversation so far."""
@@ -219,6 +242,11 @@ class Conversation:
         return self.marker in req.first_user_text
 
     def reply(self, req: Request) -> Turn:
+        if req.is_compaction:
+            # the summary becomes the first user message of the compacted conversation, so the
+            # conversation goes on as `<marker>:after-compact` (script it as its own Conversation)
+            return done(f"<analysis>scripted</analysis>\n<summary>{self.marker}:after-compact "
+                        f"(summary of the scripted conversation)</summary>")
         i = req.assistant_turns
         if i >= len(self.turns):
             return done(f"[{self.name}] script finished")
@@ -237,7 +265,7 @@ def sse_events(turn: Turn, model: str, msg_id: str) -> Iterable[tuple[str, dict]
     yield "message_start", {"type": "message_start", "message": {
         "id": msg_id, "type": "message", "role": "assistant", "model": model or "claude-e2e",
         "content": [], "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 0,
+        "usage": {"input_tokens": turn.input_tokens, "output_tokens": 1, "cache_creation_input_tokens": 0,
                   "cache_read_input_tokens": 0}}}
     for i, b in enumerate(turn.blocks):
         if b["type"] == "text":
@@ -260,7 +288,7 @@ def sse_events(turn: Turn, model: str, msg_id: str) -> Iterable[tuple[str, dict]
 def message_json(turn: Turn, model: str, msg_id: str) -> dict:
     return {"id": msg_id, "type": "message", "role": "assistant", "model": model or "claude-e2e",
             "content": turn.blocks, "stop_reason": turn.stop_reason, "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 5}}
+            "usage": {"input_tokens": turn.input_tokens, "output_tokens": 5}}
 
 
 # --- the server --------------------------------------------------------------------------------

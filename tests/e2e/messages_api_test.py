@@ -79,3 +79,20 @@ def test_callable_turns_see_the_request_and_script_errors_are_recorded():
         assert "saw 1 messages" in sse
         _post(api.url, {"stream": True, "messages": [_user("b")]})
     assert api.errors == ["script raised RuntimeError: bad script"]
+
+
+def test_hook_texts_cut_hook_context_out_of_joined_blocks_and_compaction_is_recognised():
+    joined = ("The following deferred tools are now available.\n\nSessionStart hook additional context: "
+              "report A\n\nPreToolUse:Bash hook additional context: report B")
+    req = Request("/v1/messages", {}, {"messages": [
+        _user("first"), {"role": "system", "content": [{"type": "text", "text": joined}]},
+        _user("Write it as an <analysis> block followed by a <summary> block. Respond with plain text only."),
+    ]})
+    assert req.hook_texts("SessionStart hook additional context:") == [
+        "SessionStart hook additional context: report A\n\nPreToolUse:Bash hook additional context: report B"]
+    assert req.hook_texts("PreToolUse:Bash hook additional context:") == [
+        "PreToolUse:Bash hook additional context: report B"]
+    assert req.is_compaction
+    reply = Conversation("first", [done("never")]).reply(req)
+    assert "<summary>first:after-compact" in reply.blocks[0]["text"]
+    assert not Request("/v1/messages", {}, {"messages": [_user("first")]}).is_compaction
