@@ -157,6 +157,19 @@ def launchers(cmds, idx: int) -> list:
     return chain
 
 
+def _scope_prefix(event, config, cmd, env) -> str:
+    """`SWARMGATE_RUN_SCOPE='...' ` to put in a rewrite when the command is a verification run
+    that has no scope yet (so following one way out does not walk into B10)."""
+    from swarmgate.hooks.command_patterns import first_match
+
+    sc = config["scope"]
+    if sc["prefix_var"] in env or not first_match(cmd, sc["verify_patterns"], cwd=event.cwd or event.repo,
+                                                  repo=event.repo):
+        return ""
+    full = first_match(cmd, sc["full_patterns"], cwd=event.cwd or event.repo, repo=event.repo) or whole_suite(cmd)
+    return _scope_template(sc["prefix_var"], "full" if full else "items") + " "
+
+
 def _rewrite_target(analysis, idx: int) -> str:
     """What to put after `run-with-memory-cap CAP --`: the outermost command that leads to the
     heavy one (`bash scripts/verify.sh`, not the script's line), without its prefix, wrappers kept."""
@@ -336,7 +349,8 @@ def check_b01(event, config):
             f"heavy test refused: `{_cmd_text(cmd)}`{where} matches the heavy pattern `{pat}` and is not "
             f"prefixed with {var}=commit or {var}=user-request{got}.",
             f"run it only when committing or when the user asked for it, as "
-            f"`{var}=commit run-with-memory-cap {cap} -- {_rewrite_target(analysis, i)}` "
+            f"`{var}=commit {_scope_prefix(event, config, cmd, env)}run-with-memory-cap {cap} -- "
+            f"{_rewrite_target(analysis, i)}` "
             f"(or {var}=user-request)."))
     return findings
 
@@ -374,7 +388,8 @@ def check_b02(event, config):
             f"heavy command `{_cmd_text(cmd)}` (pattern `{pat}`) does not run through "
             f"{' / '.join(runners)}: uncapped, one run can take the whole machine's memory and every "
             f"agent's work with it.",
-            f"run `{var}={value} run-with-memory-cap {cap} -- {_rewrite_target(analysis, i)}` "
+            f"run `{var}={value} {_scope_prefix(event, config, cmd, env)}run-with-memory-cap {cap} -- "
+            f"{_rewrite_target(analysis, i)}` "
             f"(or `host-dispatch -- ...` to let swarmgate pick the host and the cap)."))
     return findings
 

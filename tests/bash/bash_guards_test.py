@@ -45,7 +45,7 @@ def test_heavy_refused_for_main_without_prefix(cjudge, entry):
     f = [x for x in cjudge.findings(entry.command) if x.code == "B01"]
     assert f, f"B01 missed the main agent's unprefixed heavy command ({entry.cls}): {entry.command!r}"
     if not entry.unverifiable:
-        assert "SWARMGATE_HEAVY=commit run-with-memory-cap" in f[0].way_out
+        assert "`SWARMGATE_HEAVY=commit " in f[0].way_out and " run-with-memory-cap 8G -- " in f[0].way_out
 
 
 CAPPED = [e for e in corpus.HEAVY if e.capped_ok]
@@ -127,7 +127,8 @@ def test_b01_script_read_once_and_reported_with_path(cjudge):
 
 def test_b02_rewrites_the_command(cjudge):
     f = [x for x in cjudge.findings("SWARMGATE_HEAVY=commit cargo test --workspace") if x.code == "B02"]
-    assert f and "`SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- cargo test --workspace`" in f[0].way_out
+    assert f and "`SWARMGATE_HEAVY=commit SWARMGATE_RUN_SCOPE='kind=full; " in f[0].way_out
+    assert "run-with-memory-cap 8G -- cargo test --workspace`" in f[0].way_out
     assert "B01" not in cjudge.codes("SWARMGATE_HEAVY=commit cargo test --workspace")
 
 
@@ -433,3 +434,15 @@ def test_guards_never_crash_on_arbitrary_text(cjudge):
             assert "crashed" not in f.message and "did not finish" not in f.message, (text, f.render())
 
     run()
+
+
+def test_following_the_way_out_passes(cjudge):
+    """The rewrite B01 offers (placeholders filled in) passes B01, B02 and B10."""
+    f = [x for x in cjudge.findings("cargo test --workspace") if x.code == "B01"]
+    rewrite = f[0].way_out.split("`")[1]
+    assert rewrite.startswith("SWARMGATE_HEAVY=commit SWARMGATE_RUN_SCOPE='kind=full;")
+    filled = (rewrite.replace("<what you run>", "workspace").replace("<how much of it>", "all crates")
+              .replace("<why this run, now>", "commit gate for batch 7"))
+    assert not cjudge.codes(filled) & {"B01", "B02", "B10"}, filled
+    f = [x for x in cjudge.findings("SWARMGATE_HEAVY=commit make check-full") if x.code == "B02"]
+    assert "SWARMGATE_RUN_SCOPE" not in f[0].way_out   # not a verification run
