@@ -5,8 +5,14 @@ Every finished shell call appends one JSON line to
 swarm-watch read one history)::
 
     {"time", "session", "agent_id", "agent_type", "tool", "cwd", "command" (normalised:
-     whitespace runs collapsed), "duration_ms", "exit_code" (null when Claude Code did not
-     say), "interrupted", "output_bytes", "output_sha" (sha256 of stdout + stderr, 16 hex)}
+     whitespace runs collapsed), "duration_ms", "exit_code", "interrupted", "output_bytes",
+     "output_sha" (sha256 of stdout + stderr, 16 hex)}
+
+Exit code: the one Claude Code reports (a field, or "exit code N" in its
+return-code interpretation); else 0, because Claude Code 2.1.332 sends
+PostToolUse only for calls that succeeded (measured: `echo out; exit 3` fired
+no PostToolUse; its failure goes to the PostToolUseFailure event, which
+swarmgate does not receive yet), and null for an interrupted call.
 
 P01 adds a line to the agent's context when the same command ran for the
 REPEAT-th time (3) in a row in this session with unchanged output (and at
@@ -69,12 +75,17 @@ def entry(event, now: float) -> dict:
         out = _text(resp)
         interrupted = False
     data = out.encode("utf-8", "replace")
+    code = exit_code_of(resp)
+    if code is None and not interrupted:
+        # Claude Code 2.1.332 sends PostToolUse only for calls that succeeded; a command that
+        # exits non-zero goes to PostToolUseFailure ("Exit code N" in `error`) instead
+        code = 0
     dur = event.payload.get("duration_ms")
     return {"time": round(now, 3), "session": event.session_id, "agent_id": event.agent_id,
             "agent_type": event.agent_type, "tool": event.tool_name, "cwd": event.cwd,
             "command": normalise(event.shell_command or ""),
             "duration_ms": dur if isinstance(dur, (int, float)) and not isinstance(dur, bool) else None,
-            "exit_code": exit_code_of(resp), "interrupted": interrupted,
+            "exit_code": code, "interrupted": interrupted,
             "output_bytes": len(data) - 1 if isinstance(resp, dict) else len(data),
             "output_sha": hashlib.sha256(data).hexdigest()[:16]}
 

@@ -110,7 +110,7 @@ def test_p01_history_records_and_third_identical_run_is_flagged(repo):
     assert len(recs) == 3
     r = recs[-1]
     assert r["command"] == "pytest -q tests" and r["duration_ms"] == 900 and r["output_bytes"] == 8
-    assert r["session"] == "s1" and r["exit_code"] is None and len(r["output_sha"]) == 16
+    assert r["session"] == "s1" and r["exit_code"] == 0 and len(r["output_sha"]) == 16
     # not at the 4th and 5th again, but at the 6th
     assert "P01" not in context(answer("PostToolUse", bash_post("pytest -q tests", "3 passed"), repo))
     assert "P01" not in context(answer("PostToolUse", bash_post("pytest -q tests", "3 passed"), repo))
