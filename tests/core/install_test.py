@@ -290,3 +290,19 @@ def test_symlinked_settings_is_written_through(repo, tmp_path):
     assert "hooks" in json.loads(shared.read_text())
     assert I.main([str(repo), "--uninstall"]) == 0
     assert shared.read_text() == '{"env": {"A": "1"}}\n'
+
+
+def test_groups_from_an_older_checkout_are_replaced_in_place(repo):
+    old = {"hooks": {"PreToolUse": [
+        {"matcher": "Read", "hooks": [{"type": "command", "command": "mine"}]},
+        {"matcher": "Agent|Task", "hooks": [{"type": "command", "command": "/old/.venv/bin/swarmgate hook PreToolUse",
+                                             "timeout": 5}]},
+        {"matcher": "Glob", "hooks": [{"type": "command", "command": "mine too"}]}]}}
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(json.dumps(old))
+    assert I.main([str(repo)]) == 0
+    text = (repo / ".claude" / "settings.json").read_text()
+    assert "/old/" not in text
+    pre = settings(repo)["hooks"]["PreToolUse"]
+    assert pre[0]["matcher"] == "Read" and pre[-1]["matcher"] == "Glob"  # ours where the old ones stood
+    assert [g["matcher"] for g in pre[1:-1]] == [m for e, m, _ in I.HOOK_GROUPS if e == "PreToolUse"]
