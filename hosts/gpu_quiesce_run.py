@@ -10,7 +10,6 @@ afterwards: a person does that.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -107,33 +106,20 @@ def quiesce(q: dict, first: bool) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    command: list[str] = []
-    if "--" in argv:
-        i = argv.index("--")
-        argv, command = argv[:i], argv[i + 1:]
-    p = argparse.ArgumentParser(prog="gpu-quiesce-run", description=__doc__.split("\n")[0])
+    from swarmgate.hosts.tool_cli import load_hosts, parser, preamble, split_command
+
+    argv, command = split_command(argv)
+    p = parser("gpu-quiesce-run", __doc__)
     p.add_argument("--wait", type=float, default=0.0,
                    help="seconds to wait for another session's GPU job to end (default: exit 78 at once)")
-    p.add_argument("--hosts-config", help="hosts.toml (default ~/.config/swarmgate/hosts.toml)")
-    p.add_argument("--selftest", action="store_true")
     args = p.parse_args(argv)
-    if args.selftest:
-        from swarmgate.selftest import main as selftest_main
-        return selftest_main(["gpu-quiesce-run"])
-    from swarmgate.break_switch import broken, refusal
-    if refusal():
-        say(refusal())
-        return Exit.USAGE
-    if not command:
-        say("nothing to run: put the command after `--`")
-        return Exit.USAGE
-    from swarmgate.config import ConfigError, load_hosts_config
-    try:
-        hosts = load_hosts_config(args.hosts_config)
-    except ConfigError as e:
-        say(str(e))
-        return Exit.USAGE
+    stop = preamble(args, "gpu-quiesce-run", say, command)
+    if stop is not None:
+        return stop
+    from swarmgate.break_switch import broken
+    hosts = load_hosts(args, say)
+    if isinstance(hosts, int):
+        return hosts
     q = hosts["quiesce"]
     from swarmgate.hosts.collector import gpus
 

@@ -18,7 +18,6 @@
 """
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 import sys
@@ -168,12 +167,10 @@ def slurm_argv(cap: int, threads: int, gpus: int, time_limit: str, partition: st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    command: list[str] = []
-    if "--" in argv:
-        i = argv.index("--")
-        argv, command = argv[:i], argv[i + 1:]
-    p = argparse.ArgumentParser(prog="host-dispatch", description=__doc__.split("\n")[0])
+    from swarmgate.hosts.tool_cli import parser, preamble, split_command
+
+    argv, command = split_command(argv)
+    p = parser("host-dispatch", __doc__)
     p.add_argument("--gpu", action="store_true", help="the command needs GPUs (runs inside gpu-quiesce-run)")
     p.add_argument("--gpu-mem", type=int, default=GPU_MIB_DEFAULT, metavar="MIB", help="GPU memory it needs")
     p.add_argument("--mem", help="your estimate of its memory, used when there is no history")
@@ -182,19 +179,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--wait", type=float, default=3600.0, help="seconds to wait for a host (default 3600)")
     p.add_argument("--backend", choices=("local", "slurm"), help="local hosts (default) or a Slurm cluster")
     p.add_argument("--dry-run", action="store_true", help="print the placement and the command, run nothing")
-    p.add_argument("--hosts-config", help="hosts.toml (default ~/.config/swarmgate/hosts.toml)")
-    p.add_argument("--selftest", action="store_true")
     args = p.parse_args(argv)
-    if args.selftest:
-        from swarmgate.selftest import main as selftest_main
-        return selftest_main(["host-dispatch"])
-    from swarmgate.break_switch import broken, refusal
-    if refusal():
-        say(refusal())
-        return Exit.USAGE
-    if not command:
-        say("nothing to run: put the command after `--`")
-        return Exit.USAGE
+    stop = preamble(args, "host-dispatch", say, command)
+    if stop is not None:
+        return stop
+    from swarmgate.break_switch import broken
     from swarmgate.config import ConfigError, load_config, load_hosts_config
     try:
         config = load_config()

@@ -16,7 +16,6 @@ TERM leaves first, CONT, KILL after 30 s), fetch partial artifacts, delete, 247;
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import re
@@ -341,13 +340,10 @@ def run_on_peer(args, hosts, command: list[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if "--" in argv:
-        i = argv.index("--")
-        opts, command = argv[:i], argv[i + 1:]
-    else:
-        opts, command = argv, []
-    p = argparse.ArgumentParser(prog="multi-host-run", description=__doc__.split("\n")[0])
+    from swarmgate.hosts.tool_cli import parser, preamble, split_command
+
+    opts, command = split_command(argv)
+    p = parser("multi-host-run", __doc__)
     p.add_argument("--peer", nargs="?", const="", default=None, metavar="NAME",
                    help="run on the peer NAME (default: the first configured peer)")
     p.add_argument("--memory-cap", "--cap", dest="memory_cap", help="memory cap of the run (e.g. 16G)")
@@ -357,19 +353,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--poll", type=float, default=5.0, help="seconds between polls (default 5)")
     p.add_argument("--sample-every", type=float, default=300.0, help="seconds between core samples (default 300)")
     p.add_argument("--grace", type=float, default=30.0, help="seconds between TERM and KILL (default 30)")
-    p.add_argument("--hosts-config", help="hosts.toml to use (default ~/.config/swarmgate/hosts.toml)")
-    p.add_argument("--selftest", action="store_true")
     args = p.parse_args(opts)
-    if args.selftest:
-        from swarmgate.selftest import main as selftest_main
-        return selftest_main(["multi-host-run"])
-    from swarmgate.break_switch import refusal
-    if refusal():
-        say(refusal())
-        return Exit.USAGE
-    if not command:
-        say("nothing to run: put the command after `--`")
-        return Exit.USAGE
+    stop = preamble(args, "multi-host-run", say, command)
+    if stop is not None:
+        return stop
     if not args.memory_cap:
         say("--memory-cap is required (every run is capped)")
         return Exit.USAGE
@@ -385,12 +372,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return Exit.USAGE
     if args.peer is None:
         return run_local(args.memory_cap, args.label, command)
-    from swarmgate.config import ConfigError, load_hosts_config
-    try:
-        hosts = load_hosts_config(args.hosts_config)
-    except ConfigError as e:
-        say(str(e))
-        return Exit.USAGE
+    from swarmgate.hosts.tool_cli import load_hosts
+    hosts = load_hosts(args, say)
+    if isinstance(hosts, int):
+        return hosts
     return run_on_peer(args, hosts, command)
 
 

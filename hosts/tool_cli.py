@@ -1,0 +1,50 @@
+"""What every host tool's command line shares: `OPTIONS -- COMMAND`, --selftest, the break-switch
+refusal, and loading hosts.toml with a one-line error."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from swarmgate.exit_codes import Exit
+
+
+def split_command(argv) -> tuple[list[str], list[str]]:
+    """(options, command): everything after the first `--` is the command."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--" in argv:
+        i = argv.index("--")
+        return argv[:i], argv[i + 1:]
+    return argv, []
+
+
+def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description=(doc or "").split("\n")[0])
+    p.add_argument("--hosts-config", help="hosts.toml (default ~/.config/swarmgate/hosts.toml)")
+    p.add_argument("--selftest", action="store_true", help="run this tool's self-test")
+    return p
+
+
+def preamble(args, tool: str, say, command: list[str] | None) -> int | None:
+    """An exit code when the tool must stop here (self-test ran, break switch refused, no command)."""
+    if args.selftest:
+        from swarmgate.selftest import main as selftest_main
+        return selftest_main([tool])
+    from swarmgate.break_switch import refusal
+    why = refusal()
+    if why:
+        say(why)
+        return Exit.USAGE
+    if command is not None and not command:
+        say("nothing to run: put the command after `--`")
+        return Exit.USAGE
+    return None
+
+
+def load_hosts(args, say):
+    """The hosts config, or Exit.USAGE after saying what is wrong with it."""
+    from swarmgate.config import ConfigError, load_hosts_config
+    try:
+        return load_hosts_config(args.hosts_config)
+    except ConfigError as e:
+        say(str(e))
+        return Exit.USAGE
