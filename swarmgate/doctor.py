@@ -87,6 +87,44 @@ def check_settings(repo: str) -> Check:
     return Check(OK, f"{path} wires {len(HOOK_GROUPS)} hook groups")
 
 
+def check_hook_answers(repo: str) -> Check:
+    """Run the wired Bash hook command, as Claude Code would, on a harmless `ls`."""
+    import time
+
+    from swarmgate.install import SETTINGS, is_our_group
+
+    try:
+        with open(os.path.join(repo, SETTINGS), encoding="utf-8") as f:
+            hooks = json.load(f).get("hooks") or {}
+        cmd = next(g["hooks"][0]["command"] for g in hooks.get("PreToolUse") or []
+                   if is_our_group(g) and g.get("matcher") == "Bash|Monitor")
+    except (OSError, ValueError, AttributeError, StopIteration, KeyError, IndexError, TypeError):
+        return Check(NOTE, "hook not run (the Bash hook is not wired; see the settings line above)")
+    payload = json.dumps({"session_id": "swarmgate-doctor", "transcript_path": "", "cwd": repo,
+                          "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                          "tool_input": {"command": "ls", "description": "swarmgate doctor"}})
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.run(["/bin/sh", "-c", cmd], input=payload, capture_output=True, text=True, cwd=repo,
+                              env={**os.environ, "CLAUDE_PROJECT_DIR": repo}, timeout=60)
+    except subprocess.TimeoutExpired:
+        return Check(FAIL, f"the hook `{cmd}` did not answer within 60 s", "run `swarmgate doctor` again; report it")
+    ms = (time.monotonic() - t0) * 1000
+    try:
+        answer = json.loads(proc.stdout)
+    except ValueError:
+        answer = None
+    if proc.returncode != 0 or not isinstance(answer, dict):
+        err = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return Check(FAIL, f"the hook `{cmd}` exited {proc.returncode} without a JSON answer ({err})",
+                     "./install.sh in the swarmgate checkout, then " f"swarmgate install {shlex.quote(repo)}")
+    decision = (answer.get("hookSpecificOutput") or {}).get("permissionDecision")
+    if decision == "deny":
+        reason = answer["hookSpecificOutput"].get("permissionDecisionReason", "").splitlines()
+        return Check(FAIL, f"the hook refuses a plain `ls`: {' '.join(reason)[:300]}", "fix what the reason names")
+    return Check(OK, f"the Bash hook answers a plain `ls` in {ms:.0f} ms")
+
+
 def check_config(repo: str) -> Check:
     from swarmgate.config import ConfigError, load_config
 
@@ -205,6 +243,7 @@ def checks(repo: str) -> list[Callable[[], Check]]:
         check_entry_point,
         lambda: check_settings(repo),
         lambda: check_config(repo),
+        lambda: check_hook_answers(repo),
         check_hosts_config,
         check_state_dir,
         lambda: check_cgroup(repo),

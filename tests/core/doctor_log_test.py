@@ -28,6 +28,7 @@ def test_doctor_on_a_wired_repository(repo, capsys):
     assert not fails, out
     assert rc == (0 if doctor.cgroup_backend()[0] else 1)
     assert f"wires {len(install.HOOK_GROUPS)} hook groups" in out and "is valid" in out
+    assert "ok   the Bash hook answers a plain `ls`" in out
 
 
 def test_doctor_finds_a_dead_entry_point_and_a_bad_config(repo, capsys):
@@ -40,6 +41,14 @@ def test_doctor_finds_a_dead_entry_point_and_a_bad_config(repo, capsys):
     out = capsys.readouterr().out
     assert "not an existing absolute executable: /nowhere/.venv/bin/swarmgate" in out
     assert "FAIL config:" in out and "heavy_default" in out
+    assert "FAIL the hook `/nowhere/.venv/bin/swarmgate hook PreToolUse` exited 127" in out
+
+
+def test_doctor_runs_the_hook_and_reports_a_refusal(repo, capsys):
+    assert install.main([str(repo)]) == 0
+    (repo / ".claude" / "swarmgate.toml").write_text("[threads]\nheavy_default = 'x'\n")
+    c = doctor.check_hook_answers(str(repo))
+    assert c.status == doctor.FAIL and "refuses a plain `ls`" in c.what and "heavy_default" in c.what
 
 
 def test_doctor_state_dir_not_writable(repo, tmp_path, monkeypatch, capsys):
