@@ -47,7 +47,10 @@ def run_batch(runner: str, kinds: list[int], cwd: str, env: dict) -> tuple[float
     makespan = time.monotonic() - t0
     messages = klog.read_new() or []
     klog.close()
-    return makespan, [p.returncode for p in procs], messages if klog is not None else []
+    for p, err in zip(procs, errs):
+        if p.returncode:
+            print(f"  job exited {p.returncode}: {err.strip()[-300:]}", file=sys.stderr)
+    return makespan, [p.returncode for p in procs], messages
 
 
 def outside_kills(messages: list[str], slice_name: str) -> tuple[int, int]:

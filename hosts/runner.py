@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import time
 
 from swarmgate.break_switch import broken
@@ -152,8 +151,9 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
             hist = history.load()
             pred = admission.predict(opts.cap, history.entry(hist, opts.label), opts.unbounded,
                                      book_cap=broken("book-cap-not-peak"))
-            sl = backend.counters(slice_path)
+            # each run's use first, the slice's after: growth in between only makes the sum larger
             running = _running_view(data, backend)
+            sl = backend.counters(slice_path)
             d = admission.decide(opts.total, sl.usage, sl.reclaimable, running, pred.need,
                                  subtract_page_cache=not broken("no-page-cache-subtraction"))
             if d.admit:
@@ -333,11 +333,6 @@ class _Pump:
         if not self.gpu_oom and any(m in window for m in CUDA_OOM_MARKERS):
             self.gpu_oom = True
         self.tail = (self.tail + data)[-TAIL_BYTES:]
-
-
-def _wait_exit(pid: int) -> int:
-    _, status = os.waitpid(pid, 0)
-    return _status_code(status)
 
 
 def _status_code(status: int) -> int:

@@ -5,7 +5,6 @@ Also `run-with-memory-cap --selftest`. Exit codes: SPEC §9 (docs/runner.md).
 """
 from __future__ import annotations
 
-import os
 import sys
 from typing import Sequence
 

@@ -18,7 +18,6 @@ Cells and the break switch that must turn each red:
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
