@@ -237,10 +237,14 @@ class ClaudeRepo:
             lines.insert(start + 1, new)
         path.write_text("\n".join(lines) + "\n")
 
+    @staticmethod
+    def tool_path(name: str) -> str:
+        """Absolute path of one of swarmgate's console scripts (for a scripted agent to call)."""
+        return str(Path(sys.executable).parent / name)
+
     def tool(self, name: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
         """Run one of swarmgate's console scripts in the repository, with this repo's HOME and state."""
-        exe = Path(sys.executable).parent / name
-        return subprocess.run([str(exe), *args], cwd=self.repo, env=self.env(), capture_output=True,
+        return subprocess.run([self.tool_path(name), *args], cwd=self.repo, env=self.env(), capture_output=True,
                               text=True, timeout=timeout)
 
     def env(self, api_url: str = "", extra: dict | None = None) -> dict:
