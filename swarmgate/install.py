@@ -466,6 +466,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not os.path.isdir(repo):
         print(f"swarmgate install: {repo} is not a directory (give the repository to wire)", file=sys.stderr)
         return 1
+    for sub in (".claude", ".swarmgate"):
+        if os.path.lexists(os.path.join(repo, sub)) and not os.path.isdir(os.path.join(repo, sub)):
+            print(f"swarmgate install: {os.path.join(repo, sub)} exists and is not a directory; "
+                  "move it away, nothing was written", file=sys.stderr)
+            return 1
     try:
         if args.uninstall:
             plan = plan_uninstall(repo)

@@ -306,3 +306,10 @@ def test_groups_from_an_older_checkout_are_replaced_in_place(repo):
     pre = settings(repo)["hooks"]["PreToolUse"]
     assert pre[0]["matcher"] == "Read" and pre[-1]["matcher"] == "Glob"  # ours where the old ones stood
     assert [g["matcher"] for g in pre[1:-1]] == [m for e, m, _ in I.HOOK_GROUPS if e == "PreToolUse"]
+
+
+def test_claude_is_a_file(repo, capsys):
+    (repo / ".claude").write_text("not a dir")
+    assert I.main([str(repo)]) == 1
+    assert "is not a directory" in capsys.readouterr().err
+    assert (repo / ".claude").read_text() == "not a dir"
