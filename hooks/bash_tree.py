@@ -1507,7 +1507,7 @@ class _Walker:
     def _note_writes(self, sc, args, redirs, node, feed) -> None:
         name = sc.name if sc is not None else ""
         content = None
-        if node is not None and sc is not None:
+        if node is not None and sc is not None and any(r.writes for r in redirs):
             out = self._static_output(node)
             if out is not None:
                 content = out[:2]

@@ -160,14 +160,38 @@ def _build_from(data, yacc_mod, pdict):
         p.bind(pdict)
         prods.append(p)
     parser.productions = tuple(prods)
-    from bashlex import utils
-    parser.action = utils.frozendict(data["action"])
-    parser.goto = utils.frozendict(data["goto"])
+    # plain dicts: frozendict's Python-level __getitem__ is on the parse loop's hot path
+    parser.action = data["action"]
+    parser.goto = data["goto"]
     parser.errorfunc = pdict.get("p_error")
     parser.set_defaulted_states()
     parser.errorok = True
     yacc_mod.parse = parser.parse
     return parser
+
+
+def _speed_up_flags() -> None:
+    """Two hot spots of bashlex's tokenizer, made cheaper without changing results:
+
+    - ``typedset & member`` (every parser-state test) built a one-element set
+      and intersected; truthiness is all its callers use when the operand is a
+      single flag, so answer membership directly (a set operand keeps set
+      semantics);
+    - the flag enums hashed through ``Enum.__hash__`` (Python-level); enum
+      members are singletons compared by identity, so identity hashing is
+      equivalent. Patched right after ``bashlex.flags`` is imported, before
+      any set holds a member."""
+    import bashlex.flags as fl
+    from bashlex import utils
+    for enum_cls in (fl.parser, fl.word):
+        enum_cls.__hash__ = object.__hash__
+    typedset = utils.typedset
+
+    def __and__(self, value, _cls=typedset):
+        if value.__class__ is self._type:
+            return value in self._s
+        return self._s & value
+    typedset.__and__ = __and__
 
 
 def load():
@@ -202,6 +226,8 @@ def load():
             imod = importlib.util.module_from_spec(ispec)
             sys.modules["inspect"] = imod
             lazy.exec_module(imod)
+    if fresh:
+        _speed_up_flags()
     from bashlex import yacc as yacc_mod
     real = yacc_mod.yacc
 

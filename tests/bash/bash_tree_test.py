@@ -549,3 +549,33 @@ def test_getopt_clusters():
 def test_command_v_runs_nothing():
     assert names(run("command -v cargo")) == ["command"]
     assert names(run("ionice -p 123")) == ["ionice"]
+
+
+def test_fast_bashlex_parses_exactly_like_stock_bashlex(tmp_path, monkeypatch):
+    """The cached tables and the two hot-spot patches must not change any tree."""
+    import json
+    import subprocess
+    import sys
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "st"))
+    texts = ["A=1 cargo test --workspace 2>&1 | tail -5 && echo ok", "a=(1 2) b[1]=x cmd",
+             "echo ${x:-y} ${#z} $1 $@", "cat <<EOF | bash\nx\nEOF", "f() { local a=1; }; f",
+             "x=$(a `b` \"$(c)\")", "echo \"a\\\"b\" 'c' $'d\\n'", "if a; then b; fi > f 2>&1",
+             "! a | b", "a |& b", "echo {a,b}c ~/x", "while true; do sleep 1; done &",
+             "for f in *.rs; do rustfmt $f; done", "( a; b ) && { c; }", "x=1 y=2", "a <<< 'x y' 3>&-",
+             "case x in a) b;; esac", "echo $((1+2))", "time ls", "[[ a == b ]]"]
+    code = ("import json, sys\n"
+            "texts = json.loads(sys.argv[2])\n"
+            "if sys.argv[1] == 'stock':\n    import bashlex\n"
+            "else:\n    from swarmgate.hooks import bashlex_fast\n    bashlex = bashlex_fast.load()\n"
+            "out = []\n"
+            "for t in texts:\n"
+            "    try:\n        out.append([n.dump() for n in bashlex.parse(t)])\n"
+            "    except Exception as e:\n        out.append(type(e).__name__ + ': ' + str(e))\n"
+            "print(json.dumps(out))\n")
+    results = {}
+    for mode in ("stock", "fast", "fast"):   # the second fast run reads the cached tables
+        p = subprocess.run([sys.executable, "-c", code, mode, json.dumps(texts)],
+                           capture_output=True, text=True, check=True)
+        results.setdefault(mode, []).append(json.loads(p.stdout))
+    assert results["fast"][0] == results["stock"][0]
+    assert results["fast"][1] == results["stock"][0]
