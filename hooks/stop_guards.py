@@ -38,8 +38,9 @@ from swarmgate import guard as G
 
 MAX_AUDITED_CALLS = 400
 AUDIT_TOOLS = ("Bash", "Monitor", "Write", "Edit", "MultiEdit", "NotebookEdit")
-_NOT_RUN_MARKS = ("hook error", "requires approval", "doesn't want to proceed", "was blocked",
-                  "permission denied by", "swarmgate refused")
+# first-line marks of a tool_result for a call that did not run: a hook's deny
+# ("PreToolUse:Bash hook error: ..."), Claude Code's permission refusals
+_NOT_RUN_MARKS = ("hook error", "requires approval", "doesn't want to proceed", "swarmgate refused")
 
 
 def _broken(name: str) -> bool:
@@ -108,8 +109,9 @@ def _h01_dirs(event, config, dispatch: dict | None, agent: dict | None) -> list:
 def transcript_calls(path: str, limit: int = MAX_AUDITED_CALLS) -> tuple[list, int]:
     """([(tool_use_id, tool name, input, ran, cwd)], lines read) from a transcript (JSONL).
 
-    ``ran`` is False when the call's tool_result says a hook or the permission system
-    refused it; True when it ran or no result was written (the call was cut short).
+    ``ran`` is False when the first line of the call's error result says a hook or the
+    permission system refused it; True when it ran (a failing command ran too: "Exit code 1")
+    or no result was written (the call was cut short).
     """
     import json
 
@@ -153,8 +155,8 @@ def transcript_calls(path: str, limit: int = MAX_AUDITED_CALLS) -> tuple[list, i
             text = res.get("content")
             if isinstance(text, list):
                 text = " ".join(str(x.get("text", "")) for x in text if isinstance(x, dict))
-            low = str(text or "").lower()
-            if any(m in low for m in _NOT_RUN_MARKS):
+            first = (str(text or "").strip().splitlines() or [""])[0].lower()
+            if first.startswith("pretooluse:") or any(m in first for m in _NOT_RUN_MARKS):
                 ran = False
         out.append((tid, name, ti, ran, cwd))
     return out, n

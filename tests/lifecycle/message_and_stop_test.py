@@ -226,3 +226,17 @@ def test_stop_through_the_real_entry_point(repo):
     _record(repo)
     ans = hook("Stop", {"stop_hook_active": False}, repo)
     assert ans["decision"] == "block" and "[S01]" in ans["reason"]
+
+
+def test_h02_failing_heavy_run_ran_and_quoted_hook_text_does_not_hide_it(repo, tmp_path):
+    tp = tmp_path / "t.jsonl"
+    lines = [{"type": "user", "message": {"role": "user", "content": "task"}},
+             {"type": "assistant", "message": {"role": "assistant", "content": [
+                 {"type": "tool_use", "id": "u1", "name": "Bash", "input": {"command": "cargo test --workspace"}}]}},
+             {"type": "user", "message": {"role": "user", "content": [
+                 {"type": "tool_result", "tool_use_id": "u1", "is_error": True,
+                  "content": "Exit code 101\ntest hooks::x ... FAILED: PreToolUse hook error text in a fixture"}]}}]
+    tp.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    from swarmgate.hooks.stop_guards import transcript_calls
+    calls, n = transcript_calls(str(tp))
+    assert n == 3 and [(c[1], c[3]) for c in calls] == [("Bash", True)]
