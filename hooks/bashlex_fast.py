@@ -170,6 +170,19 @@ def _build_from(data, yacc_mod, pdict):
     return parser
 
 
+class _LazyInspect:
+    """Stands in for the ``inspect`` module inside bashlex.yacc; the real module
+    is imported on the first attribute access (only on a cache miss)."""
+
+    def __init__(self, name: str) -> None:
+        self.__name__ = name
+        self.__spec__ = None
+
+    def __getattr__(self, attr: str):
+        import importlib
+        return getattr(importlib.import_module("inspect"), attr)
+
+
 def _speed_up_flags() -> None:
     """Two hot spots of bashlex's tokenizer, made cheaper without changing results:
 
@@ -216,19 +229,20 @@ def load():
         package = importlib.util.module_from_spec(spec)
         sys.modules["bashlex"] = package
     cached = _read_tables(path) if path else None
+    stub = None
     if cached is not None and "inspect" not in sys.modules and "bashlex.yacc" not in sys.modules:
-        # yacc imports inspect (~7 ms) only for building tables from the
-        # grammar's source; with cached tables it is never touched: load it lazily.
-        ispec = importlib.util.find_spec("inspect")
-        if ispec is not None and ispec.loader is not None:
-            lazy = importlib.util.LazyLoader(ispec.loader)
-            ispec.loader = lazy
-            imod = importlib.util.module_from_spec(ispec)
-            sys.modules["inspect"] = imod
-            lazy.exec_module(imod)
+        # yacc imports inspect (~7-25 ms with ast, dis, tokenize) only to build
+        # tables from the grammar's source; with cached tables it is never
+        # used. Let yacc import a stand-in that loads the real one on first use.
+        stub = _LazyInspect("inspect")
+        sys.modules["inspect"] = stub
     if fresh:
         _speed_up_flags()
-    from bashlex import yacc as yacc_mod
+    try:
+        from bashlex import yacc as yacc_mod
+    finally:
+        if stub is not None and sys.modules.get("inspect") is stub:
+            del sys.modules["inspect"]
     real = yacc_mod.yacc
 
     def fast_yacc(*args, **kwargs):
