@@ -44,6 +44,22 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+def _hook_unavailable(event: str, why: str) -> int:
+    """The hook engine itself cannot be imported (a broken checkout): still answer, fail closed."""
+    import json
+
+    msg = (f"swarmgate hook: the hook engine cannot be loaded ({why}); refusing to be safe. "
+           "Run `swarmgate doctor` in the repository, or ./install.sh in the swarmgate checkout.")
+    print(msg, file=sys.stderr)
+    if event == "PreToolUse":
+        out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                      "permissionDecisionReason": msg}}
+    else:
+        out = {"systemMessage": msg}
+    sys.stdout.write(json.dumps(out) + "\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["hook"]:
@@ -66,7 +82,10 @@ def main(argv: list[str] | None = None) -> int:
         # missing or stale (after a pull). Write bytecode here regardless (gitignored
         # __pycache__; silently skipped where the tree is read-only).
         sys.dont_write_bytecode = False
-        from swarmgate.hook_engine import main as hook_main
+        try:
+            from swarmgate.hook_engine import main as hook_main
+        except BaseException as e:  # noqa: BLE001 - a broken install must not let tool calls through
+            return _hook_unavailable(args[1], f"{type(e).__name__}: {e}")
         return hook_main(args[1])
     if not args or args[0] in ("-h", "--help", "help"):
         print(_usage())

@@ -302,3 +302,20 @@ def test_a_guard_module_that_does_not_import_fails_closed(repo, monkeypatch, cap
     out, code = engine_answer("Stop", json.dumps({**bash(repo), "hook_event_name": "Stop"}))
     ans = json.loads(out)
     assert "decision" not in ans and "no_such_guard_module" in ans["systemMessage"]
+
+
+def test_a_broken_hook_engine_still_refuses(answer, repo, make_payload):
+    """A checkout where the engine cannot even be imported answers deny, not a traceback."""
+    code = ("import sys, builtins\n"
+            "real = builtins.__import__\n"
+            "def imp(name, *a, **k):\n"
+            "    if name == 'swarmgate.hook_engine':\n"
+            "        raise SyntaxError('invalid syntax (hook_engine.py, line 1)')\n"
+            "    return real(name, *a, **k)\n"
+            "builtins.__import__ = imp\n"
+            "from swarmgate.cli import main\n"
+            "sys.exit(main(['hook', 'PreToolUse']))\n")
+    proc = subprocess.run([sys.executable, "-c", code], input=make_payload(repo).encode(), capture_output=True,
+                          cwd=repo, timeout=60)
+    reason = deny_reason(answer(proc))
+    assert "hook engine cannot be loaded" in reason and "SyntaxError" in reason
