@@ -62,6 +62,7 @@ def _setup_repo(corpus, off=()) -> str:
 
 def _payloads(corpus, repo: str, n: int) -> list:
     entries = [e.command for e in corpus.HEAVY + corpus.BENIGN]
+    benign = {e.command for e in corpus.BENIGN}
     out = []
     i = 0
     while len(out) < n:
@@ -71,6 +72,7 @@ def _payloads(corpus, repo: str, n: int) -> list:
         if (i // len(entries)) % 2 == 1 or i % 3 == 0:
             p["agent_id"] = "bench-agent"
             p["agent_type"] = "implementer"
+        p["_kind"] = "benign" if cmd in benign else "heavy"
         out.append(p)
         i += 1
     return out
@@ -86,11 +88,13 @@ def hook_latency(payloads, repo: str, env: dict) -> dict:
     for p in payloads[:3]:   # warm the page cache for both
         subprocess.run(hook_cmd, input=json.dumps(p), capture_output=True, text=True, env=env, cwd=repo)
         subprocess.run(base_cmd, capture_output=True, env=env, cwd=repo)
+    by_kind: dict = {}
     for p in payloads:
-        data = json.dumps(p)
+        data = json.dumps({k: v for k, v in p.items() if k != "_kind"})
         t0 = time.perf_counter()
         r = subprocess.run(hook_cmd, input=data, capture_output=True, text=True, env=env, cwd=repo)
         hook_t.append(time.perf_counter() - t0)
+        by_kind.setdefault(p["_kind"], []).append(hook_t[-1])
         if r.returncode != 0 or not r.stdout.strip().startswith("{"):
             raise SystemExit(f"hook failed (rc {r.returncode}): {r.stdout[:200]} {r.stderr[:400]}")
         if '"deny"' in r.stdout:
@@ -99,6 +103,7 @@ def hook_latency(payloads, repo: str, env: dict) -> dict:
         subprocess.run(base_cmd, capture_output=True, env=env, cwd=repo)
         base_t.append(time.perf_counter() - t0)
     return {"n": len(payloads), "denied": denied,
+            "kinds": {k: (len(v), statistics.median(v) * 1000) for k, v in by_kind.items()},
             "hook_median_ms": statistics.median(hook_t) * 1000, "hook_p95_ms": _p95(hook_t) * 1000,
             "base_median_ms": statistics.median(base_t) * 1000, "base_p95_ms": _p95(base_t) * 1000}
 
@@ -197,6 +202,7 @@ def main(argv=None) -> int:
           + (f"; switched off: {', '.join(off)}" if off else ""))
     print(f"  hook      median {lat['hook_median_ms']:7.1f} ms   p95 {lat['hook_p95_ms']:7.1f} ms")
     print(f"  baseline  median {lat['base_median_ms']:7.1f} ms   p95 {lat['base_p95_ms']:7.1f} ms")
+    print("  hook median by kind: " + ", ".join(f"{k} ({n}) {m:.1f} ms" for k, (n, m) in sorted(lat["kinds"].items())))
     print(f"  ratio     median {rm:5.2f}x (goal <= 1.5x, must <= 2.0x: {'ok' if rm <= 2.0 else 'FAIL'})"
           f"   p95 {rp:5.2f}x (goal <= 2.5x: {'ok' if rp <= 2.5 else 'over'})")
     print(f"in-process, {len(payloads)} events: Bash guards {' '.join(jud['guards'])}")
