@@ -5,14 +5,15 @@ Every finished shell call appends one JSON line to
 swarm-watch read one history)::
 
     {"time", "session", "agent_id", "agent_type", "tool", "cwd", "command" (normalised:
-     whitespace runs collapsed), "duration_ms", "exit_code", "interrupted", "output_bytes",
+     whitespace runs collapsed), "failed", "duration_ms", "exit_code", "interrupted", "output_bytes",
      "output_sha" (sha256 of stdout + stderr, 16 hex)}
 
-Exit code: the one Claude Code reports (a field, or "exit code N" in its
-return-code interpretation); else 0, because Claude Code 2.1.332 sends
-PostToolUse only for calls that succeeded (measured: `echo out; exit 3` fired
-no PostToolUse; its failure goes to the PostToolUseFailure event, which
-swarmgate does not receive yet), and null for an interrupted call.
+Exit code: Claude Code 2.1.332 sends PostToolUse only for calls that
+succeeded (measured: `echo out; exit 3` fired no PostToolUse); a call that
+failed comes as PostToolUseFailure with ``error`` ("Exit code 3\nout"), which
+P01 records too ("failed": true, output = the error text). So: the code
+Claude Code reports (a field, or "exit code N" in the text), else 0 for
+PostToolUse and 1 for PostToolUseFailure; null for an interrupted call.
 
 P01 adds a line to the agent's context when the same command ran for the
 REPEAT-th time (3) in a row in this session with unchanged output (and at
@@ -67,21 +68,24 @@ def exit_code_of(resp) -> int | None:
 def entry(event, now: float) -> dict:
     import hashlib
 
-    resp = event.payload.get("tool_response")
+    failed = event.name == "PostToolUseFailure"
+    resp = event.payload.get("error") if failed else event.payload.get("tool_response")
     if isinstance(resp, dict):
         out = _text(resp.get("stdout")) + "\0" + _text(resp.get("stderr"))
         interrupted = bool(resp.get("interrupted"))
     else:
         out = _text(resp)
-        interrupted = False
+        interrupted = bool(event.payload.get("is_interrupt")) if failed else False
     data = out.encode("utf-8", "replace")
     code = exit_code_of(resp)
-    if code is None and not interrupted:
+    if code is None and failed and not interrupted:
+        code = 1  # failed without saying how: at least not 0
+    if code is None and not interrupted and not failed:
         # Claude Code 2.1.332 sends PostToolUse only for calls that succeeded; a command that
         # exits non-zero goes to PostToolUseFailure ("Exit code N" in `error`) instead
         code = 0
     dur = event.payload.get("duration_ms")
-    return {"time": round(now, 3), "session": event.session_id, "agent_id": event.agent_id,
+    return {"time": round(now, 3), "session": event.session_id, "failed": failed, "agent_id": event.agent_id,
             "agent_type": event.agent_type, "tool": event.tool_name, "cwd": event.cwd,
             "command": normalise(event.shell_command or ""),
             "duration_ms": dur if isinstance(dur, (int, float)) and not isinstance(dur, bool) else None,
@@ -242,7 +246,7 @@ def _alert(session: str = "selftest-session") -> dict:
 GUARDS = (
     G.Guard(
         code="P01", summary="PostToolUse Bash/Monitor: command history; flag a command repeated with unchanged output",
-        events=("PostToolUse",), tools=G.SHELL_TOOLS, check=check_p01, advisory=True,
+        events=("PostToolUse", "PostToolUseFailure"), tools=G.SHELL_TOOLS, check=check_p01, advisory=True,
         doc=G.GuardDoc(
             why="An agent that re-runs the same check and gets the same output is polling or stuck; the third "
                 "identical result is the moment to stop and change something. The history (duration, exit "
@@ -260,6 +264,9 @@ GUARDS = (
             G.Case("second-run", "PostToolUse", _bash(), fires=False, files=_hist(1)),
             G.Case("output-changed", "PostToolUse", _bash(stdout="2 passed, 1 failed\n"), fires=False,
                    files=_hist(2)),
+            G.Case("failed-run-recorded-not-flagged", "PostToolUseFailure",
+                   {"tool_name": "Bash", "tool_input": {"command": "pytest -q tests/unit"}, "tool_use_id": "t",
+                    "error": "Exit code 1\n1 failed", "duration_ms": 300}, fires=False, files=_hist(2)),
         )),
     G.Guard(
         code="C04", summary="PostToolUse (main agent): alerts written for this session since it last looked",

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 
-EVENTS = ("PreToolUse", "PostToolUse", "SessionStart", "SubagentStart", "SubagentStop", "Stop",
+EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart", "SubagentStart", "SubagentStop", "Stop",
           "UserPromptSubmit", "PreCompact", "Notification", "SessionEnd")
-CONTEXT_EVENTS = ("PreToolUse", "PostToolUse", "SessionStart", "SubagentStart", "UserPromptSubmit")
+CONTEXT_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart", "SubagentStart",
+                  "UserPromptSubmit")
 STOP_EVENTS = ("Stop", "SubagentStop")
 
 
@@ -92,7 +93,7 @@ def parse_payload(event_name: str, text: str, repo: str | None = None) -> HookEv
     for key in ("tool_input",):
         if key in payload and not isinstance(payload[key], dict):
             raise HookInputError(f"hook input field `{key}` is a {type(payload[key]).__name__}, expected an object")
-    if event_name in ("PreToolUse", "PostToolUse") and not isinstance(payload.get("tool_name"), str):
+    if event_name in ("PreToolUse", "PostToolUse", "PostToolUseFailure") and not isinstance(payload.get("tool_name"), str):
         raise HookInputError(f"{event_name} hook input lacks `tool_name`")
     if repo is None:
         from swarmgate.config import find_repo

@@ -45,6 +45,7 @@ HOOK_GROUPS: tuple[tuple[str, str | None, str], ...] = (
     ("PreToolUse", "CronCreate|ScheduleWakeup", "timeout"),
     ("PostToolUse", "Bash|Monitor", "timeout"),
     ("PostToolUse", "Agent|Task", "timeout"),
+    ("PostToolUseFailure", "Bash|Monitor", "timeout"),  # P01: failed commands (exit != 0) come only here
     ("SessionStart", None, "timeout"),
     ("SubagentStart", None, "timeout"),
     ("SubagentStop", None, "timeout"),

@@ -147,3 +147,17 @@ def test_p01_case_digest_matches_entry(repo):
     ev = HookEvent("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": "x"},
                                    "tool_response": {"stdout": "3 passed\n", "stderr": ""}}, str(repo))
     assert entry(ev, 0.0)["output_sha"] == _SHA_3_PASSED
+
+
+def test_p01_failed_runs_come_as_post_tool_use_failure(repo):
+    from swarmgate.state_paths import command_history_path
+    from swarmgate.statefile import read_jsonl
+
+    fail = {"tool_name": "Bash", "tool_input": {"command": "make check"}, "tool_use_id": "t", "duration_ms": 40,
+            "error": "Exit code 2\nmake: *** [check] Error 1", "is_interrupt": False}
+    for _ in range(2):
+        assert "P01" not in context(answer("PostToolUseFailure", fail, repo))
+    text = context(answer("PostToolUseFailure", fail, repo))
+    assert "[P01]" in text and "`make check` has now run 3 times" in text
+    r = list(read_jsonl(command_history_path()))[-1]
+    assert r["failed"] is True and r["exit_code"] == 2 and r["duration_ms"] == 40
