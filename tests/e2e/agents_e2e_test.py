@@ -1,4 +1,4 @@
-"""Subagents through the real client: dispatch guards (D01 D07 D12), the continuation guard (M01),
+"""Subagents through the real client: dispatch guards (D01 D07 D12 D20 D21), the continuation guard (M01),
 the rules a subagent gets at start (C02), write scope per type (W01), and the hand-over built from
 the transcript the binary wrote (agent-handover)."""
 from __future__ import annotations
@@ -60,29 +60,37 @@ def test_implementer_writes_in_its_scope_and_hands_over_from_its_transcript(clau
     assert "the workspace test is still due" in text            # its last message
 
 
-def test_d12_and_d01_refuse_dispatches_and_the_model_reads_why(claude_repo):
+def test_dispatch_guards_refuse_and_the_model_reads_why(claude_repo):
+    """D12 general-purpose, D01 no heavy-test line, D21 unknown type, D20 unfilled placeholder;
+    then a compliant dispatch goes out."""
     claude_repo.add_agent(WORKER)
     run = claude_repo.run("script:dispatch-refused", [
         Conversation("script:dispatch-refused", [
             dispatch("general-purpose", f"script:never-gp\nLook around.\n{HEAVY_LINE}"),
             dispatch(WORKER, "script:never-no-line\nLook around."),
+            dispatch("no-such-type", f"script:never-unknown\nLook around.\n{HEAVY_LINE}"),
+            dispatch(WORKER, f"script:never-hole\nLook at <which module: fill in>.\n{HEAVY_LINE}"),
             dispatch(WORKER, f"script:d-ok\nLook around.\n{HEAVY_LINE}"),
-            done("one of three went out"),
+            done("one of five went out"),
         ]),
         Conversation("script:d-ok", [done("looked")]),
     ])
     assert run.returncode == 0, run.describe()
-    gp, no_line, ok = run.results_of("Agent")
+    gp, no_line, unknown, hole, ok = run.results_of("Agent")
     assert gp.is_error and gp.text.startswith("PreToolUse:Agent hook error:"), run.describe()
     assert "[D12]" in gp.text and "general-purpose" in gp.text and "clerk" in gp.text
     assert no_line.is_error and "[D01]" in no_line.text and HEAVY_LINE in no_line.text
+    assert unknown.is_error and "[D21]" in unknown.text and "no-such-type" in unknown.text, unknown.text
+    assert hole.is_error and "[D20]" in hole.text and "<which module: fill in>" in hole.text, hole.text
     assert not ok.is_error and "looked" in ok.text
     # refused dispatches never started a conversation; the compliant one did
-    assert run.conversation("script:never-gp") == run.conversation("script:never-no-line") == []
+    for never in ("gp", "no-line", "unknown", "hole"):
+        assert run.conversation(f"script:never-{never}") == []
     assert run.subagent_stats.get("by_type") == {WORKER: 1}, run.output
     recs = run.decisions(event="PreToolUse", tool="Agent")
-    assert [(r["decision"], r["codes"]) for r in recs] == [("deny", ["D12"]), ("deny", ["D01"]), ("allow", [])]
-    assert [d["tool_name"] for d in run.permission_denials] == ["Task", "Task"]  # the internal name
+    assert [(r["decision"], r["codes"]) for r in recs] == [
+        ("deny", ["D12"]), ("deny", ["D01"]), ("deny", ["D21"]), ("deny", ["D20"]), ("allow", [])]
+    assert [d["tool_name"] for d in run.permission_denials] == ["Task"] * 4  # the internal name
 
 
 def test_d07_refuses_the_sixth_of_six_background_dispatches_sent_at_once(claude_repo):

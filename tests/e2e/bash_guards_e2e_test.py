@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from messages_api import Conversation, bash, dispatch, done
+from messages_api import Conversation, bash, dispatch, done, tool
 
 pytestmark = pytest.mark.e2e
 
@@ -56,3 +56,25 @@ def test_b01_refuses_the_main_agents_unprefixed_heavy_test(claude_repo):
     (res,) = run.results_of("Bash")
     assert res.is_error and "[B01]" in res.text and "SWARMGATE_HEAVY=commit" in res.text, run.describe()
     assert [d["tool_name"] for d in run.permission_denials] == ["Bash"]
+
+
+def test_t01_refuses_timers_from_the_shell_and_the_cron_tool(claude_repo):
+    run = claude_repo.run("script:t01", [
+        Conversation("script:t01", [
+            # (`sleep 600; echo ...` never reaches the hooks: the binary itself blocks it)
+            bash("echo 'check the build' | at now + 10 minutes"),
+            tool("ToolSearch", {"query": "select:CronCreate"}),  # a deferred tool
+            tool("CronCreate", {"cron": "*/5 * * * *", "prompt": "check the build"}),
+            bash("echo no timer here"),
+            done("no timers then"),
+        ]),
+    ])
+    assert run.returncode == 0, run.describe()
+    shell_timer, plain = run.results_of("Bash")
+    assert shell_timer.is_error and "[T01]" in shell_timer.text, run.describe()
+    assert not plain.is_error and plain.text.strip() == "no timer here"
+    (cron,) = run.results_of("CronCreate")
+    assert cron.is_error and "[T01]" in cron.text, run.describe()
+    recs = run.decisions(event="PreToolUse")
+    assert [(r["tool"], r["decision"]) for r in recs] == [
+        ("Bash", "deny"), ("CronCreate", "deny"), ("Bash", "allow")], run.describe()
