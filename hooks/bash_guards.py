@@ -713,6 +713,16 @@ def check_g01_shell(event, config):
                     "leave this file alone; if the rule itself is wrong, tell the person, who edits it by "
                     "hand."))
                 break
+    if not broken(event, "g01-allow-hook-skip"):
+        for c in analysis.commands:
+            why = skips_git_hooks(c)
+            if why:
+                findings.append(G.Finding(
+                    "G01", f"{why}: the commit gate (gate-staged in the pre-commit hook) guards what is "
+                           f"committed, and no agent may switch off what guards it.",
+                    "commit without skipping the hooks; if the gate is red, fix what it reports (or tell the "
+                    "person why it is wrong)."))
+                break
     if broken(event, "g01-allow-shell-env"):
         return findings
     heavy_var = config["heavy"]["prefix_var"]
@@ -743,6 +753,60 @@ def check_g01_shell(event, config):
                 "narrow the run and declare kind=items or kind=target."))
             break
     return findings
+
+
+_GIT_VALUE_OPTS = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
+                             "--config-env", "--super-prefix"))
+_COMMIT_VALUE_LETTERS = "mFCctuS"
+
+
+def _git_subcommand(args):
+    """(subcommand, its arguments, the `-c k=v` settings) of `git ARGS`."""
+    i, n = 0, len(args)
+    settings = []
+    while i < n:
+        a = args[i]
+        if a in _GIT_VALUE_OPTS:
+            if a == "-c" and i + 1 < n:
+                settings.append(args[i + 1])
+            i += 2
+            continue
+        if a.startswith("-"):
+            if a.startswith("--config-env=") or a.startswith("-c") and len(a) > 2:
+                settings.append(a.split("=", 1)[-1] if a.startswith("--") else a[2:])
+            i += 1
+            continue
+        return a, list(args[i + 1:]), settings
+    return None, [], settings
+
+
+def skips_git_hooks(cmd) -> str | None:
+    """Why this git command switches off the repository's git hooks, or None."""
+    if not cmd.words or cmd.name != "git":
+        return None
+    sub, rest, settings = _git_subcommand(list(cmd.args))
+    for kv in settings:
+        if kv.lower().startswith("core.hookspath"):
+            return f"`git -c {kv}` points git at other hooks"
+    if sub == "config":
+        ops = [a for a in rest if not a.startswith("-")]
+        if ops and ops[0].lower() == "core.hookspath" and (len(ops) > 1 or "--unset" in rest
+                                                           or "--unset-all" in rest):
+            return "`git config core.hooksPath` points git at other hooks"
+        return None
+    if sub in ("commit", "merge", "push", "cherry-pick", "revert", "am", "rebase"):
+        for a in rest:
+            if a == "--":
+                break
+            if a == "--no-verify":
+                return f"`git {sub} --no-verify` skips the hooks"
+            if sub == "commit" and a.startswith("-") and not a.startswith("--"):
+                for ch in a[1:]:
+                    if ch == "n":
+                        return "`git commit -n` skips the hooks"
+                    if ch in _COMMIT_VALUE_LETTERS:
+                        break
+    return None
 
 
 # ---------------------------------------------------------------- registry
@@ -959,14 +1023,15 @@ GUARDS = (
         doc=G.GuardDoc(
             why="An agent that cannot finish its task under a rule finds the rule's file the shortest way "
                 "out. From the shell that means a redirect into .claude/settings.json, `sed -i` on the "
-                "config, an inline SWARMGATE_BREAK, or a subagent declaring itself allowed to run heavy "
-                "tests.",
+                "config, an inline SWARMGATE_BREAK, a subagent declaring itself allowed to run heavy "
+                "tests, or a commit that skips the gate (`--no-verify`, `core.hooksPath`).",
             example="`echo '{}' > .claude/settings.json`, `SWARMGATE_BREAK=b01-allow-heavy cargo test`, a "
-                    "subagent's `SWARMGATE_HEAVY=commit cargo test --workspace`",
+                    "subagent's `SWARMGATE_HEAVY=commit cargo test --workspace`, `git commit --no-verify`",
             instead="Ask the person to change the rule; they edit these files by hand.",
             exceptions="Reading these files is allowed.",
         ),
         breaks={"g01-allow-shell-writes": "shell writes to protected paths pass",
+                "g01-allow-hook-skip": "git commit --no-verify and core.hooksPath changes pass",
                 "g01-allow-shell-env": "inline SWARMGATE_BREAK and subagent heavy/full declarations pass"},
         cases=(
             G.Case("main-redirect-settings", "PreToolUse", _main("echo '{}' > .claude/settings.json"),
@@ -979,8 +1044,14 @@ GUARDS = (
             G.Case("subagent-sets-heavy", "PreToolUse",
                    _sub("SWARMGATE_HEAVY=commit cargo build"),
                    fires=True, breaks=("g01-allow-shell-env",)),
+            G.Case("main-commit-no-verify", "PreToolUse", _main("git add -A && git commit -nm 'wip'"),
+                   fires=True, breaks=("g01-allow-hook-skip",)),
+            G.Case("subagent-hookspath", "PreToolUse", _sub("git config core.hooksPath /dev/null"),
+                   fires=True, breaks=("g01-allow-hook-skip",)),
             G.Case("main-reads-settings", "PreToolUse", _main("cat .claude/settings.json | head"),
                    fires=False),
+            G.Case("main-commit-message-mentions-no-verify", "PreToolUse",
+                   _main("git commit -m 'never use --no-verify'"), fires=False),
             G.Case("subagent-writes-src", "PreToolUse", _sub("echo x > src/notes.txt"), fires=False),
             G.Case("main-sets-heavy", "PreToolUse",
                    _main("SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- make check-full"), fires=False),

@@ -446,3 +446,16 @@ def test_following_the_way_out_passes(cjudge):
     assert not cjudge.codes(filled) & {"B01", "B02", "B10"}, filled
     f = [x for x in cjudge.findings("SWARMGATE_HEAVY=commit make check-full") if x.code == "B02"]
     assert "SWARMGATE_RUN_SCOPE" not in f[0].way_out   # not a verification run
+
+
+@pytest.mark.parametrize("subagent", [False, True], ids=["main", "subagent"])
+def test_g01_git_hook_skips(cjudge, subagent):
+    for c in ["git commit --no-verify -m x", "git commit -n -m x", "git commit -anm x", "git push --no-verify",
+              "git -C sub commit --no-verify", "git -c core.hooksPath=/dev/null commit -m x",
+              "git config core.hooksPath .none", "git config --unset core.hooksPath",
+              "git merge --no-verify feature"]:
+        assert "G01" in cjudge.codes(c, subagent=subagent), c
+    for c in ["git commit -m 'skip with -n or --no-verify? never'", "git commit -m note -- -n",
+              "git config --get core.hooksPath", "git config core.hooksPath", "git log -n 5",
+              "git commit -F msg.txt", "git commit -C HEAD --amend"]:
+        assert "G01" not in cjudge.codes(c, subagent=subagent), c
