@@ -599,24 +599,27 @@ class _OutOfTime(Exception):
 
 
 class _Ctx:
-    __slots__ = ("via", "bg", "depth", "wrappers", "env", "script")
+    __slots__ = ("via", "bg", "depth", "wrappers", "env", "script", "redirs")
 
-    def __init__(self, via=(), bg=0, depth=0, wrappers=(), env=None, script=None) -> None:
+    def __init__(self, via=(), bg=0, depth=0, wrappers=(), env=None, script=None, redirs=()) -> None:
         self.via = via
         self.bg = bg
         self.depth = depth
         self.wrappers = wrappers
         self.env = env or {}
         self.script = script
+        self.redirs = redirs          # redirections of enclosing compound commands
 
     def sub(self, label: str | None = None, *, bg: int | None = None, depth: int | None = None,
-            wrapper: str | None = None, env: dict | None = None, script: str | None = None) -> "_Ctx":
+            wrapper: str | None = None, env: dict | None = None, script: str | None = None,
+            redirs: tuple | None = None) -> "_Ctx":
         return _Ctx(self.via + (label,) if label else self.via,
                     self.bg if bg is None else bg,
                     self.depth if depth is None else depth,
                     self.wrappers + (wrapper,) if wrapper else self.wrappers,
                     self.env if env is None else env,
-                    self.script if script is None else script)
+                    self.script if script is None else script,
+                    self.redirs if redirs is None else redirs)
 
 
 _WRAPPER_LABELS = {"nohup", "setsid", "sudo", "doas", "timeout", "xargs", "watch", "parallel",
@@ -764,6 +767,15 @@ class _Walker:
                 self.unverifiable("command nested too deeply to read", getattr(node, "text", ""))
                 return
             t = type(node)
+            if t is not _lx.Cmd and getattr(node, "redirs", None):
+                # `{ ...; } > f`, `while ...; done < f`: the inner commands inherit them
+                outer = self._redirects(node.redirs)
+                for r in outer:
+                    if r.writes and "$" not in r.target:
+                        p = self._abspath(r.target)
+                        if p is not None:
+                            self.written[p] = None
+                ctx = ctx.sub(None, redirs=ctx.redirs + tuple(outer))
             if t is _lx.Cmd:
                 self.walk_cmd(node, ctx, feed)
             elif t is _lx.Seq:
@@ -932,6 +944,8 @@ class _Walker:
 
     def emit(self, words, last, env, redirs, ctx: _Ctx, text: str) -> SimpleCommand:
         dyn = [x >= 0 for x in last]
+        if ctx.redirs:
+            redirs = list(ctx.redirs) + list(redirs)
         sc = SimpleCommand(list(words), dict(env), redirs, ctx.via, ctx.bg, ctx.wrappers, text,
                            self.cwd, dyn, ctx.script)
         self.an.commands.append(sc)
@@ -1022,6 +1036,18 @@ class _Walker:
             return
         for prefix, opts in INTERPRETERS.items():
             if name == prefix or (name.startswith(prefix) and name[len(prefix):].replace(".", "").isdigit()):
+                if prefix in ("python", "pypy"):
+                    # `python -m pytest ...` runs the module as a command: yield it as one
+                    i = _skip_opts(args, 0, {"-W", "-X", "-Q"})
+                    if 0 < i <= len(args) and args[i - 1] == "-m" and i < len(args):
+                        self._io = (redirs, raw_redirs, feed)
+                        self._inner(args, largs, i, env, ctx.sub("python -m", wrapper=name), text)
+                        return
+                    k = next((j for j, a in enumerate(args[:i]) if a == "-m"), None)
+                    if k is not None and k + 1 < len(args):
+                        self._io = (redirs, raw_redirs, feed)
+                        self._inner(args, largs, k + 1, env, ctx.sub("python -m", wrapper=name), text)
+                        return
                 self._interpreter(name, args, opts, raw_redirs, text)
                 return
         if "/" in w0:
@@ -1431,6 +1457,12 @@ class _Walker:
                               "something unknown)", text)
             return
         label = f"script:{p}"
+        # each file at most once per analysis (symlinks resolved; a file written
+        # by this command counts as one file too)
+        key = p if p in self.written else os.path.realpath(p)
+        if key in self.seen_scripts:
+            return
+        self.seen_scripts.add(key)
         if p in self.written:
             content = self.written[p]
             if content is None:
@@ -1438,17 +1470,11 @@ class _Walker:
                                   "cannot be read statically, then run", text)
                 return
             if content[0] == "text":
-                if p in self.seen_scripts:
-                    return
-                self.seen_scripts.add(p)
                 self._script_body(content[1], p, ctx.sub(label, script=p), text, share)
                 return
             for f in content[1]:
                 self._run_script_path(f, ctx, text, how, share)
             return
-        if p in self.seen_scripts:
-            return
-        self.seen_scripts.add(p)
         body = self._read_script(p, text)
         if body is None:
             return
@@ -1607,6 +1633,9 @@ class _Walker:
                               "code: it cannot be judged as a command", text)
 
     def _scan_code(self, code: str) -> str | None:
+        """The first interpreter pattern that a string literal of ``code`` runs
+        as a shell command (each literal read as shell text once), or that a
+        list of literals spells as an argv (["cargo", "test", "--workspace"])."""
         lits = _string_literals(code)
         groups: list[list[str]] = []
         for lit, joined_prev in lits:
@@ -1614,13 +1643,16 @@ class _Walker:
                 groups[-1].append(lit)
             else:
                 groups.append([lit])
+        firsts = {command_name(p.split()[0]) for p in self.patterns}
+        globby = any(any(ch in f for ch in "*?[") for f in firsts)
         for g in groups:
-            # each literal as a shell text
             for lit in g:
+                if not globby and not any(f in lit for f in firsts):
+                    continue
+                cmds = self._literal_commands(lit)
                 for p in self.patterns:
-                    if self._text_matches(lit, p):
+                    if any(command_matches(c, p) for c in cmds):
                         return p
-            # an argv list ["cargo", "test", "--workspace"]
             if len(g) > 1:
                 words = [w for lit in g for w in lit.split()]
                 for p in self.patterns:
@@ -1630,15 +1662,13 @@ class _Walker:
                             return p
         return None
 
-    def _text_matches(self, lit: str, pattern: str) -> bool:
-        first = command_name(pattern.split()[0])
-        if first not in lit and not any(c in first for c in "*?["):
-            return False
+    def _literal_commands(self, lit: str) -> list:
         try:
-            sub = analyze(lit, cwd=self.cwd or "/", max_depth=2, budget_s=0.2)
+            sub = analyze(lit, cwd=self.cwd or "/", max_depth=2,
+                          budget_s=max(0.01, min(0.2, self.deadline - time.monotonic())))
         except Exception:  # noqa: BLE001
-            return False
-        return any(command_matches(c, pattern) for c in sub.commands)
+            return []
+        return sub.commands
 
     # -- make ----------------------------------------------------------------
     def _make(self, args, largs, ctx, text) -> None:
@@ -1964,7 +1994,11 @@ def analyze(command: str, *, cwd: str, max_depth: int = 6, budget_s: float = 2.0
         an.unverifiable.append(Unverifiable("command holds NUL bytes: bash would not run it "
                                             "as written", command[:200]))
         command = command.replace("\0", " ")
-    w = _Walker(an, cwd if isinstance(cwd, str) and cwd else None, max_depth, deadline,
+    if isinstance(cwd, str) and cwd:
+        cwd = os.path.abspath(cwd)
+    else:
+        cwd = None
+    w = _Walker(an, cwd, max_depth, deadline,
                 max_script_bytes, interpreter_patterns or ())
     ctx = _Ctx()
     try:

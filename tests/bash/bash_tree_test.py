@@ -579,3 +579,35 @@ def test_fast_bashlex_parses_exactly_like_stock_bashlex(tmp_path, monkeypatch):
         results.setdefault(mode, []).append(json.loads(p.stdout))
     assert results["fast"][0] == results["stock"][0]
     assert results["fast"][1] == results["stock"][0]
+
+
+def test_python_dash_m_runs_the_module_as_a_command():
+    c = find(run("python3 -m pytest -x tests/unit"), "pytest")
+    assert c.args == ["-x", "tests/unit"] and "python -m" in c.via and c.wrappers == ("python3",)
+    assert find(run("python -W ignore -m pytest"), "pytest").args == []
+    assert "pytest" not in names(run("python3 x.py -m pytest"))
+
+
+def test_compound_redirections_reach_the_inner_commands():
+    an = run("{ echo a; cargo test; } > /etc/x 2>&1")
+    for c in an.commands:
+        assert ("> /etc/x") in [f"{r.op} {r.target}" for r in c.redirects]
+    an = run("for f in a b; do cat $f; done > out.txt")
+    assert any(r.target == "out.txt" and r.writes for r in find(an, "cat").redirects)
+
+
+def test_symlinked_script_read_once_and_relative_cwd(tmp_path, monkeypatch):
+    write(tmp_path / "real.sh", "cargo test\n")
+    os.symlink(tmp_path / "real.sh", tmp_path / "link.sh")
+    an = run("./real.sh; ./link.sh; bash link.sh", tmp_path)
+    assert names(an).count("cargo") == 1 and len(an.scripts_read) == 1
+    monkeypatch.chdir(tmp_path)
+    an = analyze("./real.sh", cwd=".")
+    assert an.scripts_read == [str(tmp_path / "real.sh")]
+    assert find(an, "cargo").cwd == str(tmp_path)
+
+
+def test_copy_onto_itself_does_not_loop(tmp_path):
+    write(tmp_path / "x.sh", "cargo test\n")
+    an = run("cp x.sh x.sh; ./x.sh", tmp_path)
+    assert isinstance(an, bash_tree.Analysis)
