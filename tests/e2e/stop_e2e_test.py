@@ -62,3 +62,33 @@ def test_s01_keeps_the_main_agent_from_ending_a_round_with_an_open_task(claude_r
     feedback = run.conversation("script:s01")[1].user_texts()[-1]
     assert "Stop hook feedback:" in feedback and "[S01]" in feedback and "t1" in feedback, run.describe()
     assert run.result_text == "t1 closed, round over"
+
+
+def test_h02_finds_a_refusable_call_that_ran_and_the_main_agent_is_told(claude_repo):
+    """A hook that did not fire, simulated: B01 is off while the subagent runs a heavy command and
+    back on before it hands back. H02 re-reads the transcript the binary wrote and the main agent
+    gets the red line with its next tool result (C04)."""
+    claude_repo.add_agent(WORKER)
+    for code in ("B01", "B02"):
+        claude_repo.config_set("guards", code, "off")
+
+    def guards_back_on(req):
+        for code in ("B01", "B02"):
+            claude_repo.config_set("guards", code, "on")
+        return done("ran the full check")
+
+    run = claude_repo.run("script:h02", [
+        Conversation("script:h02", [
+            dispatch(WORKER, f"script:h02-sub\nCheck it.\n{HEAVY_LINE}"),
+            done("read the report"),
+        ]),
+        Conversation("script:h02-sub", [bash("make check-full"), guards_back_on]),
+    ])
+    assert run.returncode == 0, run.describe()
+    (ran,) = run.results_of("Bash", "script:h02-sub")
+    assert "hook error" not in ran.text and "check-full" in ran.text, run.describe()  # make ran, and failed
+    (stop,) = run.decisions(event="SubagentStop")
+    assert "H02" in stop["codes"] and stop["decision"] != "block", stop  # H02 reports, never blocks
+    after = run.conversation("script:h02")[1]
+    (told,) = after.hook_texts("PostToolUse:Agent hook additional context:")
+    assert "[H02]" in told and "`make check-full` (B01)" in told, told
