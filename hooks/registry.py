@@ -67,8 +67,7 @@ def guards_for(event: str, tool: str | None, index_path: str | None = None) -> l
     """
     if _cache is not None or not index_path:
         return [g for g in guards() if g.applies(event, tool)]
-    import json
-
+    from swarmgate import fast_json as json
     from swarmgate.statefile import StateError, read_text, write_text_atomic
     key = _routes_key(MODULES)
     routes = None

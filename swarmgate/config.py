@@ -384,8 +384,7 @@ def _cache_key(st: os.stat_result) -> str:
 
 
 def _cache_read(repo: str, key: str) -> dict[str, Any] | None:
-    import json
-
+    from swarmgate import fast_json as json
     from swarmgate.statefile import StateError, read_text
     try:
         text = read_text(cache_path(repo))

@@ -10,7 +10,7 @@ Parsing only; no judging. Facts observed from Claude Code 2.1.332:
 """
 from __future__ import annotations
 
-import json
+from swarmgate import fast_json as json  # json's results without json's import cost
 
 EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart", "SubagentStart", "SubagentStop", "Stop",
           "UserPromptSubmit", "PreCompact", "Notification", "SessionEnd")

@@ -10,8 +10,9 @@ Every state file swarmgate keeps goes through here:
 """
 from __future__ import annotations
 
-import json
 import os
+
+from swarmgate import fast_json
 import stat
 import sys
 
@@ -89,7 +90,7 @@ def read_json(path: Path, default: Any, *, expect: type | None = dict,
     if text is None:
         return default
     try:
-        data = json.loads(text)
+        data = fast_json.loads(text)
     except ValueError as e:
         quarantine(path, f"not JSON: {e}", report)
         return default
@@ -124,13 +125,15 @@ def write_text_atomic(path: Path, text: str, mode: int = 0o644, *, durable: bool
 
 
 def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
+    import json
+
     write_text_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n", durable=durable)
 
 
 def append_jsonl(path: Path, record: dict) -> None:
     """Append one JSON line with a single O_APPEND write (atomic for small records)."""
     path = os.fspath(path)
-    line = (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+    line = (fast_json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
     try:
         fd = _open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     except FileNotFoundError:
@@ -152,7 +155,7 @@ def read_jsonl(path: Path) -> Iterator[dict]:
         if not line:
             continue
         try:
-            rec = json.loads(line)
+            rec = fast_json.loads(line)
         except ValueError:
             continue
         if isinstance(rec, dict):
