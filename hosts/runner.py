@@ -87,17 +87,30 @@ class _Stop:
 
 # --- admission -------------------------------------------------------------
 
-def _running_view(data: dict, backend) -> list:
-    from swarmgate.hosts.admission import Running
-
+def _uses(data: dict, backend) -> list[int]:
     out = []
     for b in data["bookings"].values():
-        cur = 0
         path = b.get("cgroup")
-        if path and os.path.isdir(path):
-            cur = backend.counters(path).non_reclaimable
-        out.append(Running(int(b.get("booked") or 0), cur))
+        out.append(backend.counters(path).non_reclaimable if path and os.path.isdir(path) else 0)
     return out
+
+
+def snapshot(data: dict, backend, slice_path: str):
+    """(running bookings, slice counters) consistent enough to never over-admit.
+
+    Each run's use is read before and after the slice's and the smaller kept: a run
+    that grows in between was counted in the slice at least at its first value, one
+    that ends in between at least at its second. (Either single order lets one
+    case through: the slice would hold less than the runs' uses say.)
+    """
+    from swarmgate.hosts.admission import Running
+
+    before = _uses(data, backend)
+    sl = backend.counters(slice_path)
+    after = _uses(data, backend)
+    running = [Running(int(b.get("booked") or 0), min(x, y))
+               for b, x, y in zip(data["bookings"].values(), before, after)]
+    return running, sl
 
 
 def holders_text(data: dict, backend) -> str:
@@ -151,9 +164,7 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
             hist = history.load()
             pred = admission.predict(opts.cap, history.entry(hist, opts.label), opts.unbounded,
                                      book_cap=broken("book-cap-not-peak"))
-            # each run's use first, the slice's after: growth in between only makes the sum larger
-            running = _running_view(data, backend)
-            sl = backend.counters(slice_path)
+            running, sl = snapshot(data, backend, slice_path)
             d = admission.decide(opts.total, sl.usage, sl.reclaimable, running, pred.need,
                                  subtract_page_cache=not broken("no-page-cache-subtraction"))
             if d.admit:
