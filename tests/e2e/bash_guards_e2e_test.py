@@ -78,3 +78,18 @@ def test_t01_refuses_timers_from_the_shell_and_the_cron_tool(claude_repo):
     recs = run.decisions(event="PreToolUse")
     assert [(r["tool"], r["decision"]) for r in recs] == [
         ("Bash", "deny"), ("CronCreate", "deny"), ("Bash", "allow")], run.describe()
+
+
+def test_p01_flags_a_command_repeated_with_unchanged_output(claude_repo):
+    poll = "git status --short"
+    run = claude_repo.run("script:p01", [
+        Conversation("script:p01", [bash(poll), bash(poll), bash(poll), done("stopped polling")]),
+    ])
+    assert run.returncode == 0, run.describe()
+    post = run.decisions(event="PostToolUse", tool="Bash")
+    assert [("P01" in r["codes"]) for r in post] == [False, False, True], run.describe()
+    reqs = run.conversation("script:p01")
+    prefix = "PostToolUse:Bash hook additional context:"
+    assert [len(r.hook_texts(prefix)) for r in reqs] == [0, 0, 0, 1], run.describe()
+    (flag,) = reqs[3].hook_texts(prefix)
+    assert "[P01]" in flag and f"`{poll}`" in flag and "3 times" in flag
