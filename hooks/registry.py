@@ -38,20 +38,25 @@ def guards() -> list:
 
 
 def _routes_key(names: tuple) -> str | None:
-    """Identity of the guard modules' files (name, mtime, size); None when one cannot be stat'ed."""
+    """Identity (name, mtime, size) of every file that can change where guards run: every
+    module of this package (a guard's events and tools may come from a helper module),
+    swarmgate/guard.py (the tool groups) and the MODULES list; None when one cannot be read."""
     import os
 
+    import swarmgate.guard as guard_mod
     import swarmgate.hooks as pkg
     here = os.path.dirname(os.path.abspath(pkg.__file__))
-    parts = []
     for name in names:
         if not name.startswith("swarmgate.hooks.") or name.count(".") != 2:
             return None
-        try:
-            st = os.stat(os.path.join(here, name.rsplit(".", 1)[1] + ".py"))
-        except OSError:
-            return None
-        parts.append(f"{name}:{st.st_mtime_ns}:{st.st_size}")
+    parts = [",".join(names)]
+    try:
+        files = sorted(f for f in os.listdir(here) if f.endswith(".py"))
+        for path in [os.path.join(here, f) for f in files] + [os.path.abspath(guard_mod.__file__)]:
+            st = os.stat(path)
+            parts.append(f"{os.path.basename(path)}:{st.st_mtime_ns}:{st.st_size}")
+    except OSError:
+        return None
     return "|".join(parts)
 
 

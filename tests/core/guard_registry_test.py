@@ -198,3 +198,13 @@ def test_a_file_tool_hook_call_does_not_import_the_dispatch_guards(tmp_path, rep
     assert routed <= set(loaded)
     unrouted = set(registry.MODULES) - routed
     assert unrouted - set(loaded), f"every guard module was imported for a Write call: {loaded}"
+
+
+def test_routes_key_covers_every_hooks_module_and_the_tool_groups():
+    key = registry._routes_key(registry.MODULES)
+    here = os.path.dirname(registry.__file__)
+    for f in os.listdir(here):
+        if f.endswith(".py"):
+            assert f"|{f}:" in key, f
+    assert "|guard.py:" in key
+    assert registry._routes_key(("not.a.hooks.module",)) is None
