@@ -317,9 +317,11 @@ def check_b01(event, config):
         for u in getattr(analysis, "unverifiable", ()) or ():
             reason = getattr(u, "reason", str(u))
             text = getattr(u, "text", "")
+            shown = _short(text, 100)
+            what = reason if not shown or shown in reason else f"{reason}: `{shown}`"
             findings.append(G.Finding(
                 "B01",
-                f"this command cannot be read statically ({reason}: `{_short(text, 100)}`), so swarmgate "
+                f"this command cannot be read statically ({what}), so swarmgate "
                 f"cannot tell whether it starts a heavy test.",
                 "write the commands into a script file and run it by path (`bash ./script.sh`), or run "
                 "them directly, so every command can be read before it runs.",
@@ -494,18 +496,21 @@ def check_b10(event, config):
         pat = first_match(cmd, sc["verify_patterns"], cwd=cwd, repo=event.repo)
         if not pat or not_a_run(cmd):
             continue
-        ctext = _core_text(cmd)
+        chain = launchers(analysis.commands, i)
+        ctext = _core_text(chain[-1] if chain else cmd)   # the scope is inherited: prefix what was typed
         env = command_env(analysis, i)
         raw = env.get(var)
         if raw is None:
             if broken(event, "b10-allow-missing-scope"):
                 continue
+            wide = not event.is_subagent and (
+                first_match(cmd, sc["full_patterns"], cwd=cwd, repo=event.repo) or whole_suite(cmd))
             findings.append(G.Finding(
                 "B10",
-                f"verification run `{_cmd_text(cmd)}` (pattern `{pat}`) has no run scope: say what you "
-                f"run and why before you run it.",
-                f"prefix it: `{_scope_template(var)} {ctext}` (kind: full | items | light | target; "
-                f"reason at least {min_reason} characters)."))
+                f"verification run `{_cmd_text(cmd)}`{_via_text(cmd)} (pattern `{pat}`) has no run scope: "
+                f"say what you run and why before you run it.",
+                f"prefix it: `{_scope_template(var, 'full' if wide else 'items')} {ctext}` (kind: full | "
+                f"items | light | target; reason at least {min_reason} characters)."))
             continue
         scope = parse_scope(raw)
         missing = [f for f in SCOPE_FIELDS if not scope.get(f)]
@@ -527,7 +532,7 @@ def check_b10(event, config):
         if len(scope["reason"]) < min_reason and not broken(event, "b10-allow-short-reason"):
             findings.append(G.Finding(
                 "B10",
-                f"run scope reason {scope['reason']!r} is {len(scope['reason'])} characters; at least "
+                f"run scope reason {scope['reason']!r} has {len(scope['reason'])} character(s); at least "
                 f"{min_reason} are required: say why this run, now.",
                 "write a reason that says what changed and why this run covers it, e.g. "
                 "`reason=changed only the parser; its unit tests cover it`."))
