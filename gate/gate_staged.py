@@ -226,8 +226,10 @@ class Gate:
         self.tree: Tree | None = None
         self.result = GateResult()
 
-    def say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+    def progress(self, text: str) -> None:
+        """A line on a terminal's stderr while a stage runs (nothing in pipes and logs)."""
+        if _isatty(sys.stderr):
+            print(f"gate-staged: {text}", file=sys.stderr, flush=True)
 
     def _tree(self, index: Index, links: list[str]) -> Tree:
         if self.tree is None:
@@ -289,6 +291,7 @@ class Gate:
             return Outcome(stage.name, stage.source, "skipped", "skipped",
                            notes=[f"heavy stage: runs only with {heavy_var}=commit (prefix the commit: "
                                   f"`{heavy_var}=commit git commit ...`)"])
+        self.progress(f"running {stage.name} ...")
         links = list(config["gate"]["link"])
         seeing_worktree = break_switch.broken("gate-sees-worktree")
         root = index.repo if seeing_worktree else self._tree(index, links).root
