@@ -303,12 +303,33 @@ def _cap_hint(config) -> str:
     return hint
 
 
+_PATTERN_KEYS = (("heavy", "patterns"), ("scope", "verify_patterns"), ("scope", "full_patterns"))
+
+
+def pattern_problem(event, config, code: str):
+    """A refusal naming the config key when a command pattern cannot be read, else None."""
+    from swarmgate.hooks.command_patterns import PatternError, compile_all
+
+    for section, key in _PATTERN_KEYS:
+        try:
+            compile_all(config[section][key])
+        except PatternError as e:
+            where = getattr(config, "path", None) or ".claude/swarmgate.toml"
+            return G.Finding(code, f"{where}: [{section}] {key}: {e}; shell commands cannot be judged "
+                                   f"until it is fixed, so they are refused.",
+                             f"fix the pattern in [{section}] {key} (close the quote).")
+    return None
+
+
 # ---------------------------------------------------------------- B01
 
 def check_b01(event, config):
     analysis = analysis_of(event, config)
     if analysis is None:
         return None
+    bad = pattern_problem(event, config, "B01")
+    if bad:
+        return bad
     findings = []
     var = config["heavy"]["prefix_var"]
     values = config["heavy"]["prefix_values"]
@@ -372,6 +393,9 @@ def check_b02(event, config):
     analysis = analysis_of(event, config)
     if analysis is None:
         return None
+    bad = pattern_problem(event, config, "B02")
+    if bad:
+        return bad
     b01_on = config.guard_mode("B01") == "on"
     runners = config["heavy"]["runners"]
     var = config["heavy"]["prefix_var"]
@@ -487,6 +511,9 @@ def check_b10(event, config):
     analysis = analysis_of(event, config)
     if analysis is None:
         return None
+    bad = pattern_problem(event, config, "B10")
+    if bad:
+        return bad
     sc = config["scope"]
     var = sc["prefix_var"]
     min_reason = int(sc["min_reason"])

@@ -459,3 +459,9 @@ def test_g01_git_hook_skips(cjudge, subagent):
               "git config --get core.hooksPath", "git config core.hooksPath", "git log -n 5",
               "git commit -F msg.txt", "git commit -C HEAD --amend"]:
         assert "G01" not in cjudge.codes(c, subagent=subagent), c
+
+
+def test_bad_pattern_in_config_refuses_with_the_key(cjudge):
+    cjudge.config_text = "[heavy]\npatterns = [\"cargo test 'unbalanced\"]\n"
+    f = [x for x in cjudge.findings("ls") if x.code == "B01"]
+    assert f and "[heavy] patterns" in f[0].message and "crashed" not in f[0].message
