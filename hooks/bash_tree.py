@@ -268,7 +268,43 @@ def _match_close(s: str, i: int, open_c: str, close_c: str) -> int:
     return n
 
 
-def expand(raw: str, variables: dict) -> tuple[str, int]:
+def _base_vars(cwd: str | None) -> dict:
+    """Variables whose value the Bash tool's shell certainly has: a few from
+    the environment the hook runs in (the same user and session), and PWD."""
+    out: dict[str, str | None] = {}
+    for k in ("HOME", "USER", "LOGNAME", "TMPDIR"):
+        v = os.environ.get(k)
+        if v:
+            out[k] = v
+    if cwd:
+        out["PWD"] = cwd
+    return out
+
+
+def _param(inner: str, variables: dict) -> str | None:
+    """Value of ${inner} when it is known: NAME, NAME[0], NAME:-word, NAME-word."""
+    if inner.isidentifier() or inner.isdigit() or inner in ("@", "*", "#"):
+        return variables.get(inner)
+    k = inner.find("[")
+    if k > 0 and inner.endswith("]") and inner[:k].isidentifier() and inner[k + 1:-1] in ("0", "@", "*"):
+        return variables.get(inner[:k])
+    for op in (":-", ":=", "-", "="):
+        k = inner.find(op)
+        if k > 0 and inner[:k].isidentifier():
+            name, word = inner[:k], inner[k + len(op):]
+            val = variables.get(name)
+            if val is None:
+                return None if name in variables or name not in _UNSET_OK else word
+            if val == "" and op.startswith(":"):
+                return word if not any(c in word for c in "$`'\"\\") else None
+            return val
+    return None
+
+
+_UNSET_OK: frozenset = frozenset()
+
+
+def expand(raw: str, variables: dict, subst=None) -> tuple[str, int]:
     """Quote removal and constant-variable expansion of one word.
 
     Returns (value, last_dynamic_end): expansions that cannot be resolved keep
@@ -313,6 +349,12 @@ def expand(raw: str, variables: dict) -> tuple[str, int]:
             while j < n and raw[j] != "`":
                 j += 2 if raw[j] == "\\" else 1
             piece = raw[i:j + 1]
+            val = subst(raw[i + 1:j]) if subst is not None else None
+            if val is not None:
+                out.append(val)
+                olen += len(val)
+                i = j + 1
+                continue
             out.append(piece)
             olen += len(piece)
             last = olen
@@ -341,6 +383,12 @@ def expand(raw: str, variables: dict) -> tuple[str, int]:
             if nx == "(":
                 j = _match_close(raw, i + 1, "(", ")")
                 piece = raw[i:j]
+                val = subst(raw[i + 2:j - 1]) if subst is not None and not piece.startswith("$((") else None
+                if val is not None:
+                    out.append(val)
+                    olen += len(val)
+                    i = j
+                    continue
                 out.append(piece)
                 olen += len(piece)
                 last = olen
@@ -349,7 +397,7 @@ def expand(raw: str, variables: dict) -> tuple[str, int]:
             if nx == "{":
                 j = _match_close(raw, i + 1, "{", "}")
                 inner = raw[i + 2:j - 1]
-                val = variables.get(inner) if inner.isidentifier() or inner.isdigit() else None
+                val = _param(inner, variables)
                 if val is None:
                     piece = raw[i:j]
                     out.append(piece)
@@ -377,7 +425,7 @@ def expand(raw: str, variables: dict) -> tuple[str, int]:
                 i = j
                 continue
             if nx.isdigit() or nx in "@*#?$!-":
-                val = variables.get(nx)
+                val = variables.get(nx) if nx in "0123456789@*#" else None
                 if val is None:
                     out.append(raw[i:i + 2])
                     olen += 2
@@ -726,7 +774,10 @@ class _Walker:
         self.deadline = deadline
         self.max_script_bytes = max_script_bytes
         self.patterns = [p for p in patterns if isinstance(p, str) and p.split()]
-        self.vars: dict[str, str | None] = {}
+        self.vars: dict[str, str | None] = _base_vars(cwd)
+        self.positional: list[str] | None = []      # the Bash tool's shell has no arguments
+        self._script_args: tuple | None = None
+        self._set_positional([], [])
         self.funcs: dict[str, tuple] = {}        # name -> (body node, ctx at definition)
         self.called: set[str] = set()
         self.active_funcs: list[int] = []
@@ -901,10 +952,50 @@ class _Walker:
     def _expand_words(self, words: list) -> tuple[list, list]:
         vals, dyn = [], []
         for w in words:
-            v, last = expand(w.raw, self.vars)
+            if w.raw in ('"$@"', "$@", "$*", '"${@}"', "${@}") and self.positional is not None:
+                vals.extend(self.positional)   # "$@": one word per argument
+                dyn.extend([-1] * len(self.positional))
+                continue
+            v, last = expand(w.raw, self.vars, self._const_subst if w.subs else None)
             vals.append(v)
             dyn.append(last)
         return vals, dyn
+
+    def _const_subst(self, inner: str) -> str | None:
+        """The output of a command substitution whose result is certain:
+        ``pwd``, ``dirname X``, ``basename X``, ``cd X && pwd``,
+        ``git rev-parse --show-toplevel`` (X constant). Else None."""
+        t = inner.strip()
+        if t == "pwd" or t == "pwd -P":
+            return self.cwd
+        if t.startswith(("dirname ", "basename ")):
+            arg = t.split(None, 1)[1].strip()
+            v, last = expand(arg, self.vars, self._const_subst)
+            if last >= 0 or any(c in v for c in " \t\n;|&<>"):
+                return None
+            return os.path.dirname(v) or "." if t.startswith("dirname") else os.path.basename(v)
+        for sep in ("&&", ";"):
+            if sep in t:
+                head, _, tail = t.partition(sep)
+                head, tail = head.strip(), tail.strip()
+                for junk in (">/dev/null", "> /dev/null", "2>/dev/null", "2> /dev/null", "1>/dev/null"):
+                    head = head.replace(junk, "").strip()
+                if head.startswith("cd ") and tail in ("pwd", "pwd -P") and self.cwd:
+                    v, last = expand(head[3:].strip(), self.vars, self._const_subst)
+                    if last >= 0 or not v:
+                        return None
+                    return os.path.normpath(os.path.join(self.cwd, os.path.expanduser(v)))
+                return None
+        if t == "git rev-parse --show-toplevel" and self.cwd:
+            d = self.cwd
+            while True:
+                if os.path.exists(os.path.join(d, ".git")):
+                    return d
+                up = os.path.dirname(d)
+                if up == d:
+                    return None
+                d = up
+        return None
 
     def walk_cmd(self, c: _lx.Cmd, ctx: _Ctx, feed) -> None:
         # substitutions run first (word expansion), in a subshell each
@@ -915,7 +1006,7 @@ class _Walker:
         self.walk_redir_subs(c.redirs, ctx)
         assigns: dict[str, str] = {}
         for w in c.assigns:
-            v, last = expand(w.raw, self.vars)
+            v, last = expand(w.raw, self.vars, self._const_subst if w.subs else None)
             k = v.find("=")
             name, val = v[:k].rstrip("+"), v[k + 1:]
             assigns[name] = val
@@ -936,7 +1027,7 @@ class _Walker:
             if r.target is None:
                 tgt = str(r.dup) if r.dup is not None and r.dup >= 0 else "-"
             else:
-                tgt = expand(r.target.raw, self.vars)[0]
+                tgt = expand(r.target.raw, self.vars, self._const_subst if r.target.subs else None)[0]
             if r.op in ("<<", "<<-"):
                 tgt = r.delim
             out.append(Redirect(r.op, tgt, r.fd, r.heredoc if r.op in ("<<", "<<-") else None))
@@ -990,10 +1081,17 @@ class _Walker:
             if id(body) not in self.active_funcs and self.func_calls < _MAX_FUNC_CALLS:
                 self.func_calls += 1
                 self.active_funcs.append(id(body))
+                saved_pos = (self.positional, {k: v for k, v in self.vars.items()
+                                               if k.isdigit() and k != "0" or k in "#@*"})
+                self._set_positional(args, largs)
                 try:
                     self.walk(body, ctx.sub(f"function:{name}"))
                 finally:
                     self.active_funcs.pop()
+                    self.positional = saved_pos[0]
+                    for k in [k for k in self.vars if k.isdigit() and k != "0" or k in "#@*"]:
+                        del self.vars[k]
+                    self.vars.update(saved_pos[1])
             return
 
         if name in SHELLS:
@@ -1001,6 +1099,7 @@ class _Walker:
             return
         if name in ("source", "."):
             if args:
+                self._script_args = (args[1:], largs[1:]) if len(args) > 1 else None
                 self._script_arg(args[0], largs[0], env, ctx, text, "source", share=True)
             return
         if name == "eval":
@@ -1051,6 +1150,7 @@ class _Walker:
                 self._interpreter(name, args, opts, raw_redirs, text)
                 return
         if "/" in w0:
+            self._script_args = (args, largs)
             self._maybe_script(w0, args, env, ctx, text)
 
     # -- wrappers ------------------------------------------------------------
@@ -1320,6 +1420,7 @@ class _Walker:
             self._nested_text(args[j], sub, f"{name} -c", text)
             return
         if i < n and not reads_stdin:
+            self._script_args = (args[i + 1:], largs[i + 1:])
             self._script_arg(args[i], largs[i], env, ctx, text, name, share=False)
             return
         self._shell_stdin(name, redirs, feed, ctx, text)
@@ -1482,9 +1583,15 @@ class _Walker:
         self._script_body(body, p, ctx.sub(label, script=p), text, share)
 
     def _script_body(self, body: str, path: str, ctx, text, share: bool) -> None:
-        saved_vars, saved_cwd = dict(self.vars), self.cwd
+        saved_vars, saved_cwd, saved_pos = dict(self.vars), self.cwd, self.positional
+        script_args, self._script_args = self._script_args, None
         if not share:
-            self.vars = {}
+            self.vars = _base_vars(self.cwd)
+            self.positional = []
+        if script_args is not None:
+            self._set_positional(*script_args)
+        elif not share:
+            self._set_positional([], [])
         self.vars["0"] = path
         self.vars["BASH_SOURCE"] = path
         try:
@@ -1492,6 +1599,27 @@ class _Walker:
         finally:
             if not share:
                 self.vars, self.cwd = saved_vars, saved_cwd
+            self.positional = saved_pos if (not share or script_args is not None) else self.positional
+
+    def _set_positional(self, args: list, largs: list) -> None:
+        """$1.. $# $@ $* for a script or function body (unknown when an argument is dynamic)."""
+        for k in list(self.vars):
+            if k.isdigit() and k != "0":
+                del self.vars[k]
+        if any(x >= 0 for x in largs):
+            self.positional = None
+            for k in ("#", "@", "*"):
+                self.vars[k] = None
+            for n, (a, la) in enumerate(zip(args, largs), 1):
+                self.vars[str(n)] = a if la < 0 else None
+            return
+        self.positional = list(args)
+        for n, a in enumerate(args, 1):
+            self.vars[str(n)] = a
+        for n in range(len(args) + 1, 10):
+            self.vars[str(n)] = ""
+        self.vars["#"] = str(len(args))
+        self.vars["@"] = self.vars["*"] = " ".join(args)
 
     def _read_script(self, p: str, text: str) -> str | None:
         try:

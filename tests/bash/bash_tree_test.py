@@ -486,7 +486,7 @@ def test_bashlex_tables_cache(tmp_path, monkeypatch):
 MAKEFILE = (
     "CARGO ?= cargo\nFLAGS = --workspace\n.PHONY: all test\nall: build test\n"
     "build:\n\t@$(CARGO) build\n"
-    "test: build\n\t-$(CARGO) test $(FLAGS) 2>&1 | tee $@.log\n\techo \"done $$HOME\"\n"
+    "test: build\n\t-$(CARGO) test $(FLAGS) 2>&1 | tee $@.log\n\techo \"done $$SOMEVAR\"\n"
     "sub:\n\t$(MAKE) -C sub x\n"
     "env-tool:\n\t$(TOOL) run\n"
     "c:\n\t$(CC) -o x x.c\n"
@@ -501,7 +501,7 @@ def test_make_targets_recipes_are_commands(tmp_path):
     c = [c for c in an.commands if c.name == "cargo" and c.args[:1] == ["test"]][0]
     assert c.args == ["test", "--workspace"] and "make:test" in c.via
     assert ["cargo", "build"] in words(an)                       # prerequisite first
-    assert ["echo", "done $HOME"] in words(an)                  # $$ is a shell $
+    assert ["echo", "done $SOMEVAR"] in words(an)                # $$ is a shell $
     assert an.scripts_read == [str(tmp_path / "Makefile")]
     assert find(run("make", tmp_path), "cargo")                  # default target: all
     assert find(run("make CARGO=/opt/cargo test", tmp_path), "cargo").words[0] == "/opt/cargo"
@@ -611,3 +611,21 @@ def test_copy_onto_itself_does_not_loop(tmp_path):
     write(tmp_path / "x.sh", "cargo test\n")
     an = run("cp x.sh x.sh; ./x.sh", tmp_path)
     assert isinstance(an, bash_tree.Analysis)
+
+
+def test_positional_parameters_and_constant_substitutions(tmp_path):
+    (tmp_path / ".git").mkdir()
+    write(tmp_path / "scripts" / "outer.sh",
+          '#!/bin/bash\nSCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
+          'cd "$SCRIPT_DIR/.."\n./scripts/inner.sh --all\nexec "$@"\n')
+    write(tmp_path / "scripts" / "inner.sh", 'cargo test "$1"\n')
+    (tmp_path / "sub").mkdir()
+    an = run("cd sub && ../scripts/outer.sh pytest -q", tmp_path)
+    assert ["cargo", "test", "--all"] in words(an)
+    assert ["pytest", "-q"] in words(an)
+    assert not an.unverifiable
+    an = run('cd "$(git rev-parse --show-toplevel)" && scripts/inner.sh --workspace', tmp_path / "sub")
+    assert ["cargo", "test", "--workspace"] in words(an)
+    assert find(run('f() { cargo "$@"; }; f test --workspace'), "cargo").args == ["test", "--workspace"]
+    assert find(run("echo $1 \"$@\" $#"), "echo").args == ["", "0"]
+    assert find(run('cd "$HOME" && pwd'), "cd").args == [os.environ["HOME"]] if "HOME" in os.environ else True
