@@ -256,3 +256,28 @@ def test_cache_entries_are_pruned(tmp_path):
     assert len(list((tmp_path / "verdicts" / "s").glob("*.json"))) == vcache.KEEP_PER_STAGE
     rec = json.loads((tmp_path / "verdicts" / "s" / f"{vcache.KEEP_PER_STAGE + 4:064x}.json").read_text())
     assert rec["verdict"] == "pass"
+
+
+def test_fingerprints_survive_any_comment_or_blank_line_insertion():
+    from hypothesis import given, settings, strategies as st
+
+    lines = MOD.decode().splitlines()
+    base = python_fingerprints(MOD)
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.tuples(st.integers(0, len(lines) - 1), st.sampled_from(["  # note", "\n", "\n# block\n"])),
+                    max_size=8))
+    def check(edits):
+        out = list(lines)
+        for i, what in sorted(edits, reverse=True):
+            if what.startswith("  #"):
+                if '"""' in out[i]:
+                    continue  # a comment after a docstring's quotes is still a comment, but keep it simple
+                out[i] = out[i] + what
+            else:
+                indent = out[i][:len(out[i]) - len(out[i].lstrip())] if out[i].strip() else ""
+                out.insert(i, "\n".join(indent + x if x else x for x in what.split("\n")))
+        src = "\n".join(out).encode()
+        assert python_fingerprints(src) == base, src.decode()
+
+    check()
