@@ -5,7 +5,9 @@ ended. Two things are looked for: the OOM killer's line
 ``oom-kill:...,oom_memcg=/slice/run,task_memcg=/slice/run,...`` (which cgroup's
 limit was hit, which cgroup the victim was in) and the NVIDIA driver's
 ``NV_ERR_NO_MEMORY``. Where /dev/kmsg cannot be read, both are unknown and
-the runner falls back to the cgroup counters.
+the runner falls back to the cgroup counters. Only the kernel's own messages
+count (facility 0): a program cannot fake an OOM or a GPU line by writing to
+/dev/kmsg, since the kernel files user-space writes under another facility.
 """
 from __future__ import annotations
 
@@ -44,6 +46,12 @@ class KernelLog:
                 break
             text = rec.decode("utf-8", "replace")
             head, _, msg = text.partition(";")
+            try:
+                facility = int(head.split(",", 1)[0]) >> 3
+            except ValueError:
+                continue
+            if facility != 0:
+                continue  # written by a user-space program (anyone may write /dev/kmsg): not the kernel
             out.append(msg.split("\n", 1)[0])
         return out
 

@@ -392,3 +392,11 @@ def test_status_shows_bookings_and_waiters(sandbox, monkeypatch, capsys):
     holder.send_signal(signal.SIGTERM)
     assert holder.wait(15) == 128 + signal.SIGTERM
     assert waiter.wait(30) == 0  # its turn came once the holder was gone
+
+
+def test_a_user_space_line_in_the_kernel_log_is_not_taken_for_the_driver(sandbox):
+    if not os.access("/dev/kmsg", os.W_OK):
+        pytest.skip("/dev/kmsg is not writable here")
+    fake = "print('swarmgate test: NV_ERR_NO_MEMORY (user-space line, must be ignored)', file=open('/dev/kmsg', 'w'))"
+    r = sandbox.run(["64M", "--", "python3", "-c", fake])
+    assert r.returncode == 0, out(r)
