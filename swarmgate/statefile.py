@@ -163,32 +163,57 @@ def read_jsonl(path: Path) -> Iterator[dict]:
 
 
 class locked:
-    """An exclusive filelock at ``path`` (a sibling ``.lock`` file is the usual choice).
+    """An exclusive lock at ``path`` (a sibling ``.lock`` file is the usual choice).
 
     ``with locked(path, timeout):`` — StateError when it cannot be taken in time
-    or the lock path is a planted symlink.
+    or the lock path is a planted symlink or not a regular file.
+
+    It is an flock(2) on the lock file, exactly what filelock's UnixFileLock
+    takes, so it excludes (and is excluded by) filelock.FileLock on the same
+    path. It does not import filelock: that import costs ~60 ms of CPU here
+    (typing, dataclasses, hashlib, threading), more than a whole hook call, and
+    hooks that keep session state lock on every call. Hardening: the file is
+    opened with O_NOFOLLOW (a planted symlink is refused, never followed) and
+    must be a regular file; it is never unlinked (unlinking a lock file races).
     """
 
     def __init__(self, path: Path, timeout: float = 30.0) -> None:
         self.path = os.fspath(path)
         self.timeout = timeout
-        self._lock = None
+        self._fd: int | None = None
 
     def __enter__(self) -> None:
-        from filelock import FileLock, Timeout
+        import fcntl
+        import time
 
         ensure_dir(os.path.dirname(os.path.abspath(self.path)))
-        if os.path.islink(self.path):
-            raise StateError(f"{self.path} is a symlink; refusing to use it as a lock")
-        lock = FileLock(self.path, timeout=self.timeout)
+        fd = _open_nofollow(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            lock.acquire()
-        except Timeout:
-            raise StateError(f"could not take the lock {self.path} within {self.timeout:.0f}s") from None
-        self._lock = lock
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise StateError(f"{self.path} is not a regular file; refusing to use it as a lock")
+            deadline = time.monotonic() + max(0.0, self.timeout)
+            delay = 0.005
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise StateError(f"could not take the lock {self.path} within {self.timeout:.0f}s") from None
+                    time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+                    delay = min(delay * 2, 0.05)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
         return None
 
     def __exit__(self, *exc) -> None:
-        if self._lock is not None:
-            self._lock.release()
-            self._lock = None
+        if self._fd is not None:
+            import fcntl
+
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self._fd)
+                self._fd = None

@@ -147,3 +147,63 @@ def test_two_corruptions_in_one_second_keep_both_copies(tmp_path):
     sf.read_json(p, {}, report=lambda m: None)
     kept = sorted(x.read_text() for x in tmp_path.iterdir() if ".corrupt-" in x.name)
     assert kept == ["bad one", "bad two"]
+
+
+def test_lock_excludes_filelock_users_of_the_same_path(tmp_path):
+    from filelock import FileLock, Timeout
+
+    path = tmp_path / "shared.lock"
+    with sf.locked(path):
+        with pytest.raises(Timeout):
+            FileLock(str(path), timeout=0.1).acquire()
+    other = FileLock(str(path), timeout=1)
+    other.acquire()
+    try:
+        with pytest.raises(sf.StateError):
+            with sf.locked(path, timeout=0.1):
+                pass
+    finally:
+        other.release()
+
+
+def _hold(path, ready, release):
+    with sf.locked(path):
+        ready.set()
+        release.wait(20)
+
+
+def test_lock_excludes_another_process(tmp_path):
+    ctx = multiprocessing.get_context("fork")
+    ready, release = ctx.Event(), ctx.Event()
+    path = tmp_path / "p.lock"
+    proc = ctx.Process(target=_hold, args=(path, ready, release))
+    proc.start()
+    try:
+        assert ready.wait(20)
+        with pytest.raises(sf.StateError):
+            with sf.locked(path, timeout=0.2):
+                pass
+    finally:
+        release.set()
+        proc.join(20)
+    assert proc.exitcode == 0 and not proc.is_alive()
+    with sf.locked(path, timeout=5):  # released when the holder let go
+        pass
+
+
+def test_lock_on_something_that_is_not_a_file_is_refused(tmp_path):
+    os.mkfifo(tmp_path / "fifo.lock")
+    with pytest.raises(sf.StateError) as e:
+        with sf.locked(tmp_path / "fifo.lock", timeout=0.1):
+            pass
+    assert "not a regular file" in str(e.value)
+
+
+def test_lock_does_not_import_filelock(tmp_path):
+    import subprocess
+    import sys
+    code = (f"import sys; from swarmgate import statefile as sf\n"
+            f"with sf.locked({str(tmp_path / 'x.lock')!r}): pass\n"
+            "print('filelock' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr
