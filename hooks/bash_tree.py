@@ -82,6 +82,7 @@ _BASHLEX_MAX_CHARS = 6000      # bashlex costs ~30 µs/char: beyond this the lex
 _BASHLEX_MAX_NEST = 40         # and it recurses per nesting level
 _MAX_TREE_NEST = 200           # walker recursion bound (nested nodes)
 _CACHE_MAX = 256
+_UNKNOWN_DIR = "/?unknown-dir"   # stands for a directory we cannot name (cd "$(mktemp -d)")
 _MAX_FUNC_CALLS = 64            # function bodies expanded per analysis (f calls g twice, g calls h twice...)
 
 
@@ -791,6 +792,7 @@ class _Walker:
         self._io: tuple = ([], [], None)
         self.stdin_stack: list[tuple] = []
         self.makefiles: dict[str, tuple] = {}
+        self.unknown_dirs = 0
 
     # -- bookkeeping ---------------------------------------------------------
     def tick(self) -> None:
@@ -967,7 +969,7 @@ class _Walker:
         ``git rev-parse --show-toplevel`` (X constant). Else None."""
         t = inner.strip()
         if t == "pwd" or t == "pwd -P":
-            return self.cwd
+            return self.cwd if self._known_dir(self.cwd) else None
         if t.startswith(("dirname ", "basename ")):
             arg = t.split(None, 1)[1].strip()
             v, last = expand(arg, self.vars, self._const_subst)
@@ -980,13 +982,13 @@ class _Walker:
                 head, tail = head.strip(), tail.strip()
                 for junk in (">/dev/null", "> /dev/null", "2>/dev/null", "2> /dev/null", "1>/dev/null"):
                     head = head.replace(junk, "").strip()
-                if head.startswith("cd ") and tail in ("pwd", "pwd -P") and self.cwd:
+                if head.startswith("cd ") and tail in ("pwd", "pwd -P") and self._known_dir(self.cwd):
                     v, last = expand(head[3:].strip(), self.vars, self._const_subst)
                     if last >= 0 or not v:
                         return None
                     return os.path.normpath(os.path.join(self.cwd, os.path.expanduser(v)))
                 return None
-        if t == "git rev-parse --show-toplevel" and self.cwd:
+        if t == "git rev-parse --show-toplevel" and self._known_dir(self.cwd):
             d = self.cwd
             while True:
                 if os.path.exists(os.path.join(d, ".git")):
@@ -1038,7 +1040,7 @@ class _Walker:
         if ctx.redirs:
             redirs = list(ctx.redirs) + list(redirs)
         sc = SimpleCommand(list(words), dict(env), redirs, ctx.via, ctx.bg, ctx.wrappers, text,
-                           self.cwd, dyn, ctx.script)
+                           self.cwd if self._known_dir(self.cwd) else None, dyn, ctx.script)
         self.an.commands.append(sc)
         for lst in self.collect:
             lst.append(sc)
@@ -1101,6 +1103,12 @@ class _Walker:
             if args:
                 self._script_args = (args[1:], largs[1:]) if len(args) > 1 else None
                 self._script_arg(args[0], largs[0], env, ctx, text, "source", share=True)
+            return
+        if name == "trap":
+            # trap 'CMDS' SIGNAL...: CMDS run later, on the signal or at exit
+            a = [x for x in args if x != "--"]
+            if len(a) >= 2 and a[0] not in ("-", "") and not a[0].startswith("-"):
+                self._nested_text(a[0], ctx.sub("trap"), "trap", text)
             return
         if name == "eval":
             if args:
@@ -1353,16 +1361,23 @@ class _Walker:
 
     def _cd(self, args, largs) -> None:
         rest = [a for a in args if not a.startswith("-") or a == "-"]
-        if not rest or self.cwd is None:
-            self.cwd = None if rest or args else os.path.expanduser("~")
-            return
-        if largs[args.index(rest[0])] >= 0 or rest[0] == "-":
-            self.cwd = None
+        if not rest:
+            self.cwd = self.vars.get("HOME") or os.path.expanduser("~")
             return
         d = rest[0]
-        if d.startswith("~"):
-            d = os.path.expanduser(d)
-        self.cwd = os.path.normpath(os.path.join(self.cwd, d))
+        if largs[args.index(d)] >= 0 or d == "-":
+            # a directory we cannot name: files written and run there still match
+            self.unknown_dirs += 1
+            self.cwd = f"{_UNKNOWN_DIR}-{self.unknown_dirs}"
+            return
+        d = os.path.expanduser(d)
+        if os.path.isabs(d):
+            self.cwd = os.path.normpath(d)
+        elif self.cwd is not None:
+            self.cwd = os.path.normpath(os.path.join(self.cwd, d))
+
+    def _known_dir(self, p: str | None) -> bool:
+        return p is not None and not p.startswith(_UNKNOWN_DIR)
 
     # -- nested shell text ---------------------------------------------------
     def _nested_text(self, body: str, ctx: _Ctx, what: str, text: str, script: str | None = None) -> None:
@@ -1543,6 +1558,13 @@ class _Walker:
         if p in self.written:
             self._run_script_path(w0, ctx, text, "run", share=False)
             return
+        if not self._known_dir(p):
+            if w0.endswith((".sh", ".bash")):
+                self.unverifiable(f"{w0}: cannot tell where it is (the directory changed to "
+                                  "something unknown)", text)
+            else:
+                self.problem(f"{w0}: in a directory that cannot be named; not read")
+            return
         kind = _script_kind(p)
         if kind == "missing":
             if w0.endswith((".sh", ".bash")):
@@ -1554,6 +1576,10 @@ class _Walker:
     def _run_script_path(self, word: str, ctx, text, how: str, share: bool) -> None:
         p = self._abspath(word)
         if p is None:
+            self.unverifiable(f"{how} {word}: cannot tell where it is (the directory changed to "
+                              "something unknown)", text)
+            return
+        if p not in self.written and not self._known_dir(p):
             self.unverifiable(f"{how} {word}: cannot tell where it is (the directory changed to "
                               "something unknown)", text)
             return
@@ -1792,7 +1818,7 @@ class _Walker:
 
     def _literal_commands(self, lit: str) -> list:
         try:
-            sub = analyze(lit, cwd=self.cwd or "/", max_depth=2,
+            sub = analyze(lit, cwd=self.cwd if self._known_dir(self.cwd) else "/", max_depth=2,
                           budget_s=max(0.01, min(0.2, self.deadline - time.monotonic())))
         except Exception:  # noqa: BLE001
             return []
@@ -1839,7 +1865,7 @@ class _Walker:
             i += 1
         if dry:
             return
-        if mdir is None:
+        if not self._known_dir(mdir):
             self.unverifiable("make: cannot tell which directory it runs in", text)
             return
         path = None

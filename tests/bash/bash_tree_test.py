@@ -629,3 +629,20 @@ def test_positional_parameters_and_constant_substitutions(tmp_path):
     assert find(run('f() { cargo "$@"; }; f test --workspace'), "cargo").args == ["test", "--workspace"]
     assert find(run("echo $1 \"$@\" $#"), "echo").args == ["", "0"]
     assert find(run('cd "$HOME" && pwd'), "cd").args == [os.environ["HOME"]] if "HOME" in os.environ else True
+
+
+def test_trap_handlers_are_commands():
+    c = find(run("trap 'cargo test --workspace' EXIT; true"), "cargo")
+    assert "trap" in c.via
+    assert names(run("trap - EXIT")) == ["trap"]
+    assert names(run("trap -p")) == ["trap"]
+
+
+def test_unknown_directory_still_matches_its_own_writes(tmp_path):
+    an = run('cd "$(mktemp -d)" && cat > run.sh <<EOF\ncargo test --workspace\nEOF\nbash run.sh', tmp_path)
+    assert find(an, "cargo").args == ["test", "--workspace"] and not an.unverifiable
+    assert find(an, "cargo").cwd is None
+    assert "cannot tell where" in reasons(run("cd $D && ./x.sh", tmp_path))
+    assert "cannot tell where" in reasons(run("cd $D && source env.sh", tmp_path))
+    assert not run("cd $D && ./app --help", tmp_path).unverifiable
+    assert find(run("cd $D; cd /tmp && pwd", tmp_path), "pwd").cwd == "/tmp"
