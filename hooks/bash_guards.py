@@ -524,6 +524,8 @@ def check_b10(event, config):
         if not pat or not_a_run(cmd):
             continue
         chain = launchers(analysis.commands, i)
+        if any(first_match(p, sc["verify_patterns"], cwd=cwd, repo=event.repo) for p in chain):
+            continue   # started by a verification run (a gate script running pytest): that one is judged
         ctext = _core_text(chain[-1] if chain else cmd)   # the scope is inherited: prefix what was typed
         env = command_env(analysis, i)
         raw = env.get(var)

@@ -465,3 +465,12 @@ def test_bad_pattern_in_config_refuses_with_the_key(cjudge):
     cjudge.config_text = "[heavy]\npatterns = [\"cargo test 'unbalanced\"]\n"
     f = [x for x in cjudge.findings("ls") if x.code == "B01"]
     assert f and "[heavy] patterns" in f[0].message and "crashed" not in f[0].message
+
+
+def test_b10_judges_the_outer_verification_run_once(cjudge):
+    cjudge.write({".claude/gate.d/doc.sh": "#!/bin/bash\npytest -q\ncargo test --lib\n"})
+    scoped = ("SWARMGATE_RUN_SCOPE='kind=target; target=doc gate; range=one cell; reason=regenerate the "
+              "decision items only' bash .claude/gate.d/doc.sh --check items")
+    assert "B10" not in cjudge.codes(scoped, subagent=True)
+    f = [x for x in cjudge.findings("bash .claude/gate.d/doc.sh --check items", subagent=True) if x.code == "B10"]
+    assert len(f) == 1 and "bash .claude/gate.d/doc.sh --check items" in f[0].way_out
