@@ -227,7 +227,7 @@ def check_guards() -> Check:
 
 
 def check_claude() -> Check:
-    exe = shutil.which("claude")
+    exe = os.environ.get("SWARMGATE_CLAUDE_BIN") or shutil.which("claude")
     if not exe:
         return Check(NOTE, "claude (Claude Code) not on PATH: optional here (the end-to-end tests install a pinned one)")
     try:
