@@ -281,10 +281,14 @@ def heavy_commands(event, config):
     def build():
         cwd = event.cwd or event.repo
         out = []
+        seen = set()
         for i, c in _runnable(analysis.commands):
             hit = _heavy_match(c, config, cwd, event.repo)
             if hit:
-                out.append((i, c, hit))
+                seen.add(id(c))
+                # one started by another heavy command (a heavy gate script's lines) is judged through it
+                if not any(id(p) in seen for p in launchers(analysis.commands, i)):
+                    out.append((i, c, hit))
         return out
     return event.derived("bash.heavy", build)
 

@@ -474,3 +474,9 @@ def test_b10_judges_the_outer_verification_run_once(cjudge):
     assert "B10" not in cjudge.codes(scoped, subagent=True)
     f = [x for x in cjudge.findings("bash .claude/gate.d/doc.sh --check items", subagent=True) if x.code == "B10"]
     assert len(f) == 1 and "bash .claude/gate.d/doc.sh --check items" in f[0].way_out
+
+
+def test_b01_reports_the_outer_heavy_command_once(cjudge):
+    cjudge.write({".claude/gate.d/replay.sh": "#!/bin/bash\ncargo test --all\nmake check-full\n"})
+    f = [x for x in cjudge.findings("bash .claude/gate.d/replay.sh --full .", subagent=True) if x.code == "B01"]
+    assert len(f) == 1 and "bash .claude/gate.d/*" in f[0].message
