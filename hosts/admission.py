@@ -6,7 +6,8 @@
   ≤ total
 
 A run that could never fit (nothing running, and need + non-reclaimable use >
-total) is told so at once instead of waiting an hour.
+total) is told so at once instead of waiting an hour. Waiters are served in
+order with backfill: a run may pass the longest waiter only if both fit.
 
 Predicted need: the history peak for the label (capped at the run's cap); the
 cap when there is no history, or when the label was pushed out or hit its
@@ -78,11 +79,17 @@ class Decision:
 
 
 def decide(total: int, slice_usage: int, slice_reclaimable: int, running: list[Running],
-           need: int, subtract_page_cache: bool = True) -> Decision:
-    """The admission rule. ``subtract_page_cache=False`` is the break switch's bug."""
+           need: int, subtract_page_cache: bool = True, head_need: int = 0) -> Decision:
+    """The admission rule. ``subtract_page_cache=False`` is the break switch's bug.
+
+    ``head_need``: the need of the longest waiter ahead of this run (0 when this run is
+    the head of the queue). A run may pass it only if both fit, so a big job at the
+    head is never starved by a stream of small ones.
+    """
     used = slice_usage - (slice_reclaimable if subtract_page_cache else 0)
     used = max(used, 0)
     pending = sum(r.not_grown for r in running)
-    admit = used + pending + need <= total
-    never = (not admit) and not running and need + used > total
+    fits = used + pending + need <= total
+    admit = fits and (head_need <= 0 or used + pending + need + head_need <= total)
+    never = (not fits) and not running and need + used > total
     return Decision(admit, never, used, pending, need, total)

@@ -166,7 +166,8 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
                                      book_cap=broken("book-cap-not-peak"))
             running, sl = snapshot(data, backend, slice_path)
             d = admission.decide(opts.total, sl.usage, sl.reclaimable, running, pred.need,
-                                 subtract_page_cache=not broken("no-page-cache-subtraction"))
+                                 subtract_page_cache=not broken("no-page-cache-subtraction"),
+                                 head_need=_head_need(data, bid))
             if d.admit:
                 data["waiters"].pop(bid, None)
                 booking = {"label": opts.label, "cap": opts.cap, "booked": pred.need, "basis": pred.basis,
@@ -216,6 +217,16 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
             next_report = time.monotonic() + opts.report_every
             say(f"still waiting ({waited:.0f}s): short {human(d.short)}. {holders}")
         time.sleep(POLL_S)
+
+
+def _head_need(data: dict, me: str) -> int:
+    """The need of the longest waiter ahead of ``me`` (0 when nobody is ahead)."""
+    mine = data["waiters"].get(me, {}).get("since", float("inf"))
+    ahead = [w for k, w in data["waiters"].items() if k != me and float(w.get("since") or 0) < mine]
+    if not ahead:
+        return 0
+    head = min(ahead, key=lambda w: float(w.get("since") or 0))
+    return int(head.get("need") or 0)
 
 
 def _stat_sig(path: str) -> tuple | None:

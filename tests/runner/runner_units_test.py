@@ -328,3 +328,22 @@ def test_status_json_reads_the_ledger(state_dir, tmp_path, monkeypatch, capsys):
     assert rep["history"][0]["label"] == "mine" and rep["history"][0]["peak"] == M
     assert status.main([]) == 0
     assert "mine" in capsys.readouterr().out
+
+
+def test_a_run_may_pass_the_head_of_the_queue_only_if_both_fit():
+    # 600 free: a 100 newcomer fits alone, but the head waits for 550
+    assert not admission.decide(1000, 400, 0, [], 100, head_need=550).admit
+    assert admission.decide(1000, 400, 0, [], 100, head_need=500).admit
+    assert admission.decide(1000, 400, 0, [], 100).admit
+    # never-fits is about the run itself, not the queue
+    assert not admission.decide(1000, 0, 0, [], 100, head_need=5000).never_fits
+
+
+def test_head_need_is_the_oldest_waiter_ahead():
+    from swarmgate.hosts.runner import _head_need
+
+    data = {"waiters": {"a": {"since": 5, "need": 50}, "b": {"since": 3, "need": 30},
+                        "me": {"since": 4, "need": 1}}}
+    assert _head_need(data, "me") == 30
+    assert _head_need(data, "b") == 0
+    assert _head_need(data, "new") == 30  # not queued yet: behind everyone
