@@ -1432,7 +1432,18 @@ class _Walker:
             if j >= n:
                 self.unverifiable(f"{name} -c without a command string", text)
                 return
-            self._nested_text(args[j], sub, f"{name} -c", text)
+            # bash -c STR NAME ARGS...: $0 = NAME, "$@" = ARGS
+            saved = (self.positional, dict(self.vars))
+            self._set_positional(args[j + 2:], largs[j + 2:])
+            if j + 1 < n:
+                self.vars["0"] = args[j + 1] if largs[j + 1] < 0 else None
+            try:
+                self._nested_text(args[j], sub, f"{name} -c", text)
+            finally:
+                self.positional = saved[0]
+                for k in [k for k in self.vars if k.isdigit() or k in "#@*"]:
+                    del self.vars[k]
+                self.vars.update({k: v for k, v in saved[1].items() if k.isdigit() or k in "#@*"})
             return
         if i < n and not reads_stdin:
             self._script_args = (args[i + 1:], largs[i + 1:])

@@ -646,3 +646,10 @@ def test_unknown_directory_still_matches_its_own_writes(tmp_path):
     assert "cannot tell where" in reasons(run("cd $D && source env.sh", tmp_path))
     assert not run("cd $D && ./app --help", tmp_path).unverifiable
     assert find(run("cd $D; cd /tmp && pwd", tmp_path), "pwd").cwd == "/tmp"
+
+
+def test_bash_c_arguments_are_positional():
+    assert find(run("bash -c 'cargo test \"$@\"' _ --workspace"), "cargo").args == ["test", "--workspace"]
+    assert find(run("sh -c 'cargo $1 $2' sh test --all"), "cargo").args == ["test", "--all"]
+    an = run("find . -name '*.toml' -exec sh -c 'cargo test --manifest-path \"$1\"' _ {} \\;")
+    assert find(an, "cargo").args == ["test", "--manifest-path", "{}"]
