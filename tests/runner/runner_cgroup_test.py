@@ -400,3 +400,12 @@ def test_a_user_space_line_in_the_kernel_log_is_not_taken_for_the_driver(sandbox
     fake = "print('swarmgate test: NV_ERR_NO_MEMORY (user-space line, must be ignored)', file=open('/dev/kmsg', 'w'))"
     r = sandbox.run(["64M", "--", "python3", "-c", fake])
     assert r.returncode == 0, out(r)
+
+
+def test_a_reader_that_goes_away_gives_the_command_sigpipe_as_without_the_runner(sandbox):
+    p = subprocess.Popen(sandbox.argv(["64M", "--", "yes"]), cwd=sandbox.repo, env=sandbox.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert p.stdout.readline() == b"y\n"
+    p.stdout.close()
+    assert p.wait(20) == 128 + signal.SIGPIPE
+    assert sandbox.backend().runs(sandbox.slice) == []
