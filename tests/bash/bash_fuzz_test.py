@@ -201,3 +201,40 @@ def test_tiny_budgets_stop_cleanly(tmp_path, budget):
     text = "; ".join(f"bash -c 'echo {i} | cat'" for i in range(400))
     an = timed(text, str(tmp_path), budget_s=budget)
     assert isinstance(an.problems, list)
+
+
+# ---------------------------------------------------------------- the two parsers agree
+
+def _lexical_view(text):
+    from swarmgate.hooks import bash_lexical, bash_tree
+    seq, unsure = bash_lexical.parse(text)
+    w = bash_tree._Walker(bash_tree.Analysis(), "/", 8, float("inf"), 1 << 20, ())
+    w.walk(seq, bash_tree._Ctx())
+    w.finish(bash_tree._Ctx())
+    return [_view(c) for c in w.an.commands], unsure
+
+
+def _view(c):
+    return (c.words, c.via, c.background, [(r.op, r.target, r.fd) for r in c.redirects], c.assignments)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(_WRAPS), min_size=1, max_size=4),
+       st.sampled_from(["cargo test --workspace", "ls -la 'a b' \"c $d\"", "echo x > f 2>&1",
+                        "A=1 cmd <<< 'x y'", "a | b && c || d &"]))
+def test_lexical_fallback_reads_what_bashlex_reads(wraps, text):
+    """Where bashlex parses, the fallback must see the same commands, the same way."""
+    from swarmgate.hooks import bash_tree
+    for w in wraps:
+        if ("'" in w and "'" in text) or ("`" in w and "`" in text):
+            continue
+        if "\n" in text and not w.endswith("{x}"):
+            continue
+        text = w.format(x=text)
+    bash_tree._cache.clear()
+    an = analyze(text, cwd="/", max_depth=8)
+    if an.parsed_by != "bashlex":
+        return
+    lexical, unsure = _lexical_view(text)
+    assert unsure is None
+    assert lexical == [_view(c) for c in an.commands], text
