@@ -653,3 +653,17 @@ def test_bash_c_arguments_are_positional():
     assert find(run("sh -c 'cargo $1 $2' sh test --all"), "cargo").args == ["test", "--all"]
     an = run("find . -name '*.toml' -exec sh -c 'cargo test --manifest-path \"$1\"' _ {} \\;")
     assert find(an, "cargo").args == ["test", "--manifest-path", "{}"]
+
+
+def test_lexical_only_mode_never_imports_bashlex(tmp_path):
+    import subprocess
+    import sys
+    write(tmp_path / "x.sh", "bash -c 'cargo test --workspace'\n")
+    code = ("import sys\nfrom swarmgate.hooks.bash_tree import analyze\n"
+            f"an = analyze('./x.sh && eval \"ls -la\"', cwd={str(tmp_path)!r}, parser='lexical')\n"
+            "print(an.parsed_by, 'bashlex' in sys.modules, [c.name for c in an.commands])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "lexical False ['x.sh', 'bash', 'cargo', 'eval', 'ls']"
+    a = run("A=1 cargo test | tee log & wait", parser="lexical")
+    b = run("A=1 cargo test | tee log & wait")
+    assert words(a) == words(b) and a.parsed_by == "lexical" and b.parsed_by == "bashlex"
