@@ -62,6 +62,12 @@ class SetupError(Exception):
     """The cap could not be set up: exit 251, the command does not run."""
 
 
+class ExecError(Exception):
+    """The command could not be executed (127 not found, 126 not executable)."""
+
+    code = 127
+
+
 class _Stop:
     """Signal bookkeeping: the first TERM/INT/HUP wins; the run loop is woken by a pipe."""
 
@@ -310,7 +316,7 @@ def _spawn(argv: list[str], backend, path: str | None, oom_adj: int | None, out_
             os.execvp(argv[0], argv)
         except BaseException as e:  # noqa: BLE001 - report to the parent, never run uncapped
             try:
-                os.write(w, f"{stage}\0{getattr(e, 'strerror', None) or e}".encode())
+                os.write(w, f"{stage}\0{getattr(e, 'errno', 0) or 0}\0{getattr(e, 'strerror', None) or e}".encode())
             finally:
                 os._exit(127)
     os.close(w)
@@ -323,9 +329,14 @@ def _spawn(argv: list[str], backend, path: str | None, oom_adj: int | None, out_
     os.close(r)
     if chunks:
         os.waitpid(pid, 0)
-        stage, _, msg = b"".join(chunks).decode(errors="replace").partition("\0")
+        stage, _, rest = b"".join(chunks).decode(errors="replace").partition("\0")
+        err, _, msg = rest.partition("\0")
         if stage == "exec":
-            raise FileNotFoundError(f"{argv[0]}: {msg}")
+            import errno
+
+            e = ExecError(f"{argv[0]}: {msg}")
+            e.code = 127 if err == str(errno.ENOENT) else 126  # as a shell reports it
+            raise e
         raise SetupError(f"could not put the command into its cgroup ({stage}: {msg})")
     return pid
 
@@ -565,12 +576,14 @@ def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
             say(f"exit 251: {e}; the command was not run (it never runs uncapped)")
             for fd in (out_r, err_r):
                 os.close(fd)
+            klog.close()
             return int(Exit.USAGE), None, None
-        except FileNotFoundError as e:
+        except ExecError as e:
             say(f"{e}")
             for fd in (out_r, err_r):
                 os.close(fd)
-            return 127, None, None
+            klog.close()
+            return e.code, None, None
         finally:
             os.close(out_w)
             os.close(err_w)

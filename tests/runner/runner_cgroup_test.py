@@ -409,3 +409,10 @@ def test_a_reader_that_goes_away_gives_the_command_sigpipe_as_without_the_runner
     p.stdout.close()
     assert p.wait(20) == 128 + signal.SIGPIPE
     assert sandbox.backend().runs(sandbox.slice) == []
+
+
+def test_a_command_that_is_not_executable_is_126(sandbox, tmp_path):
+    script = tmp_path / "not-executable.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    r = sandbox.run(["64M", "--", str(script)])
+    assert r.returncode == 126 and "not-executable.sh" in out(r)
