@@ -71,9 +71,34 @@ def _failure(g, what: str):
         f".claude/swarmgate.toml until it is fixed.", G.DENY)
 
 
-def evaluate(event, config, guards) -> list:
-    """Findings of every applicable guard, in registry order (pure apart from the guards)."""
+def hook_timeout_s(config, event_name: str, tool: str | None) -> int:
+    """The timeout Claude Code gives this hook call: what `swarmgate install` wrote for it
+    ([hooks] report_timeout for the shell tools' PreToolUse group, else [hooks] timeout)."""
+    if event_name == "PreToolUse" and tool in G.SHELL_TOOLS:
+        return int(config["hooks"]["report_timeout"])
+    return int(config["hooks"]["timeout"])
+
+
+def total_budget_s(config, event_name: str, tool: str | None) -> float:
+    """Time all guards together may take: the hook's timeout less a margin for start-up and output.
+
+    Past Claude Code's timeout the tool call proceeds unchecked, so the engine
+    must answer before it, whatever the guards do."""
+    timeout = hook_timeout_s(config, event_name, tool)
+    return max(0.5, timeout - min(3.0, timeout * 0.2))
+
+
+def evaluate(event, config, guards, deadline: float | None = None) -> list:
+    """Findings of every applicable guard, in registry order (pure apart from the guards).
+
+    Each guard runs within its own budget and within what is left of the
+    call's total budget (``deadline``, time.monotonic(); default: the hook's
+    timeout less a margin). A refusing guard that gets no time left refuses
+    (fail closed); an advisory one is skipped with a note.
+    """
     default_budget = int(config["hooks"]["guard_budget_ms"])
+    if deadline is None:
+        deadline = time.monotonic() + total_budget_s(config, event.name, event.tool_name)
     findings = []
     for g in guards:
         if not g.applies(event.name, event.tool_name):
@@ -81,7 +106,12 @@ def evaluate(event, config, guards) -> list:
         mode = config.guard_mode(g.code)
         if mode == "off":
             continue
-        for f in _run_one(g, event, config, g.budget_ms or default_budget):
+        left_ms = int((deadline - time.monotonic()) * 1000)
+        if left_ms <= 0:
+            found = [_failure(g, "was not run: the guards before it used up the hook's total time budget")]
+        else:
+            found = _run_one(g, event, config, min(g.budget_ms or default_budget, left_ms))
+        for f in found:
             if mode == "warn" and f.decision in (G.DENY, G.ASK):
                 f = G.Finding(f.code, "(warn only) " + f.message, f.way_out, G.WARN)
             findings.append(f)
@@ -149,7 +179,8 @@ def _answer(event_name: str, stdin_text: str, registry, t0: float) -> tuple[str,
         registry = registry_module.guards_for(
             event_name, event.tool_name, os.path.join(event.repo, ".swarmgate", "cache", "guard-routes.json"))
     stop_active = bool(event.payload.get("stop_hook_active"))
-    findings = evaluate(event, config, registry)
+    deadline = t0 + total_budget_s(config, event_name, event.tool_name)
+    findings = evaluate(event, config, registry, deadline)
     decision, reason, context = combine(event_name, findings, stop_active)
     out = render(event_name, decision, reason, context, stop_hook_active=stop_active)
 

@@ -319,3 +319,31 @@ def test_a_broken_hook_engine_still_refuses(answer, repo, make_payload):
                           cwd=repo, timeout=60)
     reason = deny_reason(answer(proc))
     assert "hook engine cannot be loaded" in reason and "SyntaxError" in reason
+
+
+def test_the_whole_call_answers_within_the_hook_timeout(repo):
+    """Guards that each stay within their own budget cannot together outlast Claude Code's timeout
+    (past it the call would proceed unchecked): the guard left without time refuses."""
+    _config(repo, "[hooks]\ntimeout = 3\nreport_timeout = 3\nguard_budget_ms = 5000\n")
+
+    def slow(e, c):
+        time.sleep(1.0)
+
+    guards = [_guard(f"X2{i}", slow) for i in range(4)]
+    t0 = time.monotonic()
+    reason = deny_reason(call("PreToolUse", bash(repo), guards))
+    assert time.monotonic() - t0 < 3.0 + 1.0  # the answer came back (a generous bound: this is not a timing test)
+    assert "total time budget" in reason or "ms budget" in reason
+    assert "[X23]" in reason
+
+
+def test_engine_and_install_agree_on_each_hooks_timeout(repo):
+    from swarmgate.config import load_config
+    from swarmgate.hook_engine import hook_timeout_s
+    from swarmgate.install import HOOK_GROUPS
+
+    _config(repo, "[hooks]\ntimeout = 11\nreport_timeout = 47\n")
+    cfg = load_config(str(repo))
+    for event, matcher, key in HOOK_GROUPS:
+        for tool in (matcher.split("|") if matcher else [None]):
+            assert hook_timeout_s(cfg, event, tool) == cfg["hooks"][key], (event, tool)
