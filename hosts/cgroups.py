@@ -442,6 +442,14 @@ class Systemd(CgroupV2):
     def remove(self, path: str, timeout_s: float = 2.0) -> bool:
         return super().remove(path, timeout_s) if os.path.isdir(path) else True
 
+    def runs(self, slice_name: str) -> list[str]:
+        try:
+            names = os.listdir(self.slice_path(slice_name))
+        except OSError:
+            return []
+        pre, suf = "swarmgate-" + RUN_PREFIX, ".scope"
+        return sorted(n[len("swarmgate-"):-len(suf)] for n in names if n.startswith(pre) and n.endswith(suf))
+
 
 def systemd_is_pid1() -> bool:
     try:

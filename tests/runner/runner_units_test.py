@@ -347,3 +347,13 @@ def test_head_need_is_the_oldest_waiter_ahead():
     assert _head_need(data, "me") == 30
     assert _head_need(data, "b") == 0
     assert _head_need(data, "new") == 30  # not queued yet: behind everyone
+
+
+def test_systemd_backend_finds_its_run_scopes_for_reconcile(tmp_path):
+    s = cgroups.Systemd(str(tmp_path))
+    base = tmp_path / "swarmgate.slice" / "swarmgate-heavy.slice"
+    for d in ("swarmgate-run-12-34.scope", "other.scope", "swarmgate-run-5-6.scope"):
+        (base / d).mkdir(parents=True)
+    assert s.runs("swarmgate-heavy") == ["run-12-34", "run-5-6"]
+    assert s.run_path("swarmgate-heavy", "run-12-34") == str(base / "swarmgate-run-12-34.scope")
+    assert cgroups.owner_of(s.runs("swarmgate-heavy")[0]) == (12, 34)
