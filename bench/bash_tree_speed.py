@@ -34,12 +34,18 @@ COMMANDS = [
 ]
 
 
-def subprocess_ms(code: str, runs: int, env: dict) -> list[float]:
+def subprocess_ms(code: str, runs: int, env: dict) -> list[tuple[float, float]]:
+    """(wall ms, cpu ms) per run; CPU time is steadier on a busy machine."""
+    import resource
     out = []
     for _ in range(runs):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         subprocess.run([sys.executable, "-c", code], check=True, env=env)
-        out.append((time.perf_counter() - t) * 1e3)
+        wall = (time.perf_counter() - t) * 1e3
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1e3
+        out.append((wall, cpu))
     return out
 
 
@@ -59,38 +65,46 @@ def main(argv=None) -> int:
         "import bash_tree + analyze 1 command": (
             "from swarmgate.hooks.bash_tree import analyze; "
             "analyze('SWARMGATE_HEAVY=commit run-with-memory-cap 16G -- cargo test --workspace', cwd='.')"),
+        "same, analyze(parser='lexical')": (
+            "from swarmgate.hooks.bash_tree import analyze; "
+            "analyze('SWARMGATE_HEAVY=commit run-with-memory-cap 16G -- cargo test --workspace', cwd='.', "
+            "parser='lexical')"),
     }
-    print(f"subprocess wall time, {args.runs} runs each, interleaved "
-          "(median / p95 ms, median ratio to python -c pass):")
-    times: dict[str, list[float]] = {k: [] for k in rows}
+    print(f"subprocess, {args.runs} runs each, interleaved: wall median / p95 ms, CPU median ms, "
+          "ratios to python3 -c pass (wall, CPU):")
+    times: dict[str, list] = {k: [] for k in rows}
     for _ in range(args.runs):
         for label, code in rows.items():
             times[label].extend(subprocess_ms(code, 1, env))
-    base = statistics.median(times["python3 -c pass"])
-    for label, ms in times.items():
-        ms.sort()
-        med, p95 = statistics.median(ms), ms[int(0.95 * (len(ms) - 1))]
-        print(f"  {label:42s} {med:7.1f} / {p95:7.1f}   x{med / base:.2f}")
+    base_w = statistics.median(w for w, _ in times["python3 -c pass"])
+    base_c = statistics.median(c for _, c in times["python3 -c pass"])
+    for label, pairs in times.items():
+        ws = sorted(w for w, _ in pairs)
+        med, p95 = statistics.median(ws), ws[int(0.95 * (len(ws) - 1))]
+        cpu = statistics.median(c for _, c in pairs)
+        print(f"  {label:40s} {med:6.1f} / {p95:6.1f}   cpu {cpu:6.1f}   x{med / base_w:.2f} / x{cpu / base_c:.2f}")
 
     from swarmgate.hooks import bash_tree
     bash_tree.analyze("true", cwd=".")
-    n = 0
-    t = time.perf_counter()
-    while time.perf_counter() - t < 2.0:
-        for c in COMMANDS:
-            bash_tree._cache.clear()
-            bash_tree.analyze(c, cwd=".")
-            n += 1
-    cold = n / (time.perf_counter() - t)
-    n = 0
-    t = time.perf_counter()
-    while time.perf_counter() - t < 2.0:
-        for c in COMMANDS:
-            bash_tree.analyze(c, cwd=".")
-            n += 1
-    warm = n / (time.perf_counter() - t)
-    print(f"in-process analyses/s over {len(COMMANDS)} realistic commands: "
-          f"{cold:.0f}/s parsing each time, {warm:.0f}/s with the parse cache")
+    def rate(clear: bool, clock, parser: str = "auto") -> float:
+        n = 0
+        t = clock()
+        while clock() - t < 2.0:
+            for c in COMMANDS:
+                if clear:
+                    bash_tree._cache.clear()
+                    bash_tree._lcache.clear()
+                bash_tree.analyze(c, cwd=".", parser=parser)
+                n += 1
+        return n / (clock() - t)
+    print(f"in-process analyses/s over {len(COMMANDS)} realistic commands "
+          "(per wall second / per CPU second):")
+    print(f"  parsing every command:       {rate(True, time.perf_counter):6.0f} / "
+          f"{rate(True, time.process_time):6.0f}")
+    print(f"  with the parse cache (hits): {rate(False, time.perf_counter):6.0f} / "
+          f"{rate(False, time.process_time):6.0f}")
+    print(f"  parser='lexical', no cache:  {rate(True, time.perf_counter, 'lexical'):6.0f} / "
+          f"{rate(True, time.process_time, 'lexical'):6.0f}")
     return 0
 
 
