@@ -416,3 +416,14 @@ def test_a_command_that_is_not_executable_is_126(sandbox, tmp_path):
     script.write_text("#!/bin/sh\necho hi\n")
     r = sandbox.run(["64M", "--", str(script)])
     assert r.returncode == 126 and "not-executable.sh" in out(r)
+
+
+def test_a_waiter_reports_who_holds_what_every_report_every_seconds(sandbox):
+    holder = sandbox.start(["200M", "--label", "holder", "--", "sleep", "30"])
+    booking_of(sandbox, "holder")
+    r = sandbox.run(["200M", "--wait", "2.5", "--label", "patient", "--", "true"], timeout=60)
+    assert r.returncode == 252
+    reports = [line for line in out(r).splitlines() if "still waiting" in line]
+    assert reports and all("'holder'" in line and "books 200M (cap)" in line for line in reports)
+    holder.send_signal(signal.SIGTERM)
+    holder.wait(10)
