@@ -159,20 +159,30 @@ def _answer(event_name: str, stdin_text: str, registry, t0: float) -> tuple[str,
 
     refusal = break_switch.refusal()
     if refusal:
-        return _fail(event_name, "[G01] " + refusal), 0
+        msg = "[G01] " + refusal
+        try:
+            event = parse_payload(event_name, stdin_text)
+        except HookInputError:
+            event = None
+        _log_failure(event_name, event, ["G01"], msg, t0)
+        return _fail(event_name, msg), 0
 
     try:
         event = parse_payload(event_name, stdin_text)
     except HookInputError as e:
         print(f"swarmgate: {e}", file=sys.stderr)
-        return _fail(event_name, f"swarmgate could not read the hook input: {e}"), 0
+        msg = f"swarmgate could not read the hook input: {e}"
+        _log_failure(event_name, None, [], msg, t0)
+        return _fail(event_name, msg), 0
 
     from swarmgate.config import ConfigError, load_config
     try:
         config = load_config(event.repo)
     except ConfigError as e:
         print(f"swarmgate: {e}", file=sys.stderr)
-        return _fail(event_name, f"swarmgate config error: {e}. Fix the file; until then refusing."), 0
+        msg = f"swarmgate config error: {e}. Fix the file; until then refusing."
+        _log_failure(event_name, event, [], msg, t0)
+        return _fail(event_name, msg), 0
 
     if registry is None:
         from swarmgate.hooks import registry as registry_module
@@ -198,6 +208,25 @@ def _answer(event_name: str, stdin_text: str, registry, t0: float) -> tuple[str,
             event.tool_input.get("subagent_type") or ""),
         reason=reason)
     return dumps(out), 0
+
+
+def _log_failure(event_name: str, event, codes: list, msg: str, t0: float) -> None:
+    """Log an answer given without judging (bad input, bad config, a break switch): the refusals
+    a person most needs to see in `swarmgate log`. Never raises."""
+    try:
+        from swarmgate import decision_log
+        if event is None:
+            from swarmgate.config import find_repo
+            repo, session, aid, atype, tool, text = find_repo(), "", None, None, None, ""
+        else:
+            repo, session, aid, atype, tool = (event.repo, event.session_id, event.agent_id, event.agent_type,
+                                               event.tool_name)
+            text = event.shell_command or " ".join(event.file_paths)
+        decision_log.record(repo, session=session, agent_id=aid, agent_type=atype, event=event_name, tool=tool,
+                            codes=codes, decision="deny" if event_name == "PreToolUse" else "allow",
+                            latency_ms=(time.monotonic() - t0) * 1000.0, input_text=text, reason=msg)
+    except Exception:  # noqa: BLE001 - logging must not change the answer
+        pass
 
 
 def _fail(event_name: str, msg: str) -> str:

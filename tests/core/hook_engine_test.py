@@ -347,3 +347,18 @@ def test_engine_and_install_agree_on_each_hooks_timeout(repo):
     for event, matcher, key in HOOK_GROUPS:
         for tool in (matcher.split("|") if matcher else [None]):
             assert hook_timeout_s(cfg, event, tool) == cfg["hooks"][key], (event, tool)
+
+
+def test_refusals_without_judging_are_logged_too(hook, answer, repo, make_payload, monkeypatch):
+    from swarmgate import decision_log
+
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo))
+    answer(hook(["PreToolUse"], "{broken", cwd=repo))
+    answer(hook(["PreToolUse"], make_payload(repo, command="ls"), cwd=repo, env={"SWARMGATE_BREAK": "x"}))
+    _config(repo, "[nosuch]\n")
+    answer(hook(["PreToolUse"], make_payload(repo, command="ls -l"), cwd=repo))
+    recs = decision_log.read(str(repo))
+    assert [r["decision"] for r in recs] == ["deny", "deny", "deny"]
+    assert "could not read the hook input" in recs[0]["reason"]
+    assert recs[1]["codes"] == ["G01"] and "SWARMGATE_BREAK" in recs[1]["reason"] and recs[1]["input"] == "ls"
+    assert "config error" in recs[2]["reason"] and recs[2]["session"] == "sess-1"
