@@ -66,8 +66,12 @@ def broken(event, name: str) -> bool:
 
 def analysis_of(event, config):
     """The parsed command of a Bash/Monitor call, built once per event; None when there is none."""
+    memo = event.memo
+    if "bash" in memo:
+        return memo["bash"]
     text = event.shell_command
     if not isinstance(text, str) or not text.strip():
+        memo["bash"] = None
         return None
 
     def build():
@@ -312,6 +316,9 @@ _PATTERN_KEYS = (("heavy", "patterns"), ("scope", "verify_patterns"), ("scope", 
 
 def pattern_problem(event, config, code: str):
     """A refusal naming the config key when a command pattern cannot be read, else None."""
+    ok = event.memo.get("bash.patterns-ok")
+    if ok:
+        return None
     from swarmgate.hooks.command_patterns import PatternError, compile_all
 
     for section, key in _PATTERN_KEYS:
@@ -322,6 +329,7 @@ def pattern_problem(event, config, code: str):
             return G.Finding(code, f"{where}: [{section}] {key}: {e}; shell commands cannot be judged "
                                    f"until it is fixed, so they are refused.",
                              f"fix the pattern in [{section}] {key} (close the quote).")
+    event.memo["bash.patterns-ok"] = True
     return None
 
 

@@ -260,35 +260,47 @@ def first_match(cmd, patterns, *, cwd: str = "", repo: str = ""):
 
 
 class PatternSet:
-    """Patterns indexed by command name, so a command whose name no pattern names costs one
-    dict lookup. ``first(cmd)`` is ``first_match`` with the same answers."""
-    __slots__ = ("patterns", "by_name", "globbed", "wants_bash")
+    """Patterns indexed by command name, so a command whose name no pattern names costs a set
+    lookup. ``first(cmd)`` is ``first_match`` with the same answers."""
+    __slots__ = ("patterns", "names", "globbed", "wants_bash", "_glob_hits")
 
     def __init__(self, patterns) -> None:
         self.patterns = compile_all(patterns)
-        self.by_name: dict = {}
-        self.globbed = tuple(p for p in self.patterns if p.name_glob)
-        for p in self.patterns:
-            if not p.name_glob:
-                self.by_name.setdefault(p.name, []).append(p)
-        self.wants_bash = "bash" in self.by_name or bool(self.globbed)
+        self.names = frozenset(p.name for p in self.patterns if not p.name_glob)
+        self.globbed = tuple(p.name for p in self.patterns if p.name_glob)
+        self.wants_bash = "bash" in self.names or bool(self.globbed)
+        self._glob_hits: dict = {}
 
-    def _candidate(self, cmd) -> bool:
-        if self.globbed:
-            return True
+    def _names_of(self, cmd) -> set:
         name = cmd.name
-        if name in self.by_name:
-            return True
+        names = {name}
         if name in _RUNNERS or name.startswith(_PY_NAMES):
-            return True    # other views: python -m X, uv run X
+            names.update(basename(v) for v, _ in views(name, list(cmd.args))[1:])
         if self.wants_bash and (name in ("source", ".") or "/" in cmd.words[0]):
-            return True
-        return False
+            names.add("bash")
+        return names
+
+    def _glob_ok(self, name: str, glob: str) -> bool:
+        key = (name, glob)
+        hit = self._glob_hits.get(key)
+        if hit is None:
+            if len(self._glob_hits) > 4096:
+                self._glob_hits.clear()
+            hit = self._glob_hits[key] = _name_glob(name, glob)
+        return hit
 
     def first(self, cmd, *, cwd: str = "", repo: str = ""):
-        if not cmd.words or not self._candidate(cmd):
+        if not cmd.words:
+            return None
+        names = self._names_of(cmd)
+        if not (names & self.names) and not any(self._glob_ok(n, g) for n in names for g in self.globbed):
             return None
         for p in self.patterns:
+            if p.name_glob:
+                if not any(self._glob_ok(n, p.name) for n in names):
+                    continue
+            elif p.name not in names:
+                continue
             if matches(cmd, p, cwd=cwd, repo=repo):
                 return p.text
         return None
