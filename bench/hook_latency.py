@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,10 +41,19 @@ def p95(xs: list[float]) -> float:
     return xs[max(0, min(len(xs) - 1, -(-95 * len(xs) // 100) - 1))]
 
 
-def timed(argv: list[str], stdin: bytes, cwd: str, env: dict) -> tuple[float, subprocess.CompletedProcess]:
+CPU: dict[str, list[float]] = {}
+
+
+def timed(argv: list[str], stdin: bytes, cwd: str, env: dict, label: str = "") -> tuple[float, subprocess.CompletedProcess]:
+    """Wall time of one run; its CPU time (user + sys of the child) is kept under ``label``."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(argv, input=stdin, capture_output=True, cwd=cwd, env=env)
-    return time.perf_counter() - t0, proc
+    dt = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if label:
+        CPU.setdefault(label, []).append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
+    return dt, proc
 
 
 def imported_modules(entry: str, python: str, stdin: bytes, cwd: str, env: dict) -> set[str]:
@@ -107,13 +117,13 @@ def main(argv: list[str] | None = None) -> int:
             order = (0, 1, 2) if i % 2 == 0 else (2, 1, 0)  # alternate who goes first
             for which in order:
                 if which == 0:
-                    dt, _ = timed([entry, "hook", "PreToolUse"], data, repo, env)
+                    dt, _ = timed([entry, "hook", "PreToolUse"], data, repo, env, "hook")
                     hook_t.append(dt)
                 elif which == 1:
-                    dt, _ = timed([python, "-c", "pass"], data, repo, env)
+                    dt, _ = timed([python, "-c", "pass"], data, repo, env, "base")
                     base_t.append(dt)
                 else:
-                    dt, _ = timed([entry, "hook", "PreToolUse"], write, repo, env)
+                    dt, _ = timed([entry, "hook", "PreToolUse"], write, repo, env, "file")
                     file_t.append(dt)
         mods = imported_modules(entry, python, payloads[0], repo, env)
 
@@ -129,6 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     fm = statistics.median(file_t)
     print(f"  for reference, hook PreToolUse on a Write payload (no shell parsing): median {fm * 1000:.1f} ms, "
           f"{fm / bm:.2f}x")
+    hc, bc, fc = (statistics.median(CPU[k]) for k in ("hook", "base", "file"))
+    print(f"  CPU time (user+sys), less sensitive to a busy machine: hook {hc * 1000:.1f} ms, "
+          f"python -c pass {bc * 1000:.1f} ms, ratio {hc / bc:.2f}x (Write payload {fc / bc:.2f}x)")
+    load = os.getloadavg()[0]
+    print(f"  load average during the run: {load:.2f} on {os.cpu_count()} cores")
     heavy = sorted({m.split(".")[0] for m in mods}
                    & {"bashlex", "psutil", "rich", "pynvml", "filelock", "tomllib", "tempfile", "typing"})
     print(f"  heavy modules the hook imported: {', '.join(heavy) or 'none'} ({len(mods)} modules in all)")
