@@ -369,14 +369,17 @@ def plan_install(repo: str, entry: str) -> Plan:
         plan.say("unchanged", f"{SETTINGS} (swarmgate's hooks already wired)")
     else:
         new_bytes = dump_settings(new, _indent_of(raw))
+        old_hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else None
         if "before" not in settings:
             # the state before swarmgate first touched the file, for an exact uninstall
-            old_hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else None
             settings = {
                 "before": None if raw is None else raw.decode("utf-8"),
                 "created_hooks_key": old_hooks is None,
                 "created_events": sorted(set(new["hooks"]) - set(old_hooks or {})),
             }
+        else:  # a newer swarmgate may wire events the last install did not
+            settings["created_events"] = sorted(set(settings.get("created_events") or ())
+                                                | (set(new["hooks"]) - set(old_hooks or {})))
         if raw is not None:
             backup = backup_path(settings_path)
             plan.backups.append((settings_path, backup))

@@ -313,3 +313,19 @@ def test_claude_is_a_file(repo, capsys):
     assert I.main([str(repo)]) == 1
     assert "is not a directory" in capsys.readouterr().err
     assert (repo / ".claude").read_text() == "not a dir"
+
+
+def test_a_newer_version_wiring_a_new_event_still_uninstalls_exactly(repo, monkeypatch):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(USER_SETTINGS)
+    before = snapshot(repo)
+    full = I.HOOK_GROUPS
+    monkeypatch.setattr(I, "HOOK_GROUPS", tuple(g for g in full if g[0] != "Stop"))  # an older swarmgate
+    assert I.main([str(repo)]) == 0
+    assert "Stop" not in settings(repo)["hooks"]
+    monkeypatch.setattr(I, "HOOK_GROUPS", full)
+    assert I.main([str(repo)]) == 0  # the newer one adds it
+    assert "Stop" in settings(repo)["hooks"]
+    assert I.main([str(repo), "--uninstall"]) == 0
+    after = snapshot(repo)
+    assert {k: v for k, v in after.items() if I.BACKUP_MARK not in k} == before
