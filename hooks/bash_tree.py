@@ -1251,6 +1251,15 @@ class _Walker:
             i = _skip_opts(args, 0, _OPT_ARGS["xargs"])
             if i >= len(args):
                 return True   # xargs without a command runs echo
+            replace = any(o.startswith(("-I", "-i", "--replace")) for o in args[:i])
+            if not replace:
+                # the words it reads are appended: known when the input is literal,
+                # else one dynamic placeholder word ($XARGS_INPUT)
+                extra = self._input_words()
+                if extra is None:
+                    args, largs = args + ["$XARGS_INPUT"], largs + [len("$XARGS_INPUT")]
+                else:
+                    args, largs = args + extra[:64], largs + [-1] * len(extra[:64])
             return self._inner(args, largs, i, env, ctx.sub("xargs", wrapper="xargs"), text)
         if name == "watch":
             i = _skip_opts(args, 0, _OPT_ARGS["watch"])
@@ -1266,8 +1275,17 @@ class _Walker:
             sep = next((k for k, a in enumerate(rest) if a in (":::", "::::", ":::+", "::::+")), len(rest))
             cmd_words = rest[:sep]
             sub = ctx.sub("parallel", wrapper="parallel")
-            if cmd_words:
-                self._nested_text(" ".join(cmd_words), sub, "parallel", text)
+            if cmd_words and sep < len(rest) and rest[sep] == ":::":
+                # one job per argument: {} replaced, or the argument appended
+                for a in rest[sep + 1:sep + 17]:
+                    if a.startswith(":::"):
+                        break
+                    words = [w.replace("{}", a) for w in cmd_words]
+                    if not any("{}" in w for w in cmd_words):
+                        words.append(a)
+                    self._nested_text(" ".join(words), sub, "parallel", text)
+            elif cmd_words:
+                self._nested_text(" ".join(cmd_words + ["$PARALLEL_INPUT"]), sub, "parallel", text)
             elif sep < len(rest) and rest[sep] == ":::":
                 # no command: each argument is a command line
                 for a in rest[sep + 1:]:
@@ -1354,6 +1372,23 @@ class _Walker:
             redirs, raw_redirs, feed = self._io
             self.dispatch(inner, largs[i:], env, redirs, raw_redirs, ctx, text, feed, None)
         return True
+
+    def _input_words(self) -> list | None:
+        """The words on the current command's stdin when they are literal, else None."""
+        redirs, _, feed = self._io
+        for r in redirs:
+            if r.op in ("<<", "<<-") and r.fd in (None, 0):
+                body = r.heredoc or ""
+                return None if ("$" in body or "`" in body) else body.split()
+            if r.op == "<<<":
+                return None if "$" in r.target else r.target.split()
+            if r.op == "<" and r.fd in (None, 0):
+                return None
+        if feed is not None:
+            out = self._static_output(feed)
+            if out is not None and out[0] == "text":
+                return out[1].split()
+        return None
 
     def _find(self, args, largs, env, ctx, text) -> None:
         i, n = 0, len(args)
