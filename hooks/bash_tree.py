@@ -56,6 +56,22 @@ Decisions documented here (the guards rely on them):
 - Words of data commands (echo, printf, grep, git commit -m ...) are simply
   words: nothing inside a quoted string is parsed unless bash would run it
   (``$( )`` and backticks inside double quotes do run, as in bash).
+- ``xargs CMD ARGS`` yields CMD ARGS followed by the words xargs reads: the
+  literal input when it is known (``echo --workspace | xargs cargo test``),
+  else one dynamic placeholder word ``$XARGS_INPUT`` (not with ``-I``).
+  ``parallel CMD ::: A B`` yields one job per argument.
+- ``python -m MODULE ARGS`` yields MODULE ARGS (via "python -m").
+- ``trap 'CMDS' SIG`` yields CMDS (via "trap"); ``ssh HOST CMD`` yields CMD
+  (via "ssh:HOST"); ``make TARGET`` yields the recipes (via "make:TARGET").
+- Positional parameters: a script run with arguments, a function called with
+  arguments and ``bash -c STR NAME ARGS`` know their ``$1``.. and ``"$@"``;
+  the top-level text has none (``$1`` is empty, as in the Bash tool).
+- Redirections of enclosing compound commands are appended to each inner
+  command's ``redirects``; for ``<<`` the ``target`` is the delimiter and
+  ``heredoc`` the body.
+- ``analyze(..., parser="lexical")`` never imports bashlex (faster; the
+  differential tests show both parsers read the same trees where bashlex
+  parses); the default tries bashlex first.
 
 ``analyze`` never raises and answers within ``budget_s``: the clock is
 checked while walking, bashlex is skipped for texts it would be slow on, and
