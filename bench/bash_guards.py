@@ -111,7 +111,7 @@ def hook_latency(payloads, repo: str, env: dict) -> dict:
 ISSUE3_CODES = ("B01", "B02", "B10", "B30", "B31", "G01", "T01", "W01")
 
 
-def judgements(payloads, repo: str, seconds: float = 2.0) -> dict:
+def judgements(payloads, repo: str, seconds: float = 1.0) -> dict:
     """In-process: parse cost, the Bash guards' judgement rate on parsed events, other guards' cost."""
     from swarmgate.config import load_config
     from swarmgate.hook_engine import evaluate
@@ -131,17 +131,20 @@ def judgements(payloads, repo: str, seconds: float = 2.0) -> dict:
         analysis_of(ev, config)
         parse_t.append(time.perf_counter() - t0)
         parsed.append((p, ev.memo["bash"]))
-    count = 0
-    t0 = time.perf_counter()
-    while True:
-        for p, analysis in parsed:
-            ev = HookEvent("PreToolUse", p, repo)
-            ev.memo["bash"] = analysis
-            evaluate(ev, config, mine)
-            count += 1
-        dt = time.perf_counter() - t0
-        if dt >= seconds:
-            break
+    rates = []
+    for _ in range(5):            # five windows: the machine is shared, report median and best
+        count = 0
+        t0 = time.perf_counter()
+        while True:
+            for p, analysis in parsed:
+                ev = HookEvent("PreToolUse", p, repo)
+                ev.memo["bash"] = analysis
+                evaluate(ev, config, mine)
+                count += 1
+            dt = time.perf_counter() - t0
+            if dt >= seconds:
+                break
+        rates.append(count / dt)
     other_t = []
     for p, analysis in parsed[:60]:
         ev = HookEvent("PreToolUse", p, repo)
@@ -150,7 +153,8 @@ def judgements(payloads, repo: str, seconds: float = 2.0) -> dict:
         evaluate(ev, config, others)
         other_t.append(time.perf_counter() - t1)
     return {"guards": sorted({g.code for g in mine}), "others": sorted({g.code for g in others}),
-            "judgements_per_s": count / dt, "parse_median_ms": statistics.median(parse_t) * 1000,
+            "judgements_per_s": statistics.median(rates), "judgements_best_per_s": max(rates),
+            "parse_median_ms": statistics.median(parse_t) * 1000,
             "parse_p95_ms": _p95(parse_t) * 1000,
             "others_median_ms": statistics.median(other_t) * 1000 if other_t else 0.0,
             "others_p95_ms": _p95(other_t) * 1000 if other_t else 0.0}
@@ -206,7 +210,8 @@ def main(argv=None) -> int:
     print(f"  ratio     median {rm:5.2f}x (goal <= 1.5x, must <= 2.0x: {'ok' if rm <= 2.0 else 'FAIL'})"
           f"   p95 {rp:5.2f}x (goal <= 2.5x: {'ok' if rp <= 2.5 else 'over'})")
     print(f"in-process, {len(payloads)} events: Bash guards {' '.join(jud['guards'])}")
-    print(f"  judgements/s on parsed events {jud['judgements_per_s']:9.0f} "
+    print(f"  judgements/s on parsed events {jud['judgements_per_s']:9.0f} median of 5 x 1 s windows, "
+          f"best {jud['judgements_best_per_s']:.0f} "
           f"(goal >= 2000: {'ok' if jud['judgements_per_s'] >= 2000 else 'under'})")
     print(f"  parse (bash_tree.analyze)     median {jud['parse_median_ms']:6.2f} ms   p95 {jud['parse_p95_ms']:6.2f} ms")
     print(f"  other PreToolUse/Bash guards ({' '.join(jud['others']) or 'none'}) "
