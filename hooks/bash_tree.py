@@ -97,7 +97,8 @@ INTERPRETERS = {  # name prefix -> options that take inline code
 _BASHLEX_MAX_CHARS = 6000      # bashlex costs ~30 µs/char: beyond this the lexical parser reads
 _BASHLEX_MAX_NEST = 40         # and it recurses per nesting level
 _MAX_TREE_NEST = 200           # walker recursion bound (nested nodes)
-_CACHE_MAX = 256
+_CACHE_MAX = 256                # parse trees kept per process, by text
+_CACHE_TEXT_MAX = 16384         # larger texts (scripts) are not kept
 _UNKNOWN_DIR = "/?unknown-dir"   # stands for a directory we cannot name (cd "$(mktemp -d)")
 _MAX_FUNC_CALLS = 64            # function bodies expanded per analysis (f calls g twice, g calls h twice...)
 
@@ -502,9 +503,10 @@ def parse_text(text: str, deadline: float | None = None, parser: str = "auto"):
         result = _lexical_parse(text, deadline)
         if result is None:
             raise _OutOfTime()
-        if len(_lcache) >= _CACHE_MAX:
-            _lcache.clear()
-        _lcache[text] = result
+        if len(text) <= _CACHE_TEXT_MAX:
+            if len(_lcache) >= _CACHE_MAX:
+                _lcache.clear()
+            _lcache[text] = result
         return result
     why = _needs_lexical(text)
     if why is None and deadline is not None:
@@ -529,9 +531,10 @@ def parse_text(text: str, deadline: float | None = None, parser: str = "auto"):
         result = _lexical_parse(text, deadline)
         if result is None:
             raise _OutOfTime()
-    if len(_cache) >= _CACHE_MAX:
-        _cache.clear()
-    _cache[text] = result
+    if len(text) <= _CACHE_TEXT_MAX:
+        if len(_cache) >= _CACHE_MAX:
+            _cache.clear()
+        _cache[text] = result
     return result
 
 
