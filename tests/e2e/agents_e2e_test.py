@@ -30,34 +30,36 @@ def test_implementer_writes_in_its_scope_and_hands_over_from_its_transcript(clau
         ]),
     ])
     assert run.returncode == 0, run.describe()
+    why = run.describe()
     # C02: the subagent's first request carries agent-common.md and its type's rules
     first = run.conversation("script:handover-sub")[0]
     assert "SubagentStart hook additional context:" in first.all_text, run.describe()
-    assert "## .claude/agent-common.md" in first.all_text
-    assert "## .claude/rules/implementing.md" in first.all_text
+    assert "## .claude/agent-common.md" in first.all_text, why
+    assert "## .claude/rules/implementing.md" in first.all_text, why
     assert "SubagentStart hook additional context:" not in run.conversation("script:handover-main")[0].all_text
     # W01: the implementer's row allows src/**, nothing else
     writes = run.results_of("Write", "script:handover-sub")
-    assert [w.is_error for w in writes] == [False, True], run.describe()
-    assert "[W01]" in writes[1].text and "docs/notes.md" in writes[1].text
-    assert src.read_text() == "feature v1\n" and not outside.exists()
+    assert [w.is_error for w in writes] == [False, True], why
+    assert "[W01]" in writes[1].text and "docs/notes.md" in writes[1].text, why
+    assert src.read_text() == "feature v1\n" and not outside.exists(), why
     recs = run.decisions(event="PreToolUse", tool="Write", agent_type="implementer")
-    assert [r["decision"] for r in recs] == ["allow", "deny"]
+    assert [r["decision"] for r in recs] == ["allow", "deny"], why
 
     # agent-handover reads the transcript the binary wrote for this subagent
-    (started,) = run.decisions(event="SubagentStart")
-    agent_id = started["agent_id"]
-    assert [p.name for p in run.subagent_transcripts()] == [f"agent-{agent_id}.jsonl"]
+    starts = run.decisions(event="SubagentStart")
+    assert len(starts) == 1, why
+    agent_id = starts[0]["agent_id"]
+    assert [p.name for p in run.subagent_transcripts()] == [f"agent-{agent_id}.jsonl"], why
     out = claude_repo.tool("agent-handover", agent_id, "--session", run.session_id)
     assert out.returncode == 0, out.stderr
     text = out.stdout
-    assert "Add the feature file." in text                      # the dispatch prompt
-    assert "src/feature.txt" in text                            # the file it wrote
-    (refused,) = [ln for ln in text.splitlines() if "docs/notes.md" in ln]
-    assert "refused" in refused                                 # the write W01 stopped, marked so
-    assert "printf 'check-%s\\n' one two three" in text         # the command it ran ...
-    assert "check-three" in text                                # ... with its output
-    assert "the workspace test is still due" in text            # its last message
+    assert "Add the feature file." in text, text                # the dispatch prompt
+    assert "src/feature.txt" in text, text                      # the file it wrote
+    refused = [ln for ln in text.splitlines() if "docs/notes.md" in ln]
+    assert len(refused) == 1 and "refused" in refused[0], text  # the write W01 stopped, marked so
+    assert "printf 'check-%s\\n' one two three" in text, text   # the command it ran ...
+    assert "check-three" in text, text                          # ... with its output
+    assert "the workspace test is still due" in text, text      # its last message
 
 
 def test_dispatch_guards_refuse_and_the_model_reads_why(claude_repo):
