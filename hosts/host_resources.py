@@ -124,7 +124,7 @@ def label_for(command: str) -> str:
     return " ".join(" ".join(words).split())[:300]
 
 
-def judge(report: dict, need: int, threads_default: int, gpu: bool) -> dict:
+def judge(report: dict, need: int, threads_default: int, gpu: bool, slice_total: int | None = None) -> dict:
     """Pure: derived figures and the verdict for one host report."""
     if "error" in report:
         return {"name": report["name"], "readable": False, "verdict": f"unreadable: {report['error']}"}
@@ -137,6 +137,9 @@ def judge(report: dict, need: int, threads_default: int, gpu: bool) -> dict:
     available = int(report.get("mem_available", 0)) - not_grown
     sl = report.get("slice")
     room = None
+    if slice_total is not None and not (sl and sl.get("limit")):
+        # no run has created the slice yet: its room is the whole total the runner would give it
+        room = slice_total - not_grown
     if sl and sl.get("limit"):
         room = sl["limit"] - max(sl["usage"] - sl.get("reclaimable", 0), 0) - not_grown
     lacks = []
@@ -155,6 +158,14 @@ def judge(report: dict, need: int, threads_default: int, gpu: bool) -> dict:
             "verdict": "can run here" if not lacks else "cannot run here: " + "; ".join(lacks)}
 
 
+def local_total(config, report: dict) -> int | None:
+    """The runner's total here: [memory] total, else machine memory - [memory] margin."""
+    if "error" in report:
+        return None
+    total = config["memory"]["total"]
+    return int(total) if total else max(int(report.get("mem_total", 0)) - int(config["memory"]["margin"]), 0)
+
+
 def build(config, hosts, command: str | None, gpu: bool | None = None, names=None) -> dict:
     from swarmgate.hosts import collector as _c  # noqa: F401 - fail early if missing
 
@@ -167,7 +178,8 @@ def build(config, hosts, command: str | None, gpu: bool | None = None, names=Non
         words = command.replace("=", " ").split()
         gpu = any(p in w for w in words for p in config["gpu"]["patterns"])
     reports = gather(config, hosts, names, include_peers=hosts["across_machines"]["enabled"] or bool(names))
-    verdicts = [judge(r, need, config["threads"]["heavy_default"], bool(gpu)) for r in reports]
+    verdicts = [judge(r, need, config["threads"]["heavy_default"], bool(gpu),
+                      local_total(config, r) if r.get("name") == "here" else None) for r in reports]
     return {"command": command, "label": label, "history": hist, "need": need, "gpu": bool(gpu),
             "hosts": reports, "verdicts": verdicts}
 

@@ -124,6 +124,29 @@ def test_peer_that_hangs_is_reported_unreadable_within_budget(state, tmp_path, s
     v = {x["name"]: x for x in rep["verdicts"]}
     assert v["here"]["readable"] and not v["p1"]["readable"]
     assert rep["elapsed_s"] < 10
+    _stop_peer_side(str(tmp_path))
+
+
+def _stop_peer_side(marker: str) -> None:
+    """The peer is this machine: the hung remote command (`sleep 8; python3 - OPTS`, OPTS naming this
+    test's peer state dir) outlives the ssh client that gave up on it. Stop it by pid, assert it gone."""
+    import psutil
+    hung = [p for p in psutil.process_iter(["cmdline"])
+            if p.info["cmdline"] and any(marker in a for a in p.info["cmdline"]) and p.pid != os.getpid()
+            and "sleep 8" in " ".join(p.info["cmdline"])]
+    tree = []
+    for p in hung:
+        try:
+            tree += [p, *p.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            pass
+    for p in tree:
+        try:
+            p.kill()
+        except psutil.NoSuchProcess:
+            pass
+    gone, alive = psutil.wait_procs(tree, timeout=10)
+    assert not alive, alive
 
 
 def test_label_and_history_from_the_runner(state):
@@ -143,3 +166,10 @@ def test_selftest(state):
     from swarmgate.selftest import run_suite
     res = run_suite(HR.selftest_suite())
     assert res.ok, res.rows
+
+
+def test_room_is_the_runner_total_before_any_slice_exists(state):
+    v = HR.judge(_report(slice=None, booked_not_grown=0), 8 * GIB, 31, False, slice_total=4 * GIB)
+    assert v["slice_room"] == 4 * GIB and "slice room: needs 8G" in v["verdict"]
+    cfg = defaults()
+    assert HR.local_total(cfg, _report()) == 64 * GIB - 20 * GIB
