@@ -322,7 +322,7 @@ def _param(inner: str, variables: dict) -> str | None:
 _UNSET_OK: frozenset = frozenset()
 
 
-def expand(raw: str, variables: dict, subst=None) -> tuple[str, int]:
+def expand(raw: str, variables: dict, subst=None, heredoc: bool = False) -> tuple[str, int]:
     """Quote removal and constant-variable expansion of one word.
 
     Returns (value, last_dynamic_end): expansions that cannot be resolved keep
@@ -334,9 +334,14 @@ def expand(raw: str, variables: dict, subst=None) -> tuple[str, int]:
     olen = 0
     last = -1
     i, n = 0, len(raw)
-    dq = False
+    dq = heredoc   # an unquoted here-document body expands like "..." without the quotes
     while i < n:
         c = raw[i]
+        if heredoc and c == '"':
+            out.append(c)
+            olen += 1
+            i += 1
+            continue
         if c == "\\":
             if i + 1 < n:
                 nx = raw[i + 1]
@@ -1392,13 +1397,22 @@ class _Walker:
             self.dispatch(inner, largs[i:], env, redirs, raw_redirs, ctx, text, feed, None)
         return True
 
+    def _heredoc_text(self, r) -> str | None:
+        """The text a here-document feeds, expanded when its delimiter is unquoted;
+        None when that expansion is not constant."""
+        body = r.heredoc or ""
+        if r.quoted or ("$" not in body and "`" not in body):
+            return body
+        v, last = expand(body, self.vars, self._const_subst, heredoc=True)
+        return None if last >= 0 else v
+
     def _input_words(self) -> list | None:
         """The words on the current command's stdin when they are literal, else None."""
         redirs, _, feed = self._io
         for r in redirs:
             if r.op in ("<<", "<<-") and r.fd in (None, 0):
-                body = r.heredoc or ""
-                return None if ("$" in body or "`" in body) else body.split()
+                body = self._heredoc_text(r)
+                return None if body is None else body.split()
             if r.op == "<<<":
                 return None if "$" in r.target else r.target.split()
             if r.op == "<" and r.fd in (None, 0):
@@ -1592,9 +1606,8 @@ class _Walker:
                 return ("files", files, "stdin")
             for r in node.redirs:
                 if r.op in ("<<", "<<-") and r.heredoc is not None:
-                    if not r.quoted and ("$" in r.heredoc or "`" in r.heredoc):
-                        return None
-                    return ("text", r.heredoc, "heredoc-shell")
+                    body = self._heredoc_text(r)
+                    return None if body is None else ("text", body, "heredoc-shell")
                 if r.op == "<<<" and r.target is not None:
                     v, l2 = expand(r.target.raw, self.vars)
                     return None if l2 >= 0 else ("text", v + "\n", "herestring-shell")
@@ -1787,8 +1800,8 @@ class _Walker:
             src = None
             for r in (node.redirs if node is not None else []):
                 if r.op in ("<<", "<<-") and r.heredoc is not None:
-                    src = None if (not r.quoted and ("$" in r.heredoc or "`" in r.heredoc)) \
-                        else ("text", r.heredoc)
+                    body = self._heredoc_text(r)
+                    src = None if body is None else ("text", body)
                 elif r.op == "<<<" and r.target is not None:
                     v, l2 = expand(r.target.raw, self.vars)
                     src = None if l2 >= 0 else ("text", v + "\n")

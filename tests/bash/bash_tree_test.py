@@ -680,3 +680,11 @@ def test_xargs_and_parallel_arguments():
     assert [c.args for c in an.commands if c.name == "cargo"] == [["test", "--workspace"], ["test", "--all"]]
     an = run("parallel 'cargo test -p {}' ::: a b")
     assert [c.args for c in an.commands if c.name == "cargo"] == [["test", "-p", "a"], ["test", "-p", "b"]]
+
+
+def test_unquoted_heredoc_with_known_variables_is_literal(tmp_path):
+    an = run('D=/opt/x; cat > run.sh <<EOF\n#!/bin/bash\ncd $D && cargo test --workspace "\\$1"\nEOF\nbash run.sh', tmp_path)
+    assert not an.unverifiable, reasons(an)
+    assert ["cd", "/opt/x"] in words(an) and find(an, "cargo").args == ["test", "--workspace", ""]
+    an = run('cat > run.sh <<EOF\n$UNKNOWN_THING\nEOF\nbash run.sh', tmp_path)
+    assert an.unverifiable
