@@ -51,9 +51,11 @@ def by_code(guards: Sequence) -> list[list]:
 def _block(text: str) -> str:
     """Example text: fenced when it spans lines or looks like code, else inline."""
     text = text.strip()
+    if "`" in text:
+        return text  # already Markdown with its own code spans
     if "\n" in text or len(text) > 90:
         return "```\n" + text + "\n```"
-    return f"`{text}`" if "`" not in text else text
+    return f"`{text}`"
 
 
 def guard_section(group: Sequence) -> str:
