@@ -186,6 +186,7 @@ class ClaudeRepo:
         self._git("add", "README.md")
         self._git("commit", "-q", "-m", "initial")
         self.install_log = ""
+        self.last_token = ""
         self.install()
         # These tests check what the binary and the hooks say to each other, not hook latency
         # (bench/ measures that): on a loaded 2-core CI machine a guard overrunning its 3 s budget
@@ -281,6 +282,7 @@ class ClaudeRepo:
         """Run `claude -p PROMPT` against a scripted API; kill whatever it leaves running."""
         api = MessagesAPI(conversations)
         token = f"{os.getpid()}-{time.monotonic_ns()}"
+        self.last_token = token  # every process of this run inherits SWARMGATE_E2E_RUN=<token>
         env = {**(env or {}), RUN_MARK: token}
         with api:
             cmd = [sys.executable, str(REAPER), self.claude_bin, "-p", prompt, "--output-format", "json",

@@ -6,6 +6,8 @@ hook recorded (the decision log).
 """
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from messages_api import Conversation, bash, compact_after, dispatch, done, tool
@@ -38,6 +40,9 @@ def test_main_agent_bash_runs_through_the_hooks(claude_repo):
     assert run.decisions(event="PostToolUse", tool="Bash"), run.describe()
     assert run.permission_denials == []
     assert run.transcript_path.exists()
+    # every request the binary made was the main conversation's (no title/haiku/count_tokens calls
+    # with CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1); a new kind would show up here
+    assert run.api.side_requests() == [] and run.api.other == [], run.describe()
     # an ordinary file write passes the file guards (G01 does not fire on every Write)
     assert [r.is_error for r in run.results_of("Write")] == [False], run.describe()
     assert target.read_text() == "plain file\n"
@@ -134,8 +139,6 @@ def test_subagent_tool_calls_carry_agent_type(claude_repo):
 
 def test_harness_kills_what_the_run_left_running(claude_repo):
     """A process the model's command detached does not outlive the run: the harness reaps it."""
-    import os
-
     from harness import _marked_pids
 
     pid_file = claude_repo.tmp / "detached.pid"
@@ -149,3 +152,17 @@ def test_harness_kills_what_the_run_left_running(claude_repo):
     pid = int(pid_file.read_text())
     assert not os.path.exists(f"/proc/{pid}"), f"detached sleep {pid} survived the run"
     assert _marked_pids(run.token) == []
+
+
+def test_harness_bounds_a_run_in_time_and_cleans_up(claude_repo):
+    """A run that does not finish in time is killed with everything it started, and says so."""
+    from harness import _marked_pids
+
+    pid_file = claude_repo.tmp / "hung.pid"
+    with pytest.raises(AssertionError, match="did not finish within 8 s"):
+        claude_repo.run("script:hang", [
+            Conversation("script:hang", [bash(f"echo $$ > {pid_file}; exec tail -f /dev/null"), done()]),
+        ], timeout=8)
+    pid = int(pid_file.read_text())
+    assert not os.path.exists(f"/proc/{pid}"), f"the hung command {pid} survived"
+    assert _marked_pids(claude_repo.last_token) == [], "a process of the timed-out run survived"
