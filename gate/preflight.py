@@ -204,8 +204,11 @@ def _file_digest(p: Path) -> bytes:
 
 def base_dir(script: Path) -> Path:
     """Admission paths are relative to the repository holding the script (else its directory)."""
-    from swarmgate.config import find_repo
-    return Path(find_repo(str(Path(script).resolve().parent)))
+    start = Path(script).resolve().parent
+    for d in (start, *start.parents):
+        if (d / ".git").exists():
+            return d
+    return start
 
 
 class InstanceLock:

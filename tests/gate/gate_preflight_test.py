@@ -181,3 +181,19 @@ inputs = ["**"]
     assert o.verdict == "not-run" and o.rc == 78 and r.red
     assert "swarmgate-no-such-tool" in o.output
     assert not (repo.state / "gate-cache" / "verdicts" / "needs-tool").exists()
+
+
+def test_admission_paths_are_relative_to_the_scripts_repository(gate_env, tmp_path, monkeypatch):
+    repo = tmp_path / "proj"
+    (repo / "scripts").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "src").mkdir()
+    (repo / "src" / "x.c").write_text("1")
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(tmp_path))   # another project: must not matter
+    monkeypatch.chdir(tmp_path)
+    p, ran = script(repo / "scripts", "# admission: inputs-changed src/")
+    assert preflight.base_dir(p) == repo
+    assert preflight.main([str(p)]) == 0
+    assert preflight.main([str(p)]) == 78
+    (repo / "src" / "x.c").write_text("2")
+    assert preflight.main([str(p)]) == 0
