@@ -41,9 +41,17 @@ def run_batch(runner: str, kinds: list[int], cwd: str, env: dict) -> tuple[float
 
     klog = KernelLog()
     t0 = time.monotonic()
-    procs = [subprocess.Popen([runner, *job_argv(k)], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for k in kinds]
-    errs = [p.communicate()[1].decode(errors="replace") for p in procs]
+    procs: list[subprocess.Popen] = []
+    try:
+        for k in kinds:
+            procs.append(subprocess.Popen([runner, *job_argv(k)], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+        errs = [p.communicate()[1].decode(errors="replace") for p in procs]
+    except BaseException:
+        for p in procs:  # the wrappers stop their runs on TERM
+            p.terminate()
+            p.wait()
+        raise
     makespan = time.monotonic() - t0
     messages = klog.read_new() or []
     klog.close()
