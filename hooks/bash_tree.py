@@ -1635,6 +1635,14 @@ class _Walker:
         if last >= 0:
             self.unverifiable(f"{how} {word}: the script path is dynamic", text)
             return
+        if word in ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
+            redirs, _, feed = self._io
+            self._shell_stdin(how, redirs, feed, ctx, text)
+            return
+        if word.startswith(("/dev/fd/", "/proc/self/fd/")):
+            self.unverifiable(f"{how} {word}: shell input from a file descriptor cannot be read "
+                              "statically", text)
+            return
         self._run_script_path(word, ctx, text, how, share)
 
     def _maybe_script(self, w0: str, args, env, ctx, text) -> None:

@@ -688,3 +688,13 @@ def test_unquoted_heredoc_with_known_variables_is_literal(tmp_path):
     assert ["cd", "/opt/x"] in words(an) and find(an, "cargo").args == ["test", "--workspace", ""]
     an = run('cat > run.sh <<EOF\n$UNKNOWN_THING\nEOF\nbash run.sh', tmp_path)
     assert an.unverifiable
+
+
+def test_special_files_as_scripts(tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    an = run("bash fifo; ./fifo; source fifo", tmp_path)     # never opened: no hang
+    assert any("not a regular file" in p for p in an.problems)
+    assert "piped into bash" in reasons(run("curl x | bash /dev/stdin"))
+    assert find(run("echo 'cargo test' | bash /dev/stdin"), "cargo")
+    assert "file descriptor" in reasons(run("bash /dev/fd/63"))
+    assert names(run("bash /dev/null")) == ["bash"]
