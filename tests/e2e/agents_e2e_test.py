@@ -1,4 +1,4 @@
-"""Subagents through the real client: dispatch guards (D01 D07 D12 D20 D21), the continuation guard (M01),
+"""Subagents through the real client: dispatch guards (D01 D07 D12 D15 D16 D20 D21), the continuation guard (M01),
 the rules a subagent gets at start (C02), write scope per type (W01), and the hand-over built from
 the transcript the binary wrote (agent-handover)."""
 from __future__ import annotations
@@ -63,8 +63,8 @@ def test_implementer_writes_in_its_scope_and_hands_over_from_its_transcript(clau
 
 
 def test_dispatch_guards_refuse_and_the_model_reads_why(claude_repo):
-    """D12 general-purpose, D01 no heavy-test line, D21 unknown type, D20 unfilled placeholder;
-    then a compliant dispatch goes out."""
+    """D12 general-purpose, D01 no heavy-test line, D21 unknown type, D20 unfilled placeholder,
+    D15 a thread cap other than the registered one; then a compliant dispatch goes out."""
     claude_repo.add_agent(WORKER)
     run = claude_repo.run("script:dispatch-refused", [
         Conversation("script:dispatch-refused", [
@@ -72,27 +72,30 @@ def test_dispatch_guards_refuse_and_the_model_reads_why(claude_repo):
             dispatch(WORKER, "script:never-no-line\nLook around."),
             dispatch("no-such-type", f"script:never-unknown\nLook around.\n{HEAVY_LINE}"),
             dispatch(WORKER, f"script:never-hole\nLook at <which module: fill in>.\n{HEAVY_LINE}"),
-            dispatch(WORKER, f"script:d-ok\nLook around.\n{HEAVY_LINE}"),
-            done("one of five went out"),
+            dispatch(WORKER, f"script:never-cap\nBuild it.\n{HEAVY_LINE}\nthread cap: 8"),
+            dispatch(WORKER, f"script:d-ok\nBuild it.\n{HEAVY_LINE}\nthread cap: 31"),
+            done("one of six went out"),
         ]),
         Conversation("script:d-ok", [done("looked")]),
     ])
     assert run.returncode == 0, run.describe()
-    gp, no_line, unknown, hole, ok = run.results_of("Agent")
+    gp, no_line, unknown, hole, cap, ok = run.results_of("Agent")
     assert gp.is_error and gp.text.startswith("PreToolUse:Agent hook error:"), run.describe()
     assert "[D12]" in gp.text and "general-purpose" in gp.text and "clerk" in gp.text
     assert no_line.is_error and "[D01]" in no_line.text and HEAVY_LINE in no_line.text
     assert unknown.is_error and "[D21]" in unknown.text and "no-such-type" in unknown.text, unknown.text
     assert hole.is_error and "[D20]" in hole.text and "<which module: fill in>" in hole.text, hole.text
+    assert cap.is_error and "[D15]" in cap.text and "thread cap: 8" in cap.text and "31" in cap.text, cap.text
     assert not ok.is_error and "looked" in ok.text
     # refused dispatches never started a conversation; the compliant one did
-    for never in ("gp", "no-line", "unknown", "hole"):
+    for never in ("gp", "no-line", "unknown", "hole", "cap"):
         assert run.conversation(f"script:never-{never}") == []
     assert run.subagent_stats.get("by_type") == {WORKER: 1}, run.output
     recs = run.decisions(event="PreToolUse", tool="Agent")
     assert [(r["decision"], r["codes"]) for r in recs] == [
-        ("deny", ["D12"]), ("deny", ["D01"]), ("deny", ["D21"]), ("deny", ["D20"]), ("allow", [])]
-    assert [d["tool_name"] for d in run.permission_denials] == ["Task"] * 4  # the internal name
+        ("deny", ["D12"]), ("deny", ["D01"]), ("deny", ["D21"]), ("deny", ["D20"]), ("deny", ["D15"]),
+        ("allow", [])]
+    assert [d["tool_name"] for d in run.permission_denials] == ["Task"] * 5  # the internal name
 
 
 def test_d07_refuses_the_sixth_of_six_background_dispatches_sent_at_once(claude_repo):
@@ -114,6 +117,27 @@ def test_d07_refuses_the_sixth_of_six_background_dispatches_sent_at_once(claude_
     assert sorted(r["decision"] for r in recs) == ["allow"] * 5 + ["deny"]
     assert run.subagent_stats.get("started_in_background") == 5, run.output
     assert len(run.decisions(event="SubagentStart")) == 5
+
+
+def test_d16_lets_one_of_two_dispatches_sharing_a_scratch_dir_through(claude_repo):
+    """Two background dispatches in one message name the same scratch directory; their hooks run
+    at once, and exactly one takes the lock."""
+    claude_repo.add_agent(WORKER)
+    scratch = claude_repo.tmp / "shared-scratch"
+    calls = [("Agent", {"description": f"build {i}", "subagent_type": WORKER, "run_in_background": True,
+                        "prompt": f"script:d16-sub-{i};\nBuild it.\n{HEAVY_LINE}\nscratch: {scratch}"})
+             for i in range(2)]
+    run = claude_repo.run("script:d16", [
+        Conversation("script:d16", [tools(*calls), done("waiting")]),
+        *[Conversation(f"script:d16-sub-{i};", [done(f"build {i} done")]) for i in range(2)],
+    ])
+    assert run.returncode == 0, run.describe()
+    results = run.results_of("Agent")
+    refused = [r for r in results if r.is_error]
+    assert len(results) == 2 and len(refused) == 1, run.describe()
+    assert "[D16]" in refused[0].text and str(scratch) in refused[0].text, refused[0].text
+    assert sorted(r["decision"] for r in run.decisions(event="PreToolUse", tool="Agent")) == ["allow", "deny"]
+    assert len(run.decisions(event="SubagentStart")) == 1, run.describe()
 
 
 def test_m01_refuses_a_message_to_a_subagent_that_handed_back(claude_repo):
