@@ -264,8 +264,13 @@ class ToolVersions:
             for e in index.entries:
                 if e.path == rel:
                     return {"in_tree": rel, "mode": e.mode, "blob": e.oid}
-            return {"in_tree": rel, "missing": True}
-        found = shutil.which(program, path=env.get("PATH", os.defpath))
+            # not staged: a linked path such as `.venv/bin/pytest` ([gate] link) -- version it like
+            # a program on PATH, through the file the link points at in the worktree
+            found = str(Path(index.repo) / rel)
+            if not (os.path.isfile(found) and os.access(found, os.X_OK)):
+                return {"in_tree": rel, "missing": True}
+        else:
+            found = shutil.which(program, path=env.get("PATH", os.defpath))
         if not found:
             return {"program": program, "missing": True}
         real = os.path.realpath(found)

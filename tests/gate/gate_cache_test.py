@@ -281,3 +281,23 @@ def test_fingerprints_survive_any_comment_or_blank_line_insertion():
         assert python_fingerprints(src) == base, src.decode()
 
     check()
+
+
+def test_linked_tool_is_versioned_through_the_worktree(repo):
+    repo.config("""
+[gate]
+link = ["tools"]
+[[gate.stages]]
+name = "lint"
+command = "tools/lint"
+inputs = ["*.txt"]
+""")
+    repo.write(".gitignore", "tools/\n")
+    lint = repo.write("tools/lint", '#!/bin/sh\n[ "$1" = --version ] && echo lint 1.0\nexit 0\n', mode=0o755)
+    repo.write("a.txt", "x\n")
+    repo.git("add", ".")
+    assert how(repo.gate(), "lint") == "ran"
+    assert how(repo.gate(), "lint") == "cached"
+    lint.write_text('#!/bin/sh\n[ "$1" = --version ] && echo lint 2.0\nexit 0\n')   # an upgrade
+    os.utime(lint, ns=(1, 1))
+    assert how(repo.gate(), "lint") == "ran"
