@@ -286,14 +286,17 @@ def _match_close(s: str, i: int, open_c: str, close_c: str) -> int:
     return n
 
 
+_env_vars: dict | None = None
+
+
 def _base_vars(cwd: str | None) -> dict:
     """Variables whose value the Bash tool's shell certainly has: a few from
     the environment the hook runs in (the same user and session), and PWD."""
-    out: dict[str, str | None] = {}
-    for k in ("HOME", "USER", "LOGNAME", "TMPDIR"):
-        v = os.environ.get(k)
-        if v:
-            out[k] = v
+    global _env_vars
+    if _env_vars is None:
+        _env_vars = {k: os.environ[k] for k in ("HOME", "USER", "LOGNAME", "TMPDIR")
+                     if os.environ.get(k)}
+    out: dict[str, str | None] = dict(_env_vars)
     if cwd:
         out["PWD"] = cwd
     return out
@@ -328,7 +331,7 @@ def expand(raw: str, variables: dict, subst=None, heredoc: bool = False) -> tupl
     Returns (value, last_dynamic_end): expansions that cannot be resolved keep
     their source text in ``value``; ``last_dynamic_end`` is the index in value
     just after the last such piece (-1 when the word is fully static)."""
-    if not any(c in raw for c in "\\'\"$`"):
+    if "$" not in raw and "'" not in raw and '"' not in raw and "\\" not in raw and "`" not in raw:
         return raw, -1
     out: list[str] = []
     olen = 0
@@ -749,6 +752,13 @@ _OPT_ARGS = {
 }
 _RUNNERS = ("run-with-memory-cap", "host-dispatch", "multi-host-run", "gpu-quiesce-run",
             "detached-run")
+# every command name dispatch() does more with than yield it
+_SPECIAL = frozenset(SHELLS) | frozenset(_OPT_ARGS) | frozenset(_RUNNERS) | frozenset({
+    "break", "exit", "return", "source", ".", "trap", "eval", "cd", "pushd", "export", "declare",
+    "typeset", "local", "readonly", "unset", "read", "mapfile", "readarray", "find", "make", "gmake",
+    "command", "builtin", "su", "ssh", "uv", "poetry", "pipenv", "pdm", "hatch", "rye",
+    "nix-shell", "nix", "script", "tmux", "screen", "swarmgate", "time", "nohup", "exec"})
+_INTERP_PREFIXES = tuple(INTERPRETERS)
 
 
 def _opt_value(args: list, short: str, longs: tuple = ()) -> str | None:
@@ -1097,6 +1107,9 @@ class _Walker:
         args = words[1:]
         largs = last[1:]
         self._note_writes(sc, args, redirs, node, feed)
+        if (name not in _SPECIAL and name not in self.funcs and "/" not in w0
+                and not name.startswith(_INTERP_PREFIXES)):
+            return   # an ordinary command: nothing more runs through it
 
         # control flow inside loops
         if name in ("break", "exit", "return") and self.loops_open:
