@@ -3,7 +3,24 @@ import subprocess
 
 import pytest
 
-from tests.hosts.sshd import Sshd
+from tests.hosts.sshd import Sshd, require
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    """Never touch /var/tmp/swarmgate, the caller's hosts.toml or $HOME (tests may set their own)."""
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", str(tmp_path / "no-hosts.toml"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for var in ("CLAUDE_PROJECT_DIR", "SWARMGATE_BREAK", "SWARMGATE_SELFTEST_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture
+def writable_cgroup():
+    """Skip with the reason where the cgroup v1 memory controller is not writable (fail in CI)."""
+    if not os.access("/sys/fs/cgroup/memory", os.W_OK):
+        require("needs a writable cgroup v1 memory controller")
 
 
 @pytest.fixture(scope="module")

@@ -34,8 +34,8 @@ def test_start_status_wait_records_exit_code_and_output(env, tmp_path):
     assert "job1: exited, exit 9" in _dr(env, "status").stdout
     rec = _rec(tmp_path, "job1")
     assert rec["exit"] == 9 and "hello" in open(rec["log"]).read()
-    assert not psutil.pid_exists(rec["supervisor_pid"]) or \
-        psutil.Process(rec["supervisor_pid"]).status() == psutil.STATUS_ZOMBIE
+    # the supervisor writes the record, then exits: `wait` may see the record a moment before that
+    _wait_for(lambda: _gone(rec["supervisor_pid"]), "the supervisor to exit after recording")
 
 
 def test_outlives_the_session_that_started_it(env, tmp_path):
@@ -44,7 +44,10 @@ def test_outlives_the_session_that_started_it(env, tmp_path):
                                 "sh", "-c", "sleep 1.5; echo survived"], env=env, start_new_session=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     session.wait(30)
-    os.killpg(session.pid, signal.SIGKILL) if psutil.pid_exists(session.pid) else None
+    try:  # the leader has exited; kill whatever is left in its process group
+        os.killpg(session.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
     assert _dr(env, "wait", "long", "--timeout", "30").returncode == 0
     assert "survived" in open(_rec(tmp_path, "long")["log"]).read()
 
@@ -55,12 +58,39 @@ def test_wall_clock_is_253_and_stop_is_247(env, tmp_path):
     assert "wall clock" in _rec(tmp_path, "slow")["reason"]
     _dr(env, "start", "--label", "tostop", "--grace", "2", "--", "sh", "-c", "sleep 30 & sleep 30; wait")
     rec = _rec(tmp_path, "tostop")
-    time.sleep(0.3)
-    tree = [rec["pid"]] + [c.pid for c in psutil.Process(rec["pid"]).children(recursive=True)]
+    tree = _wait_for(lambda: _tree_with_sleeps(rec["pid"], 2), "the job's two sleeps to start")
     cp = _dr(env, "stop", "tostop")
     assert cp.returncode == 0 and "exit 247" in cp.stdout
-    time.sleep(0.2)
-    assert all(not psutil.pid_exists(p) or psutil.Process(p).status() == psutil.STATUS_ZOMBIE for p in tree)
+    _wait_for(lambda: all(_gone(p) for p in tree), f"the stopped tree {tree} to be gone")
+
+
+def _gone(pid):
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _tree_with_sleeps(pid, n):
+    """The job's pid and its descendants once ``n`` sleep processes are among them, else None."""
+    try:
+        kids = psutil.Process(pid).children(recursive=True)
+        if sum(1 for c in kids if c.name() == "sleep") < n:
+            return None
+    except psutil.NoSuchProcess:
+        return None
+    return [pid] + [c.pid for c in kids]
+
+
+def _wait_for(probe, what, timeout=30.0):
+    """Poll ``probe`` until it returns something true (no fixed sleeps: the machine may be loaded)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = probe()
+        if got:
+            return got
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
 
 
 def test_leftovers_are_stopped_after_the_job(env, tmp_path):

@@ -5,11 +5,12 @@ import sys
 
 import pytest
 
+from tests.hosts.cgroups import remove_tree
+
 from swarmgate.hosts import host_dispatch as HD
 
 G = 1 << 30
 M = 1 << 20
-CG_OK = os.access("/sys/fs/cgroup/memory", os.W_OK)
 
 
 def test_predict_history_ceiling_estimate_default():
@@ -69,9 +70,7 @@ def repo(tmp_path, monkeypatch):
     monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", str(tmp_path / "hosts.toml"))
     (tmp_path / "hosts.toml").write_text("")
     yield r
-    cg = f"/sys/fs/cgroup/memory/swarmgate-test-hd-{os.getpid()}"
-    for d, _, _ in sorted(os.walk(cg, topdown=False)) if os.path.isdir(cg) else []:
-        os.rmdir(d)
+    remove_tree(f"/sys/fs/cgroup/memory/swarmgate-test-hd-{os.getpid()}")
 
 
 def _hd(*args):
@@ -122,7 +121,7 @@ def test_peer_chosen_when_it_fits_only_there(repo, tmp_path, sshd):
     assert words[1:7] == ["--peer", "p1", "--memory-cap", "1.5G", "--label", "big"]
 
 
-@pytest.mark.skipif(not CG_OK, reason="needs a writable cgroup v1 memory controller")
+@pytest.mark.usefixtures("writable_cgroup")
 def test_real_local_launch_passes_the_exit_code_through_the_runner(repo):
     cp = _hd("--mem", "64M", "--", "sh", "-c", "cat /proc/self/cgroup | grep -c swarmgate-test-hd; exit 5")
     assert cp.returncode == 5, cp.stderr

@@ -9,6 +9,8 @@ import uuid
 import psutil
 import pytest
 
+from tests.hosts.cgroups import remove_tree
+
 VENV_BIN = os.path.dirname(sys.executable)
 RUNNER = os.path.join(VENV_BIN, "run-with-memory-cap")
 
@@ -48,13 +50,7 @@ def slice_name():
     name = f"swarmgate-test-mhr-{uuid.uuid4().hex[:8]}"
     yield name
     # the peer's runner created this slice under the cgroup v1 memory controller
-    root = f"/sys/fs/cgroup/memory/{name}"
-    if os.path.isdir(root):
-        for dirpath, dirnames, _ in sorted(os.walk(root, topdown=False)):
-            try:
-                os.rmdir(dirpath)
-            except OSError:
-                pass
+    remove_tree(f"/sys/fs/cgroup/memory/{name}")
 
 
 def test_switch_off_refuses_243_and_runs_nothing(tmp_path, sshd, git_repo, slice_name):
@@ -96,7 +92,7 @@ def test_unreachable_peer_is_243(tmp_path, sshd, git_repo, slice_name):
     assert "cannot reach" in cp.stderr and "no local fallback" in cp.stderr
 
 
-@pytest.mark.skipif(not os.access("/sys/fs/cgroup/memory", os.W_OK), reason="needs a writable cgroup v1 memory controller")
+@pytest.mark.usefixtures("writable_cgroup")
 def test_full_run_copies_runs_fetches_redacts_and_cleans(tmp_path, sshd, git_repo, slice_name):
     _commit_repo(git_repo, slice_name)
     hosts, root = _hosts(tmp_path, sshd)
@@ -116,7 +112,7 @@ def test_full_run_copies_runs_fetches_redacts_and_cleans(tmp_path, sshd, git_rep
     assert "verified gone" in cp.stderr
 
 
-@pytest.mark.skipif(not os.access("/sys/fs/cgroup/memory", os.W_OK), reason="needs a writable cgroup v1 memory controller")
+@pytest.mark.usefixtures("writable_cgroup")
 def test_signal_stops_whole_tree_fetches_partial_and_cleans_247(tmp_path, sshd, git_repo, slice_name):
     _commit_repo(git_repo, slice_name)
     hosts, root = _hosts(tmp_path, sshd)

@@ -6,12 +6,13 @@ import sys
 import pytest
 
 from tests.hosts.slurm_cluster import SlurmCluster
+from tests.hosts.sshd import require
 
 
 @pytest.fixture(scope="module")
 def slurm(tmp_path_factory):
     if not os.access("/sys/fs/cgroup/memory", os.W_OK):
-        pytest.skip("Slurm's cgroup plugin needs a writable cgroup v1 memory controller")
+        require("Slurm's cgroup plugin needs a writable cgroup v1 memory controller")
     cluster = SlurmCluster(str(tmp_path_factory.mktemp("slurm"))).start()
     yield cluster
     cluster.stop()

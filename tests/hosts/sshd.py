@@ -77,6 +77,10 @@ LogLevel ERROR
                  f'identity = "{self.client_key}"',
                  'ssh_options = ["StrictHostKeyChecking=no", "UserKnownHostsFile=/dev/null", "LogLevel=ERROR"]',
                  f'work_root = "{work_root}"']
+        if "state_dir" not in extra:
+            # the peer is this machine: without it the peer's runner and collector would use the
+            # default /var/tmp/swarmgate, which tests must never touch
+            lines.append(f'state_dir = "{os.path.join(work_root, "peer-state")}"')
         lines += [f"{k} = {v}" for k, v in extra.items()]
         return "\n".join(lines) + "\n"
 

@@ -1,0 +1,32 @@
+"""Remove the cgroups a test made, deepest first, and fail when one stays."""
+from __future__ import annotations
+
+import os
+import time
+
+
+def remove_tree(root: str, timeout: float = 10.0) -> None:
+    """rmdir ``root`` and every cgroup below it, children before parents.
+
+    A cgroup whose last task is still exiting refuses rmdir (EBUSY) for a moment, so retry until
+    ``timeout``; a tree still there after that holds a live process the test left behind.
+    """
+    deadline = time.monotonic() + timeout
+    while os.path.isdir(root):
+        # reverse lexicographic order puts every child path before its parent
+        for dirpath in sorted((d for d, _, _ in os.walk(root)), reverse=True):
+            try:
+                os.rmdir(dirpath)
+            except OSError:
+                pass
+        if not os.path.isdir(root) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    if os.path.isdir(root):
+        procs = []
+        for d, _, _ in os.walk(root):
+            try:
+                procs += open(os.path.join(d, "cgroup.procs")).read().split()
+            except OSError:
+                pass
+        raise AssertionError(f"cgroup {root} could not be removed; processes still in it: {procs}")
