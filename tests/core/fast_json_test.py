@@ -15,21 +15,21 @@ values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=5) | st.di
                       max_leaves=30)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(values, st.booleans(), st.booleans(), st.sampled_from([(", ", ": "), (",", ":")]))
 def test_dumps_matches_json(value, ascii_, sort, seps):
     assert fast_json.dumps(value, ensure_ascii=ascii_, sort_keys=sort, separators=seps) == \
         json.dumps(value, ensure_ascii=ascii_, sort_keys=sort, separators=seps)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(values, st.sampled_from(["", " ", "\n", " \t\r\n"]))
 def test_loads_matches_json(value, ws):
     text = ws + json.dumps(value) + ws
     assert fast_json.loads(text) == json.loads(text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.text(max_size=40))
 def test_loads_on_any_text_behaves_like_json(text):
     try:
