@@ -107,11 +107,12 @@ def test_rss_over_bound_escalates_to_a_stop_only_when_unacknowledged(env, tmp_pa
                                      "import subprocess,sys; p=subprocess.Popen([sys.executable,'-c',"
                                      "'b=bytearray(60*2**20); import time; time.sleep(60)']); p.wait()"])
     try:
-        deadline = time.time() + 10
-        while time.time() < deadline:
+        deadline = time.monotonic() + 60  # generous: the machine may be loaded; the loop ends as soon as it holds
+        while True:
             kids = psutil.Process(session_proc.pid).children()
             if kids and kids[0].memory_info().rss > 50 * 2**20:
                 break
+            assert time.monotonic() < deadline, "the child never came to hold 60 MiB"
             time.sleep(0.1)
         child = kids[0].pid
         cfg = _config(rss_bound="40M", kill_after_reports=2)
@@ -127,7 +128,7 @@ def test_rss_over_bound_escalates_to_a_stop_only_when_unacknowledged(env, tmp_pa
         open(W._state_path(SESSION), "w").write(json.dumps(state))
         W.tick(SESSION, str(repo), session_proc.pid, cfg, str(projects))
         W.tick(SESSION, str(repo), session_proc.pid, cfg, str(projects))
-        session_proc.wait(10)
+        session_proc.wait(60)
         assert not psutil.pid_exists(child)
         from swarmgate.alerts import all_alerts
         assert any(a["kind"] == "watch:stopped" and a.get("pid") == child for a in all_alerts())
@@ -173,19 +174,33 @@ def test_a01_starts_one_watchdog_per_session_which_ends_with_its_project(env, tm
                           "tool_response": {}})
     e = dict(os.environ, CLAUDE_PROJECT_DIR=str(repo))
     out = json.loads(subprocess.run([hook, "hook", "PostToolUse"], input=payload, capture_output=True, text=True,
-                                    env=e).stdout)
+                                    env=e, timeout=120).stdout)
     assert "[A01] swarm-watch started" in out["hookSpecificOutput"]["additionalContext"]
-    deadline = time.time() + 10
-    inst = None
-    while time.time() < deadline and inst is None:
-        inst = W.running_instance("sess-a01")
-        time.sleep(0.1)
-    assert inst, "no watchdog registered"
-    out2 = json.loads(subprocess.run([hook, "hook", "PostToolUse"], input=payload, capture_output=True, text=True,
-                                     env=e).stdout)
-    assert "A01" not in json.dumps(out2)  # one per session
-    shutil.rmtree(repo)
-    deadline = time.time() + 10
-    while time.time() < deadline and psutil.pid_exists(inst["pid"]):
-        time.sleep(0.1)
-    assert not psutil.pid_exists(inst["pid"]) or psutil.Process(inst["pid"]).status() == psutil.STATUS_ZOMBIE
+    started = int(out["hookSpecificOutput"]["additionalContext"].split("(pid ")[1].split(")")[0])
+    try:
+        deadline = time.monotonic() + 60  # polls end as soon as the condition holds; 60 s only bounds a loaded machine
+        inst = None
+        while time.monotonic() < deadline and inst is None:
+            inst = W.running_instance("sess-a01")
+            time.sleep(0.1)
+        assert inst, "no watchdog registered"
+        assert inst["pid"] == started
+        out2 = json.loads(subprocess.run([hook, "hook", "PostToolUse"], input=payload, capture_output=True,
+                                         text=True, env=e, timeout=120).stdout)
+        assert "A01" not in json.dumps(out2)  # one per session
+        shutil.rmtree(repo)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and _running(started):
+            time.sleep(0.1)
+        assert not _running(started), "the watchdog outlived its project"
+    finally:
+        if _running(started):  # never leave the watchdog behind, even when an assertion failed
+            psutil.Process(started).kill()
+            psutil.Process(started).wait(10)
+
+
+def _running(pid):
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
