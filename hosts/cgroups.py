@@ -171,11 +171,21 @@ class Backend:
             return []
         return [int(x) for x in text.split() if x.isdigit()]
 
+    def subtree(self, path: str) -> list[str]:
+        """The cgroup and every cgroup below it (a command may make its own), deepest last."""
+        out = []
+        for dirpath, dirnames, _ in os.walk(path):
+            out.append(dirpath)
+        return out
+
+    def tree_pids(self, path: str) -> list[int]:
+        return [pid for p in self.subtree(path) for pid in self.pids(p)]
+
     def kill_all(self, path: str, sig: int = signal.SIGKILL, settle_s: float = 2.0) -> bool:
-        """Send ``sig`` to every process in the cgroup; with SIGKILL, repeat until it is empty."""
+        """Send ``sig`` to every process in the cgroup and below; with SIGKILL, repeat until empty."""
         deadline = time.monotonic() + settle_s
         while True:
-            pids = self.pids(path)
+            pids = self.tree_pids(path)
             if not pids:
                 return True
             for pid in pids:
@@ -186,23 +196,58 @@ class Backend:
             if sig != signal.SIGKILL:
                 return False
             if time.monotonic() > deadline:
-                return not self.pids(path)
+                return not self.tree_pids(path)
             time.sleep(0.01)
 
     def remove(self, path: str, timeout_s: float = 2.0) -> bool:
-        """rmdir the cgroup (retrying while its last processes are being reaped)."""
+        """rmdir the cgroup and any below it (retrying while the last processes are reaped)."""
         deadline = time.monotonic() + timeout_s
         while True:
             try:
-                os.rmdir(path)
+                for p in reversed(self.subtree(path)):
+                    os.rmdir(p)
                 return True
             except FileNotFoundError:
-                return True
+                if not os.path.isdir(path):
+                    return True
             except OSError:
-                if time.monotonic() > deadline:
-                    return False
-                self.kill_all(path, signal.SIGKILL, settle_s=0.2)
-                time.sleep(0.02)
+                pass
+            if time.monotonic() > deadline:
+                return False
+            self.kill_all(path, signal.SIGKILL, settle_s=0.2)
+            time.sleep(0.02)
+
+    # --- runs inside runs ---
+    def current(self) -> str | None:
+        """This process's cgroup in this hierarchy (absolute path), or None."""
+        try:
+            text = _read("/proc/self/cgroup")
+        except OSError:
+            return None
+        for line in text.splitlines():
+            _, controllers, rel = line.split(":", 2)
+            if self._mine(controllers):
+                return os.path.normpath(self.root + "/" + rel)
+        return None
+
+    def _mine(self, controllers: str) -> bool:
+        return controllers == ""
+
+    def enclosing_run(self, slice_name: str) -> str | None:
+        """The run cgroup this process already sits in (a capped run calling the runner), or None."""
+        cur = self.current()
+        base = self.slice_path(slice_name) + "/"
+        if not cur or not cur.startswith(base):
+            return None
+        first = cur[len(base):].split("/", 1)[0]
+        return base + first if first in [self._dirname(n) for n in self.runs(slice_name)] else None
+
+    def _dirname(self, run: str) -> str:
+        return os.path.basename(self.run_path("x", run))
+
+    def create_child(self, parent: str, name: str, cap: int) -> str:
+        """A cgroup with ``cap`` inside ``parent`` (an enclosing run); CgroupError where impossible."""
+        raise CgroupError(f"{self.name}: a cgroup inside a running run's cgroup is not possible here")
 
     def runs(self, slice_name: str) -> list[str]:
         """Names of the run cgroups under the slice."""
@@ -276,6 +321,19 @@ class CgroupV1(Backend):
 
     def create_run(self, slice_name: str, name: str, cap: int) -> str:
         path = self.run_path(slice_name, name)
+        self._mkdir(path)
+        try:
+            self._set_limit(path, cap)
+        except CgroupError:
+            self.remove(path)
+            raise
+        return path
+
+    def _mine(self, controllers: str) -> bool:
+        return "memory" in controllers.split(",")
+
+    def create_child(self, parent: str, name: str, cap: int) -> str:
+        path = os.path.join(parent, name)
         self._mkdir(path)
         try:
             self._set_limit(path, cap)

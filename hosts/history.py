@@ -62,7 +62,7 @@ def record(data: dict, label: str, *, peak: int | None, duration_s: float, outco
         e["ceiling_hit"] = True
     elif outcome == "pushed_out":
         e["pushed_out"] = True
-    elif outcome in ("ok", "failed") and basis != "history":
+    elif outcome in ("ok", "failed") and basis in ("cap", "unbounded"):
         # a complete run on its full cap measured the real peak: trust history again
         e.pop("ceiling_hit", None)
         e.pop("pushed_out", None)

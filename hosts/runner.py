@@ -511,13 +511,19 @@ def _execute(opts: Options, stop: _Stop) -> int:
         say(f"exit 251: the memory cap could not be set up, so the command was not run (it never runs "
             f"uncapped): {e}")
         return int(Exit.USAGE)
-    try:
-        code, booking = admit(opts, backend, me, slice_path)
-    except StateError as e:
-        say(f"exit 251: {e}")
-        return int(Exit.USAGE)
-    if booking is None:
-        return int(code or 0)
+    outer = backend.enclosing_run(opts.slice_name)
+    if outer is not None:
+        # called from inside a capped run (a script that runs the runner): the enclosing run's
+        # booking already holds this memory; a second booking could wait on itself forever
+        booking = _nested(opts, backend, outer, me)
+    else:
+        try:
+            code, booking = admit(opts, backend, me, slice_path)
+        except StateError as e:
+            say(f"exit 251: {e}")
+            return int(Exit.USAGE)
+        if booking is None:
+            return int(code or 0)
     path: str | None = booking["cgroup"]
     t0 = time.monotonic()
     result = None
@@ -544,6 +550,21 @@ def _execute(opts: Options, stop: _Stop) -> int:
             say(f"could not update the ledger/history ({e}); the next run reconciles it")
 
 
+def _nested(opts: Options, backend, outer: str, me: dict) -> dict:
+    """A run inside an enclosing run: its own cap in a cgroup inside the enclosing one (v1), or,
+    where that is impossible (v2 forbids processes beside child cgroups), the enclosing cap alone."""
+    from swarmgate.hosts.cgroups import CgroupError
+
+    name = f"nested-{me['pid']}-{me['start'] or 0}"
+    try:
+        path: str | None = backend.create_child(outer, name, opts.cap)
+    except CgroupError as e:
+        say(f"inside the capped run {os.path.basename(outer)}: running under its cap, without a cap of "
+            f"its own ({e})")
+        path = None
+    return {"cgroup": path, "basis": "nested", "nested": True, "label": opts.label}
+
+
 def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
                 uncapped_ok: bool) -> tuple[int, str | None, int | None]:
     """Create the cgroup, run, classify. Returns (exit code, history outcome, peak)."""
@@ -553,17 +574,21 @@ def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
     from swarmgate.hosts.outcome import classify, explain, oom_kind
 
     path: str | None = booking["cgroup"]
-    name = os.path.basename(path)
-    try:
-        backend.create_run(opts.slice_name, name, opts.cap)
-    except CgroupError as e:
-        if not uncapped_ok:
-            say(f"exit 251: the memory cap could not be set up, so the command was not run (it never "
-                f"runs uncapped): {e}")
-            return int(Exit.USAGE), None, None
-        path = None
-    argv = backend.command(opts.slice_name, name, opts.cap, opts.argv)
-    oom_adj = None if broken("no-oom-score-adj") else OOM_SCORE_ADJ[booking["basis"]]
+    nested = bool(booking.get("nested"))
+    if nested:
+        argv = list(opts.argv)
+    else:
+        name = os.path.basename(path)
+        try:
+            backend.create_run(opts.slice_name, name, opts.cap)
+        except CgroupError as e:
+            if not uncapped_ok:
+                say(f"exit 251: the memory cap could not be set up, so the command was not run (it never "
+                    f"runs uncapped): {e}")
+                return int(Exit.USAGE), None, None
+            path = None
+        argv = backend.command(opts.slice_name, name, opts.cap, opts.argv)
+    oom_adj = None if broken("no-oom-score-adj") or nested else OOM_SCORE_ADJ[booking["basis"]]
     klog = KernelLog()
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
@@ -613,7 +638,7 @@ def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
     if outcome is None:
         outcome = "signalled" if stop.signum else ("ok" if code == 0 else "failed")
     text = explain(code, cap=opts.cap_text, label=opts.label, timeout=opts.timeout,
-                   total=human(opts.total), peak=human(peak or 0))
+                   total="of the enclosing run" if nested else human(opts.total), peak=human(peak or 0))
     if text:
         say(text[len("run-with-memory-cap: "):])
     return code, outcome, peak

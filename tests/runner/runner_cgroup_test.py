@@ -429,3 +429,38 @@ def test_a_waiter_reports_who_holds_what_every_report_every_seconds(sandbox):
     assert reports and all("'holder'" in line and "books 200M (cap)" in line for line in reports)
     holder.send_signal(signal.SIGTERM)
     holder.wait(10)
+
+
+def test_a_run_inside_a_run_does_not_book_twice_and_keeps_its_own_cap(sandbox):
+    import sys
+
+    inner = [sys.executable, "-m", "swarmgate.hosts.runner_cli"]
+    show = ["python3", "-c", "print(open('/proc/self/cgroup').read())"]
+    # the outer run books 200M of the 256M total: a second booking of 64M would wait for itself
+    r = sandbox.run(["200M", "--label", "outer", "--", *inner, "64M", "--wait", "5", "--label", "inner", "--",
+                     *show], timeout=60)
+    assert r.returncode == 0, out(r)
+    mem = [line for line in r.stdout.decode().splitlines() if ":memory:" in line][0]
+    assert f"/{sandbox.slice}/run-" in mem and "/nested-" in mem
+    r = sandbox.run(["200M", "--label", "outer2", "--", *inner, "32M", "--label", "inner2", "--", *alloc(100)],
+                    timeout=60)
+    assert r.returncode == 250, out(r)
+    assert "hit its own memory cap 32M" in out(r)
+    assert sandbox.backend().runs(sandbox.slice) == []
+    assert sandbox.ledger()["bookings"] == {}
+
+
+def test_cgroups_a_command_makes_inside_its_run_are_emptied_and_removed_too(sandbox, tmp_path):
+    pidfile = tmp_path / "pid"
+    root = sandbox.backend().root
+    code = ("import subprocess\n"
+            "rel = [l for l in open('/proc/self/cgroup') if ':memory:' in l][0].split(':', 2)[2].strip()\n"
+            f"cg = {root!r} + rel + '/sub'\n"
+            "import os; os.mkdir(cg)\n"
+            "p = subprocess.Popen(['sleep', '60'])\n"
+            "open(cg + '/cgroup.procs', 'w').write(str(p.pid))\n"
+            f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n")
+    r = sandbox.run(["64M", "--", "python3", "-c", code])
+    assert r.returncode == 0, out(r)
+    assert pid_gone(int(pidfile.read_text()))
+    assert sandbox.backend().runs(sandbox.slice) == []
