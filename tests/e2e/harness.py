@@ -30,7 +30,7 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 DEFAULT_BIN = CHECKOUT / ".e2e" / "node_modules" / ".bin" / "claude"
 RUN_TIMEOUT_S = 90
 REAPER = Path(__file__).resolve().parent / "reaper.py"
-
+RUN_MARK = "SWARMGATE_E2E_RUN"  # env var every process of one run inherits, with the run's token
 
 
 class ClaudeMissing(Exception):
@@ -74,7 +74,7 @@ def agent_path() -> str:
 
 
 def project_dir_name(path: Path) -> str:
-    """Claude Code's directory name for a project: the path with every / and . as -."""
+    """Claude Code's directory name for a project: every character but letters, digits and - as -."""
     return "".join(c if c.isalnum() or c == "-" else "-" for c in str(path))
 
 
@@ -250,8 +250,8 @@ class ClaudeRepo:
 
     def tool(self, name: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
         """Run one of swarmgate's console scripts in the repository, with this repo's HOME and state."""
-        return subprocess.run([self.tool_path(name), *args], cwd=self.repo, env=self.env(), capture_output=True,
-                              text=True, timeout=timeout)
+        return subprocess.run([self.tool_path(name), *args], cwd=self.repo, env=self.env(),
+                              capture_output=True, text=True, timeout=timeout)
 
     def env(self, api_url: str = "", extra: dict | None = None) -> dict:
         """A clean environment: nothing from the caller's except PATH and the locale."""
@@ -311,11 +311,8 @@ class ClaudeRepo:
                          output if isinstance(output, dict) else {}, token)
 
 
-RUN_MARK = "SWARMGATE_E2E_RUN"
-
-
-def _marked_pids(token: str) -> list[int]:
-    """Processes whose environment carries our run's token (they left the process group)."""
+def marked_pids(token: str) -> list[int]:
+    """Processes whose environment carries a run's token (the backstop behind the reaper)."""
     needle = f"{RUN_MARK}={token}".encode()
     out = []
     for name in os.listdir("/proc"):
@@ -334,7 +331,7 @@ def _kill_marked(token: str) -> None:
     """Kill, by pid, every process that still carries this run's token; wait till they are gone."""
     deadline = time.monotonic() + 10
     while True:
-        pids = _marked_pids(token)
+        pids = marked_pids(token)
         if not pids:
             return
         if time.monotonic() > deadline:

@@ -139,7 +139,7 @@ def test_subagent_tool_calls_carry_agent_type(claude_repo):
 
 def test_harness_kills_what_the_run_left_running(claude_repo):
     """A process the model's command detached does not outlive the run: the harness reaps it."""
-    from harness import _marked_pids
+    from harness import marked_pids
 
     pid_file = claude_repo.tmp / "detached.pid"
     run = claude_repo.run("script:detach", [
@@ -151,12 +151,12 @@ def test_harness_kills_what_the_run_left_running(claude_repo):
     assert run.returncode == 0, run.describe()
     pid = int(pid_file.read_text())
     assert not os.path.exists(f"/proc/{pid}"), f"detached sleep {pid} survived the run"
-    assert _marked_pids(run.token) == []
+    assert marked_pids(run.token) == []
 
 
 def test_harness_bounds_a_run_in_time_and_cleans_up(claude_repo):
     """A run that does not finish in time is killed with everything it started, and says so."""
-    from harness import _marked_pids
+    from harness import marked_pids
 
     pid_file = claude_repo.tmp / "hung.pid"
     with pytest.raises(AssertionError, match="did not finish within 8 s"):
@@ -165,4 +165,4 @@ def test_harness_bounds_a_run_in_time_and_cleans_up(claude_repo):
         ], timeout=8)
     pid = int(pid_file.read_text())
     assert not os.path.exists(f"/proc/{pid}"), f"the hung command {pid} survived"
-    assert _marked_pids(claude_repo.last_token) == [], "a process of the timed-out run survived"
+    assert marked_pids(claude_repo.last_token) == [], "a process of the timed-out run survived"
