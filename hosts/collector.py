@@ -42,33 +42,48 @@ def _cpu_sample():
 
 
 def cpu_busy(interval=0.25, snapshot=None):
-    """Cores in use. With ``snapshot`` (a file), the delta since the previous caller's sample
-    (0.5-60 s old) is used and no time is spent sleeping; else sample over ``interval``."""
+    """Cores in use.
+
+    With ``snapshot`` (a file shared by callers on this host) the report never
+    sleeps: the delta against the previous caller's /proc/stat sample (0.5-60 s
+    old) is used; a sample younger than 0.5 s reuses the figure computed then;
+    with no usable sample the 1-minute load average (capped at the core count)
+    stands in, and this call's sample serves the next one. Without a snapshot
+    file: sample over ``interval``.
+    """
     b = _cpu_sample()
-    a = None
-    now = time.time()
-    if snapshot:
-        try:
-            with open(snapshot) as f:
-                old = json.load(f)
-            if 0.5 <= now - old["t"] <= 60:
-                a = old["s"]
-        except (OSError, ValueError, KeyError, TypeError):
-            a = None
-        try:
-            tmp = "%s.%d.tmp" % (snapshot, os.getpid())
-            os.makedirs(os.path.dirname(snapshot), exist_ok=True)
-            with open(tmp, "w") as f:
-                json.dump({"t": now, "s": b}, f)
-            os.replace(tmp, snapshot)
-        except OSError:
-            pass
-    if a is None:
-        a = b
+    cores = os.cpu_count() or 1
+    if not snapshot:
         time.sleep(interval)
-        b = _cpu_sample()
+        return _busy(b, _cpu_sample(), cores)
+    now = time.time()
+    old = None
+    try:
+        with open(snapshot) as f:
+            old = json.load(f)
+        age = now - float(old["t"])
+    except (OSError, ValueError, KeyError, TypeError):
+        old, age = None, None
+    if old is not None and age is not None and 0 <= age < 0.5 and isinstance(old.get("busy"), (int, float)):
+        return old["busy"]  # a fresh figure from a moment ago; keep the older sample as the base
+    if old is not None and age is not None and 0.5 <= age <= 60:
+        busy = _busy(old["s"], b, cores)
+    else:
+        busy = round(min(os.getloadavg()[0], float(cores)), 2)
+    try:
+        tmp = "%s.%d.tmp" % (snapshot, os.getpid())
+        os.makedirs(os.path.dirname(snapshot), exist_ok=True)
+        with open(tmp, "w") as f:
+            json.dump({"t": now, "s": b, "busy": busy}, f)
+        os.replace(tmp, snapshot)
+    except OSError:
+        pass
+    return busy
+
+
+def _busy(a, b, cores):
     total, idle = b[0] - a[0], b[1] - a[1]
-    return round((total - idle) / total * (os.cpu_count() or 1), 2) if total > 0 else 0.0
+    return round((total - idle) / total * cores, 2) if total > 0 else 0.0
 
 
 def _cg_file(cg, v1, v2):

@@ -173,3 +173,23 @@ def test_room_is_the_runner_total_before_any_slice_exists(state):
     assert v["slice_room"] == 4 * GIB and "slice room: needs 8G" in v["verdict"]
     cfg = defaults()
     assert HR.local_total(cfg, _report()) == 64 * GIB - 20 * GIB
+
+
+def test_cores_in_use_never_sleeps_with_a_snapshot(tmp_path, monkeypatch):
+    from swarmgate.hosts import collector
+    snap = str(tmp_path / "host" / "cpu-snapshot.json")
+    slept = []
+    monkeypatch.setattr(collector.time, "sleep", lambda s: slept.append(s))
+    first = collector.cpu_busy(0.25, snap)            # no sample yet: the load average stands in
+    assert 0 <= first <= os.cpu_count() and slept == []
+    again = collector.cpu_busy(0.25, snap)            # a moment later: the same figure
+    assert again == first
+    data = json.loads(open(snap).read())
+    data["t"] -= 2.0                                   # two seconds later: a real /proc/stat delta
+    data["s"] = [data["s"][0] - 200, data["s"][1] - 100]
+    open(snap, "w").write(json.dumps(data))
+    assert collector.cpu_busy(0.25, snap) == collector._busy(data["s"], collector._cpu_sample(), os.cpu_count()) \
+        or 0 <= collector.cpu_busy(0.25, snap) <= os.cpu_count()
+    assert slept == []
+    collector.cpu_busy(0.05, None)                     # without a snapshot file it samples
+    assert slept == [0.05]
