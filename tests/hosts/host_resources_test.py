@@ -188,8 +188,9 @@ def test_cores_in_use_never_sleeps_with_a_snapshot(tmp_path, monkeypatch):
     data["t"] -= 2.0                                   # two seconds later: a real /proc/stat delta
     data["s"] = [data["s"][0] - 200, data["s"][1] - 100]
     open(snap, "w").write(json.dumps(data))
-    assert collector.cpu_busy(0.25, snap) == collector._busy(data["s"], collector._cpu_sample(), os.cpu_count()) \
-        or 0 <= collector.cpu_busy(0.25, snap) <= os.cpu_count()
+    monkeypatch.setattr(collector, "_cpu_sample", lambda: [data["s"][0] + 200, data["s"][1] + 100])
+    assert collector.cpu_busy(0.25, snap) == round(100 / 200 * os.cpu_count(), 2)  # half the time busy
+    assert json.loads(open(snap).read())["t"] > data["t"]                            # and the sample moved on
     assert slept == []
     collector.cpu_busy(0.05, None)                     # without a snapshot file it samples
     assert slept == [0.05]
