@@ -114,11 +114,15 @@ def summarize(records: Sequence[dict], top: int = 10) -> dict:
 
     per_code: dict[str, dict[str, int]] = {}
     per_decision: dict[str, int] = {}
+    per_agent: dict[str, dict[str, int]] = {}
     latency: dict[str, list[float]] = {}
     refused: dict[str, int] = {}
     for r in records:
         dec = str(r.get("decision", "?"))
         per_decision[dec] = per_decision.get(dec, 0) + 1
+        actor = str(r.get("agent_type") or ("subagent" if r.get("agent_id") else "main"))
+        per_agent.setdefault(actor, {})
+        per_agent[actor][dec] = per_agent[actor].get(dec, 0) + 1
         for code in r.get("codes") or ["-"]:
             row = per_code.setdefault(str(code), {})
             row[dec] = row.get(dec, 0) + 1
@@ -133,6 +137,7 @@ def summarize(records: Sequence[dict], top: int = 10) -> dict:
     top_refused = sorted(refused.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
     return {"total": len(records), "decisions": dict(sorted(per_decision.items())),
             "codes": {c: dict(sorted(v.items())) for c, v in sorted(per_code.items())},
+            "agents": {a: dict(sorted(v.items())) for a, v in sorted(per_agent.items())},
             "latency": lat, "top_refused": [{"input": k, "count": n} for k, n in top_refused]}
 
 
@@ -169,6 +174,13 @@ def report_main(argv: Sequence[str] | None = None) -> int:
         t.add_column(d, justify="right")
     for code, row in s["codes"].items():
         t.add_row(code, *[str(row.get(d, "")) for d in decs])
+    con.print(t)
+    t = Table(title="decisions per agent type")
+    t.add_column("agent")
+    for d in decs:
+        t.add_column(d, justify="right")
+    for agent, row in s["agents"].items():
+        t.add_row(agent, *[str(row.get(d, "")) for d in decs])
     con.print(t)
     t = Table(title="hook latency per event")
     for col in ("event", "n", "median ms", "p95 ms"):

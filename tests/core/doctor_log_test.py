@@ -123,6 +123,7 @@ def test_report_summary(repo):
     assert s["total"] == 5
     assert s["decisions"] == {"allow": 3, "deny": 2}
     assert s["codes"]["B01"] == {"deny": 2} and s["codes"]["-"] == {"allow": 3}
+    assert s["agents"] == {"implementer": {"deny": 1}, "main": {"allow": 3, "deny": 1}}
     assert s["latency"]["PreToolUse"] == {"n": 4, "median_ms": 20.0, "p95_ms": 50.0}
     assert s["top_refused"] == [{"input": "cargo test --workspace", "count": 2}]
 
