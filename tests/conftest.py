@@ -1,0 +1,194 @@
+"""Session guard: what a test run leaves behind is a failure, not a surprise for the next run.
+
+At session start every process this run starts is marked (SWARMGATE_TEST_SESSION in the environment,
+inherited by subprocesses) and the swarmgate/slurm cgroups that already exist are noted. At session end
+the guard lists
+
+- live processes carrying this run's mark, or naming this run's temp dir on their command line
+  (covers commands started over the loopback sshd, which do not inherit our environment);
+- swarmgate*/slurm_* cgroups (two levels under each cgroup v1 controller) that were not there before;
+- files written under /var/tmp/swarmgate (the real state dir; tests must point SWARMGATE_STATE_DIR at
+  a temp dir) and under ~/.claude and ~/.config/swarmgate during the run.
+
+Processes are attributed exactly (the mark), so they always fail the run. Cgroups and files are only
+attributed by time and name, which other test runs on the same machine can share: they fail the run
+when SWARMGATE_REQUIRE_REAL_PARTS=1 (CI: a clean machine, nothing else running) and are printed as
+a warning section otherwise. SWARMGATE_LEFTOVERS=fail|warn overrides both.
+
+It costs one scan of /proc and a few directory listings at each end of the session.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+MARK = "SWARMGATE_TEST_SESSION"
+CGROUP_ROOT = "/sys/fs/cgroup"
+CGROUP_PREFIXES = ("swarmgate", "slurm_")
+GRACE_S = 10.0  # a process killed by its test's teardown may still be exiting
+
+
+def _home() -> str:
+    return os.path.expanduser("~")
+
+
+def _watched_dirs() -> list[str]:
+    return ["/var/tmp/swarmgate", os.path.join(_home(), ".claude"), os.path.join(_home(), ".config", "swarmgate")]
+
+
+def _cgroups() -> set[str]:
+    found = set()
+    try:
+        controllers = list(os.scandir(CGROUP_ROOT))
+    except OSError:
+        return found
+    for ctl in controllers:
+        if not ctl.is_dir(follow_symlinks=False):
+            continue
+        try:
+            level1 = [e for e in os.scandir(ctl.path) if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+        for e in level1:
+            if e.name.startswith(CGROUP_PREFIXES):
+                found.add(e.path)
+            try:
+                found.update(s.path for s in os.scandir(e.path)
+                             if s.is_dir(follow_symlinks=False) and s.name.startswith(CGROUP_PREFIXES))
+            except OSError:
+                pass
+    return found
+
+
+def _ancestors() -> set[int]:
+    out, pid = set(), os.getpid()
+    while pid > 1:
+        out.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return out
+
+
+def _our_processes(token: str, basetemp: str | None) -> list[tuple[int, str]]:
+    """Live (non-zombie) processes marked with ``token`` or naming ``basetemp``, except pytest itself."""
+    mine = _ancestors()
+    needle = f"{MARK}={token}".encode()
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in mine:
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").strip()
+            hit = basetemp is not None and basetemp.encode() in cmd
+            if not hit:
+                with open(f"/proc/{name}/environ", "rb") as f:
+                    hit = needle in f.read().split(b"\0")
+        except (OSError, IndexError):
+            continue
+        if hit:
+            out.append((int(name), cmd.decode(errors="replace")[:200]))
+    return out
+
+
+def _written_since(t0: float) -> list[str]:
+    out = []
+    for root in _watched_dirs():
+        if not os.path.isdir(root):
+            continue
+        for dirpath, dirnames, filenames in os.walk(root):
+            for n in filenames + dirnames:
+                p = os.path.join(dirpath, n)
+                try:
+                    if os.lstat(p).st_mtime >= t0:
+                        out.append(p)
+                except OSError:
+                    pass
+            if len(out) > 50:
+                return out
+    return out
+
+
+def _mode() -> str:
+    forced = os.environ.get("SWARMGATE_LEFTOVERS")
+    if forced in ("fail", "warn"):
+        return forced
+    return "fail" if os.environ.get("SWARMGATE_REQUIRE_REAL_PARTS") == "1" else "warn"
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):
+        return  # an xdist worker: the controller guards the run
+    token = f"{os.getpid()}-{time.time_ns()}"
+    os.environ[MARK] = token
+    config._swarmgate_leftovers = {"token": token, "t0": time.time() - 1.0, "cgroups": _cgroups(),
+                                   "found": None}
+
+
+def _basetemp(config) -> str | None:
+    factory = getattr(config, "_tmp_path_factory", None)
+    base = getattr(factory, "_basetemp", None) if factory else None
+    return str(base) if base else None
+
+
+def pytest_sessionfinish(session, exitstatus):
+    state = getattr(session.config, "_swarmgate_leftovers", None)
+    if not state:
+        return
+    base = _basetemp(session.config)
+    deadline = time.monotonic() + GRACE_S
+    procs = _our_processes(state["token"], base)
+    while procs and time.monotonic() < deadline:
+        time.sleep(0.2)
+        procs = _our_processes(state["token"], base)
+    cgroups = sorted(_cgroups() - state["cgroups"])
+    files = _written_since(state["t0"])
+    state["found"] = (procs, cgroups, files)
+    forced = os.environ.get("SWARMGATE_LEFTOVERS")
+    if forced == "warn":
+        hard = False
+    else:
+        hard = bool(procs) or (_mode() == "fail" and bool(cgroups or files))
+    state["hard"] = hard
+    if hard and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    state = getattr(config, "_swarmgate_leftovers", None)
+    if not state or not state["found"]:
+        return
+    procs, cgroups, files = state["found"]
+    if not (procs or cgroups or files):
+        return
+    mode = _mode()
+    tr = terminalreporter
+    tr.section("swarmgate: left behind by this test run", sep="=", red=True, bold=True)
+    if procs:
+        tr.line(f"processes still running {GRACE_S:.0f} s after the last test (started by this run; "
+                "stop them by pid in the test that started them):", red=True)
+        for pid, cmd in procs:
+            tr.line(f"  pid {pid}: {cmd}")
+    if cgroups:
+        tr.line("cgroups created during the run and not removed (rmdir children first):", red=mode == "fail")
+        for c in cgroups:
+            tr.line(f"  {c}")
+    if files:
+        tr.line("files written outside the tests' temp dirs (set SWARMGATE_STATE_DIR / HOME with monkeypatch):",
+                red=mode == "fail")
+        for f in files:
+            tr.line(f"  {f}")
+    if (cgroups or files) and mode == "warn":
+        tr.line("cgroups and files are attributed by name and time only, so other runs on this machine may "
+                "have made them: a warning here, a failure under SWARMGATE_REQUIRE_REAL_PARTS=1 (CI) or "
+                "SWARMGATE_LEFTOVERS=fail.")
+    if state.get("hard"):
+        tr.line("the run is marked failed because of the above.", red=True)
