@@ -119,10 +119,13 @@ class If:
 
 
 class Loop:
-    """``while``/``until`` (cond, body) and ``for``/``select`` (words, body)."""
-    __slots__ = ("kind", "cond", "words", "body", "redirs", "text")
+    """``while``/``until`` (cond, body) and ``for``/``select`` (var, words, body;
+    ``words`` is None for ``for x; do`` and arithmetic ``for ((;;))``)."""
+    __slots__ = ("kind", "cond", "words", "body", "redirs", "text", "var")
 
-    def __init__(self, kind: str, cond, words: list, body, redirs: list, text: str) -> None:
+    def __init__(self, kind: str, cond, words: list, body, redirs: list, text: str,
+                 var: str | None = None) -> None:
+        self.var = var
         self.kind = kind
         self.cond = cond
         self.words = words
@@ -476,16 +479,20 @@ class Parser:
         self.i += len(kind)
         self._skip_blanks()
         words: list[Word] = []
+        var = None
         if s.startswith("((", self.i):
             t = self._arith(self.i)
             words.extend(t.words)
         else:
-            self.read_word()   # the loop variable
+            vw = self.read_word()   # the loop variable
+            var = vw.raw if vw is not None and vw.raw.isidentifier() else None
             self._skip_blanks()
             # optional newlines before `in`
             while self.i < n and s[self.i] == "\n":
                 self._newline()
                 self._skip_blanks()
+            if self._peek_word() != "in":
+                var = None   # `for x; do` iterates over "$@"
             if self._peek_word() == "in":
                 self.i += 2
                 while True:
@@ -512,7 +519,7 @@ class Parser:
         elif self._expect("do"):
             body = self._nested_list({"done"}, "")
             self._expect("done")
-        return Loop(kind, None, words, body, self._trailing_redirs(), s[start:self.i])
+        return Loop(kind, None, words, body, self._trailing_redirs(), s[start:self.i], var)
 
     def _case(self, start: int) -> Case:
         s, n = self.s, self.n

@@ -100,7 +100,8 @@ _MAX_TREE_NEST = 200           # walker recursion bound (nested nodes)
 _CACHE_MAX = 256                # parse trees kept per process, by text
 _CACHE_TEXT_MAX = 16384         # larger texts (scripts) are not kept
 _UNKNOWN_DIR = "/?unknown-dir"   # stands for a directory we cannot name (cd "$(mktemp -d)")
-_MAX_FUNC_CALLS = 64            # function bodies expanded per analysis (f calls g twice, g calls h twice...)
+_MAX_FUNC_CALLS = 64
+_MAX_LOOP_VALUES = 8            # `for x in a b c`: the body is read once per value up to this            # function bodies expanded per analysis (f calls g twice, g calls h twice...)
 
 
 class Redirect:
@@ -390,15 +391,9 @@ def expand(raw: str, variables: dict, subst=None, heredoc: bool = False) -> tupl
             nx = raw[i + 1]
             if nx == "'" and not dq:
                 j = i + 2
-                buf = []
                 while j < n and raw[j] != "'":
-                    if raw[j] == "\\" and j + 1 < n:
-                        buf.append(_C_ESCAPES.get(raw[j + 1], "\\" + raw[j + 1]))
-                        j += 2
-                        continue
-                    buf.append(raw[j])
-                    j += 1
-                piece = "".join(buf)
+                    j += 2 if raw[j] == "\\" else 1
+                piece = _c_unescape(raw[i + 2:j])
                 out.append(piece)
                 olen += len(piece)
                 i = j + 1
@@ -657,7 +652,7 @@ def _bl(node, src: str):
         body = _bl_seq(seqs[1:], src)
         return _lx.Loop(k, cond, [], body, [], text)
     if k == "for":
-        words, body, seen_in, seen_do = [], [], False, False
+        words, body, seen_in, seen_do, var = [], [], False, False, None
         for p in node.parts:
             if p.kind == "reservedword":
                 if p.word == "in":
@@ -669,7 +664,9 @@ def _bl(node, src: str):
                 body.append(p)
             elif seen_in and p.kind == "word":
                 words.append(_bl_word(p, src))
-        return _lx.Loop("for", None, words, _bl_seq(body, src), [], text)
+            elif not seen_in and p.kind == "word" and var is None:
+                var = p.word if p.word.isidentifier() else None
+        return _lx.Loop("for", None, words, _bl_seq(body, src), [], text, var if seen_in else None)
     if k == "function":
         name = node.name.word if hasattr(node, "name") else ""
         return _lx.Func(name, _bl(node.body, src), text)
@@ -757,8 +754,16 @@ _SPECIAL = frozenset(SHELLS) | frozenset(_OPT_ARGS) | frozenset(_RUNNERS) | froz
     "break", "exit", "return", "source", ".", "trap", "eval", "cd", "pushd", "export", "declare",
     "typeset", "local", "readonly", "unset", "read", "mapfile", "readarray", "find", "make", "gmake",
     "command", "builtin", "su", "ssh", "uv", "poetry", "pipenv", "pdm", "hatch", "rye",
-    "nix-shell", "nix", "script", "tmux", "screen", "swarmgate", "time", "nohup", "exec"})
+    "nix-shell", "nix", "script", "tmux", "screen", "swarmgate", "time", "nohup", "exec",
+    "alias", "busybox"})
 _INTERP_PREFIXES = tuple(INTERPRETERS)
+# commands that do not create files (a missing script after them still cannot run)
+_NO_FILE_CREATION = frozenset({
+    "cd", "pushd", "popd", "export", "set", "shopt", "unset", "echo", "printf", "true", "false",
+    ":", "test", "[", "[[", "ls", "pwd", "cat", "head", "tail", "grep", "rg", "which", "type",
+    "command", "env", "nice", "nohup", "timeout", "time", "sudo", "source", ".", "wc", "sort",
+    "date", "sleep", "chmod", "chown", "stat", "file", "id", "whoami", "uname", "hostname",
+    "export", "alias", "read", "wait", "kill", "jobs", "trap", "declare", "local", "readonly"})
 
 
 def _opt_value(args: list, short: str, longs: tuple = ()) -> str | None:
@@ -838,6 +843,8 @@ class _Walker:
         self.makefiles: dict[str, tuple] = {}
         self.unknown_dirs = 0
         self.parser = "auto"
+        self.aliases: dict[str, str | None] = {}
+        self.active_aliases: list[str] = []
 
     # -- bookkeeping ---------------------------------------------------------
     def tick(self) -> None:
@@ -967,13 +974,45 @@ class _Walker:
             self.collect.pop()
         if node.kind in ("for", "select") and node.words:
             pass
+        values = self._loop_values(node)
         self.collect.append(loop.body_commands)
         self.loops_open.append(loop)
         try:
-            self.walk(node.body, sub)
+            if values is None:
+                if node.var:
+                    self.vars[node.var] = None
+                self.walk(node.body, sub)
+            else:
+                # a short constant list: the body is read once per value
+                for v in values:
+                    self.vars[node.var] = v
+                    self.walk(node.body, sub)
         finally:
             self.loops_open.pop()
             self.collect.pop()
+
+    def _loop_values(self, node) -> list | None:
+        """The values of ``for VAR in WORDS`` when constant (globs expanded in
+        the known cwd) and at most _MAX_LOOP_VALUES; else None."""
+        if node.kind not in ("for", "select") or not node.var or not node.words:
+            return None
+        out: list[str] = []
+        for v, last, w in zip(*self._expand_words(node.words), node.words):
+            if last >= 0:
+                return None
+            if any(c in v for c in "*?[") and not any(q in w.raw for q in "'\"\\"):
+                if not self._known_dir(self.cwd):
+                    return None
+                import glob
+                hits = sorted(glob.glob(v if os.path.isabs(v) else os.path.join(self.cwd, v)))
+                if hits and not os.path.isabs(v):
+                    hits = [os.path.relpath(h, self.cwd) for h in hits]
+                out.extend(hits or [v])
+            else:
+                out.append(v)
+            if len(out) > _MAX_LOOP_VALUES:
+                return None
+        return out
 
     def walk_word_subs(self, w: _lx.Word, ctx: _Ctx) -> None:
         for kind, seq in w.subs:
@@ -1003,7 +1042,15 @@ class _Walker:
                 vals.extend(self.positional)   # "$@": one word per argument
                 dyn.extend([-1] * len(self.positional))
                 continue
-            v, last = expand(w.raw, self.vars, self._const_subst if w.subs else None)
+            raw = w.raw
+            v, last = expand(raw, self.vars, self._const_subst if w.subs else None)
+            if ("$" in raw and (" " in v or "\t" in v or "\n" in v)
+                    and "'" not in raw and '"' not in raw and "\\" not in raw):
+                # an unquoted expansion is split into words (C="cargo test"; $C --workspace)
+                parts = v.split()
+                vals.extend(parts)
+                dyn.extend([-1 if last < 0 else len(p) for p in parts])
+                continue
             vals.append(v)
             dyn.append(last)
         return vals, dyn
@@ -1107,7 +1154,7 @@ class _Walker:
         args = words[1:]
         largs = last[1:]
         self._note_writes(sc, args, redirs, node, feed)
-        if (name not in _SPECIAL and name not in self.funcs and "/" not in w0
+        if (name not in _SPECIAL and name not in self.funcs and name not in self.aliases and "/" not in w0
                 and not name.startswith(_INTERP_PREFIXES)):
             return   # an ordinary command: nothing more runs through it
 
@@ -1121,6 +1168,29 @@ class _Walker:
                 for lp in self.loops_open:
                     lp.has_break = True
             return
+
+        if name == "alias":
+            for a, la in zip(args, largs):
+                k = a.find("=")
+                if k > 0:
+                    self.aliases[a[:k]] = a[k + 1:] if la < 0 else None
+            return
+        if name in self.aliases and w0 == name and name not in self.active_aliases:
+            # an alias defined earlier in this text (bash expands it when
+            # expand_aliases is on; judged as if it were)
+            value = self.aliases[name]
+            if value is None:
+                self.unverifiable(f"alias {name} has a value that cannot be read statically", text)
+                return
+            self.active_aliases.append(name)
+            try:
+                self._nested_text(value + " " + " ".join(_shell_quote(a) for a in args),
+                                  ctx.sub(f"alias:{name}"), f"alias {name}", text)
+            finally:
+                self.active_aliases.pop()
+            return
+        if name == "busybox" and args:
+            return self._inner_now(args, largs, 0, env, ctx.sub(None, wrapper="busybox"), text)
 
         # shell functions defined in this command
         if name in self.funcs and w0 == name:
@@ -1402,6 +1472,9 @@ class _Walker:
             return True
         return None
 
+    def _inner_now(self, args, largs, i, env, ctx, text) -> None:
+        self._inner(args, largs, i, env, ctx, text)
+
     def _inner(self, args, largs, i, env, ctx, text) -> bool:
         if i < len(args):
             inner = args[i:]
@@ -1678,7 +1751,7 @@ class _Walker:
         kind = _script_kind(p)
         if kind == "missing":
             if w0.endswith((".sh", ".bash")):
-                self.problem(f"script {p} does not exist (it cannot run either)")
+                self._missing_script(p, text)
             return
         if kind == "shell":
             self._run_script_path(w0, ctx, text, "run", share=False)
@@ -1757,11 +1830,25 @@ class _Walker:
         self.vars["#"] = str(len(args))
         self.vars["@"] = self.vars["*"] = " ".join(args)
 
+    def _missing_script(self, p: str, text: str) -> None:
+        """A script that does not exist cannot run, unless an earlier command of
+        this text creates it in a way we cannot see (python writing it, git
+        checkout, a build): then its content is unknown."""
+        maker = next((c for c in self.an.commands[:-1]
+                      if c.name not in _NO_FILE_CREATION
+                      or any(r.writes and r.target != "/dev/null" for r in c.redirects)), None)
+        if maker is None:
+            self.problem(f"script {p} does not exist (it cannot run either)")
+            return
+        self.problem(f"script {p} does not exist yet")
+        self.unverifiable(f"script {p} does not exist yet: an earlier command ({maker.name}) may "
+                          "create it, and what it would contain cannot be read", text)
+
     def _read_script(self, p: str, text: str) -> str | None:
         try:
             st = os.stat(p)
         except FileNotFoundError:
-            self.problem(f"script {p} does not exist (it cannot run either)")
+            self._missing_script(p, text)
             return None
         except OSError as e:
             self.problem(f"script {p} cannot be read: {e.strerror}")
@@ -2147,14 +2234,44 @@ def _make_expand(line: str, mvars: dict, target: str, prereqs, level: int = 0) -
     return "".join(out)
 
 
+def _shell_quote(word: str) -> str:
+    """Quote a word so that parsing it again gives it back (dynamic words keep their $)."""
+    if word and all(c.isalnum() or c in "-_./=:,+%@^" for c in word):
+        return word
+    if "$" in word:
+        return '"' + word.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`") + '"'
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
 def _c_unescape(s: str) -> str:
+    """Backslash escapes as $'...', echo -e and printf decode them (\\n, \\xHH, \\NNN, \\uHHHH)."""
     if "\\" not in s:
         return s
     out, i, n = [], 0, len(s)
     while i < n:
         c = s[i]
         if c == "\\" and i + 1 < n:
-            out.append(_C_ESCAPES.get(s[i + 1], "\\" + s[i + 1]))
+            e = s[i + 1]
+            if e in "xuU":
+                width = {"x": 2, "u": 4, "U": 8}[e]
+                j = i + 2
+                while j < n and j < i + 2 + width and s[j] in "0123456789abcdefABCDEF":
+                    j += 1
+                if j > i + 2:
+                    try:
+                        out.append(chr(int(s[i + 2:j], 16)))
+                    except (ValueError, OverflowError):
+                        out.append(s[i:j])
+                    i = j
+                    continue
+            if e in "01234567":
+                j = i + 1
+                while j < n and j < i + 4 and s[j] in "01234567":
+                    j += 1
+                out.append(chr(int(s[i + 1:j], 8) & 0xFF))
+                i = j
+                continue
+            out.append(_C_ESCAPES.get(e, "\\" + e))
             i += 2
             continue
         out.append(c)

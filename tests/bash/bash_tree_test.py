@@ -698,3 +698,43 @@ def test_special_files_as_scripts(tmp_path):
     assert find(run("echo 'cargo test' | bash /dev/stdin"), "cargo")
     assert "file descriptor" in reasons(run("bash /dev/fd/63"))
     assert names(run("bash /dev/null")) == ["bash"]
+
+
+# ------------------------------------------------------------------ bypasses an agent finds without trying
+
+def test_unquoted_variable_is_split_into_words():
+    assert find(run('C="cargo test"; $C --workspace'), "cargo").args == ["test", "--workspace"]
+    assert names(run('C="cargo test"; "$C" --workspace')) == ["cargo test"]   # bash: no such command
+
+
+@pytest.mark.parametrize("text", ["$'\\x63argo' test", "$'\\143argo' test", "$'\\u0063argo' test",
+                                  "echo -e 'cargo\\x20test' | bash", "printf 'cargo\\040test' | sh"])
+def test_escaped_names(text):
+    assert find(run(text), "cargo").args == ["test"]
+
+
+def test_aliases_and_busybox():
+    assert "alias:c" in find(run('alias c="cargo test"\nc --workspace'), "cargo").via
+    assert find(run('alias c="cargo test"; c --workspace'), "cargo").args == ["test", "--workspace"]
+    assert find(run("busybox sh -c 'cargo test'"), "cargo").wrappers == ("busybox",)
+
+
+def test_script_created_by_an_unseen_writer_is_unverifiable(tmp_path):
+    an = run("python3 -c \"open('x.sh','w').write('cargo test')\" && bash x.sh", tmp_path)
+    assert "does not exist yet" in reasons(an)
+    an = run("git checkout other -- gen.sh && ./gen.sh", tmp_path)
+    assert "does not exist yet" in reasons(an)
+    an = run("cd . && chmod +x nope.sh && ./nope.sh", tmp_path)   # nothing could have made it
+    assert not an.unverifiable and any("does not exist" in p for p in an.problems)
+
+
+def test_for_loop_over_constants_and_globs(tmp_path):
+    write(tmp_path / "scripts" / "a.sh", "cargo test --workspace\n")
+    write(tmp_path / "scripts" / "b.sh", "ls\n")
+    an = run('for f in scripts/*.sh; do bash "$f"; done', tmp_path)
+    assert sorted(an.scripts_read) == [str(tmp_path / "scripts" / "a.sh"), str(tmp_path / "scripts" / "b.sh")]
+    assert find(an, "cargo") and not an.unverifiable
+    an = run("for t in --workspace --all; do cargo test $t; done")
+    assert [c.args for c in an.commands if c.name == "cargo"] == [["test", "--workspace"], ["test", "--all"]]
+    an = run("for i in 1 2 3 4 5 6 7 8 9 10; do echo $i; done")
+    assert words(an) == [["echo", "$i"]]          # long lists: read once, the variable unknown
