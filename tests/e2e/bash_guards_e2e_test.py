@@ -13,22 +13,31 @@ SCOPE_FULL = ("SWARMGATE_RUN_SCOPE='kind=full; target=workspace; range=all crate
 MAIN_HEAVY = f"SWARMGATE_HEAVY=commit {SCOPE_FULL} run-with-memory-cap 1G -- cargo test --workspace"
 
 
-def test_b01_refuses_a_subagents_heavy_test_and_the_model_reads_why(claude_repo):
+def test_b01_refuses_a_subagents_heavy_test_in_bash_and_monitor(claude_repo):
     claude_repo.add_agent(WORKER)
     run = claude_repo.run("script:b01-main", [
         Conversation("script:b01-main", [
             dispatch(WORKER, "script:b01-sub\nRun the tests.\nheavy test: do not run"),
             done("dispatched"),
         ]),
-        Conversation("script:b01-sub", [bash("cargo test --workspace"), done("refused, reporting back")]),
+        Conversation("script:b01-sub", [
+            bash("cargo test --workspace"),
+            tool("ToolSearch", {"query": "select:Monitor"}),  # Monitor runs shell commands too
+            tool("Monitor", {"command": "cargo test --workspace", "description": "watch the tests",
+                             "timeout_ms": 60000}),
+            done("refused twice, reporting back"),
+        ]),
     ])
     assert run.returncode == 0, run.describe()
     (res,) = run.results_of("Bash", "script:b01-sub")
     assert res.is_error, run.describe()
     assert res.text.startswith("PreToolUse:Bash hook error:")
     assert "[B01]" in res.text and "heavy tests belong to the main agent" in res.text
-    (rec,) = run.decisions(event="PreToolUse", tool="Bash")
-    assert rec["agent_type"] == WORKER and rec["decision"] == "deny" and "B01" in rec["codes"]
+    (mon,) = run.results_of("Monitor", "script:b01-sub")
+    assert mon.is_error and "[B01]" in mon.text, run.describe()
+    recs = run.decisions(event="PreToolUse", agent_type=WORKER)
+    assert [(r["tool"], r["decision"]) for r in recs] == [("Bash", "deny"), ("Monitor", "deny")], run.describe()
+    assert all("B01" in r["codes"] for r in recs)
 
 
 def test_main_agents_prefixed_capped_heavy_test_passes_with_the_r01_host_report(claude_repo):
