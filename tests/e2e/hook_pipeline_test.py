@@ -91,17 +91,20 @@ def test_g01_deny_reaches_the_model_as_the_tools_error(claude_repo):
     run = claude_repo.run("script:g01", [
         Conversation("script:g01", [
             tool("Write", {"file_path": str(settings), "content": '{"hooks": {}}\n'}),
+            bash("echo '{}' > .claude/settings.json"),  # the shell side of G01
             done("gave up"),
         ]),
     ])
     assert run.returncode == 0, run.describe()
+    (shell,) = run.results_of("Bash")
+    assert shell.is_error and "[G01]" in shell.text, run.describe()
     results = run.results_of("Write")
     assert len(results) == 1, run.describe()
     assert results[0].is_error
     assert results[0].text.startswith("PreToolUse:Write hook error:"), results[0].text
     assert "[G01]" in results[0].text
     assert settings.read_bytes() == before
-    assert [d["tool_name"] for d in run.permission_denials] == ["Write"]
+    assert [d["tool_name"] for d in run.permission_denials] == ["Write", "Bash"]
     deny = run.decisions(event="PreToolUse", tool="Write")
     assert [(d["decision"], d["codes"]) for d in deny] == [("deny", ["G01"])]
 
