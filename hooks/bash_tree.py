@@ -387,6 +387,15 @@ def expand(raw: str, variables: dict, subst=None, heredoc: bool = False) -> tupl
             last = olen
             i = j + 1
             continue
+        if c in "<>" and not dq and i + 1 < n and raw[i + 1] == "(":
+            # process substitution: a /dev/fd path known only at run time
+            j = _match_close(raw, i + 1, "(", ")")
+            piece = raw[i:j]
+            out.append(piece)
+            olen += len(piece)
+            last = olen
+            i = j
+            continue
         if c == "$" and i + 1 < n:
             nx = raw[i + 1]
             if nx == "'" and not dq:
@@ -755,7 +764,7 @@ _SPECIAL = frozenset(SHELLS) | frozenset(_OPT_ARGS) | frozenset(_RUNNERS) | froz
     "typeset", "local", "readonly", "unset", "read", "mapfile", "readarray", "find", "make", "gmake",
     "command", "builtin", "su", "ssh", "uv", "poetry", "pipenv", "pdm", "hatch", "rye",
     "nix-shell", "nix", "script", "tmux", "screen", "swarmgate", "time", "nohup", "exec",
-    "alias", "busybox"})
+    "alias", "busybox", "printf", "set"})
 _INTERP_PREFIXES = tuple(INTERPRETERS)
 # commands that do not create files (a missing script after them still cannot run)
 _NO_FILE_CREATION = frozenset({
@@ -1240,6 +1249,22 @@ class _Walker:
                 k = a.find("=")
                 if k > 0 and a[:k].isidentifier():
                     self.vars[a[:k]] = a[k + 1:] if la < 0 else None
+            return
+        if name == "printf" and len(args) >= 3 and args[0] == "-v":
+            # printf -v NAME FORMAT ARGS: an assignment
+            var, fmt = args[1], args[2]
+            if var.isidentifier():
+                known = all(x < 0 for x in largs[2:])
+                if known and "%" not in fmt.replace("%%", ""):
+                    self.vars[var] = _c_unescape(fmt).replace("%%", "%")
+                elif known and fmt in ("%s", "%b") and len(args) == 4:
+                    self.vars[var] = args[3]
+                else:
+                    self.vars[var] = None
+            return
+        if name == "set" and "--" in args:
+            k = args.index("--")
+            self._set_positional(args[k + 1:], largs[k + 1:])
             return
         if name == "unset":
             for a in args:
@@ -2311,7 +2336,7 @@ def _string_literals(code: str) -> list[tuple[str, bool]]:
                 lit = "".join(buf)
                 end = j + 1
             between = code[last_end:i] if last_end >= 0 else "x"
-            joined = last_end >= 0 and between.strip(" \t\n,") == ""
+            joined = last_end >= 0 and between.strip(" \t\n,[]()") == ""
             out.append((lit, joined))
             last_end = end
             i = end

@@ -738,3 +738,14 @@ def test_for_loop_over_constants_and_globs(tmp_path):
     assert [c.args for c in an.commands if c.name == "cargo"] == [["test", "--workspace"], ["test", "--all"]]
     an = run("for i in 1 2 3 4 5 6 7 8 9 10; do echo $i; done")
     assert words(an) == [["echo", "$i"]]          # long lists: read once, the variable unknown
+
+
+def test_more_assignment_forms_and_argv_literals():
+    assert find(run("printf -v C cargo; $C test"), "cargo").args == ["test"]
+    assert find(run('set -- cargo test; "$@" --workspace'), "cargo").args == ["test", "--workspace"]
+    assert "cargo test --workspace" in reasons(run(
+        "node -e \"require('child_process').spawnSync('cargo', ['test', '--workspace'])\""))
+    assert "cargo test --workspace" in reasons(run(
+        "python3 -c \"import os; os.execvp('cargo', ['cargo', 'test', '--workspace'])\""))
+    assert "cannot be read statically" in reasons(run("cat <(echo 'cargo test') | bash"))
+    assert not run("diff <(ls a) <(ls b)").unverifiable
