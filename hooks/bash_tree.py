@@ -543,7 +543,7 @@ def parse_text(text: str, deadline: float | None = None, parser: str = "auto"):
         result = _lexical_parse(text, deadline)
         if result is None:
             raise _OutOfTime()
-    if len(text) <= _CACHE_TEXT_MAX:
+    if len(text) <= _CACHE_TEXT_MAX and why != "not enough time left for bashlex":
         if len(_cache) >= _CACHE_MAX:
             _cache.clear()
         _cache[text] = result
