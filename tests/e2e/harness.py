@@ -254,7 +254,7 @@ class ClaudeRepo:
                               capture_output=True, text=True, timeout=timeout)
 
     def env(self, api_url: str = "", extra: dict | None = None) -> dict:
-        """A clean environment: nothing from the caller's except PATH and the locale."""
+        """A clean environment: nothing from the caller's except PATH, the locale and the test mark."""
         env = {
             "PATH": agent_path(),
             "LANG": os.environ.get("LANG", "C.UTF-8"),
@@ -265,6 +265,8 @@ class ClaudeRepo:
             "PYTHONDONTWRITEBYTECODE": "1",
             "GIT_CONFIG_NOSYSTEM": "1",
         }
+        if "SWARMGATE_TEST_SESSION" in os.environ:  # the test session's leftover check (tests/conftest.py)
+            env["SWARMGATE_TEST_SESSION"] = os.environ["SWARMGATE_TEST_SESSION"]
         if api_url:
             env.update({
                 "ANTHROPIC_BASE_URL": api_url,
