@@ -138,6 +138,12 @@ def test_subagent_tool_calls_carry_agent_type(claude_repo):
     assert (started["agent_id"], started["agent_type"]) == (sub["agent_id"], WORKER)
     assert run.decisions(event="SubagentStop", agent_id=sub["agent_id"])
     assert [p.name for p in run.subagent_transcripts()] == [f"agent-{sub['agent_id']}.jsonl"]
+    # A01: the first dispatch started the session's watchdog, detached; it is gone after the run
+    after = run.conversation("script:main-dispatch")[2]
+    (started_watch,) = after.hook_texts("PostToolUse:Agent hook additional context:")
+    assert "[A01] swarm-watch started for this session (pid " in started_watch, started_watch
+    watch_pid = int(started_watch.split("(pid ", 1)[1].split(")", 1)[0])
+    assert not os.path.exists(f"/proc/{watch_pid}"), f"swarm-watch {watch_pid} outlived the run"
 
 
 def test_harness_kills_what_the_run_left_running(claude_repo):
