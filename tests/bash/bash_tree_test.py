@@ -749,3 +749,34 @@ def test_more_assignment_forms_and_argv_literals():
         "python3 -c \"import os; os.execvp('cargo', ['cargo', 'test', '--workspace'])\""))
     assert "cannot be read statically" in reasons(run("cat <(echo 'cargo test') | bash"))
     assert not run("diff <(ls a) <(ls b)").unverifiable
+
+
+def test_api_contract_types(tmp_path):
+    """The shape the guards code against (see the module doc)."""
+    write(tmp_path / "x.sh", "while true; do sleep 1; done\n")
+    an = run("A=1 env B=2 timeout 5 cargo test > o 2>&1 & ( ./x.sh & ) & eval \"$Z\"", tmp_path)
+    assert an.parsed_by in ("bashlex", "lexical")
+    for name in ("commands", "loops", "unverifiable", "nested_background", "scripts_read", "problems"):
+        assert isinstance(getattr(an, name), list)
+    for c in an.commands:
+        assert isinstance(c, bash_tree.SimpleCommand)
+        assert isinstance(c.words, list) and all(isinstance(w, str) for w in c.words)
+        assert c.name == (bash_tree.command_name(c.words[0]) if c.words else "")
+        assert c.args == c.words[1:]
+        assert isinstance(c.assignments, dict) and isinstance(c.redirects, list)
+        assert isinstance(c.via, tuple) and isinstance(c.wrappers, tuple)
+        assert isinstance(c.background, int) and isinstance(c.text, str) and c.is_data is False
+        assert len(c.dynamic) == len(c.words)
+        for r in c.redirects:
+            assert isinstance(r, bash_tree.Redirect) and isinstance(r.op, str) and isinstance(r.target, str)
+            assert r.fd is None or isinstance(r.fd, int)
+    cargo = find(an, "cargo")
+    assert cargo.assignments == {"A": "1", "B": "2"} and cargo.wrappers == ("env", "timeout")
+    assert cargo.background == 1
+    (lp,) = an.loops
+    assert isinstance(lp, bash_tree.Loop) and lp.kind == "while" and lp.has_break is False
+    assert all(isinstance(c, bash_tree.SimpleCommand) for c in lp.condition_commands + lp.body_commands)
+    assert an.nested_background and all(isinstance(x, str) for x in an.nested_background)
+    assert all(isinstance(u, bash_tree.Unverifiable) and u.reason and isinstance(u.text, str)
+               for u in an.unverifiable)
+    assert an.scripts_read == [str(tmp_path / "x.sh")]
