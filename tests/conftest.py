@@ -10,7 +10,8 @@ the guard lists
 - files written under /var/tmp/swarmgate (the real state dir; tests must point SWARMGATE_STATE_DIR at
   a temp dir) and under ~/.claude and ~/.config/swarmgate during the run.
 
-Processes are attributed exactly (the mark), so they always fail the run. Cgroups and files are only
+Processes are attributed exactly (the mark), so they always fail the run (and are then killed by pid,
+so nothing stays on the machine). Cgroups and files are only
 attributed by time and name, which other test runs on the same machine can share: they fail the run
 when SWARMGATE_REQUIRE_REAL_PARTS=1 (CI: a clean machine, nothing else running) and are printed as
 a warning section otherwise. SWARMGATE_LEFTOVERS=fail|warn overrides both.
@@ -149,6 +150,11 @@ def pytest_sessionfinish(session, exitstatus):
     while procs and time.monotonic() < deadline:
         time.sleep(0.2)
         procs = _our_processes(state["token"], base)
+    for pid, _ in procs:  # reported below and failed; do not leave them running on the machine either
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
     cgroups = sorted(_cgroups() - state["cgroups"])
     files = _written_since(state["t0"])
     state["found"] = (procs, cgroups, files)
@@ -173,8 +179,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     tr = terminalreporter
     tr.section("swarmgate: left behind by this test run", sep="=", red=True, bold=True)
     if procs:
-        tr.line(f"processes still running {GRACE_S:.0f} s after the last test (started by this run; "
-                "stop them by pid in the test that started them):", red=True)
+        tr.line(f"processes still running {GRACE_S:.0f} s after the last test (started by this run, now "
+                "killed; stop them by pid in the test that started them):", red=True)
         for pid, cmd in procs:
             tr.line(f"  pid {pid}: {cmd}")
     if cgroups:
