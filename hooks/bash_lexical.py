@@ -724,6 +724,13 @@ class Parser:
                 continue
             if c in "\n;&|)" or (c == "(" and not words):
                 break
+            if c == "(" and words and words[-1].raw.endswith("=") and self.i > 0 and s[self.i - 1] == "=":
+                # declare/local/export NAME=(a b): an array value belongs to the word
+                k = self._match_paren(self.i)
+                last = words[-1]
+                words[-1] = Word(last.raw + s[self.i:k], last.subs)
+                self.i = k
+                continue
             if c == "(":
                 # name() { ... } : a function definition
                 if len(words) == 1 and not assigns and s.startswith("()", self.i):
@@ -748,6 +755,7 @@ class Parser:
                 # arrays: A=(x y)
                 if w.raw.endswith("=") and self.i < n and s[self.i] == "(":
                     k = self._match_paren(self.i)
+                    assigns[-1] = Word(w.raw + s[self.i:k], w.subs)
                     self.i = k
                 continue
             words.append(w)

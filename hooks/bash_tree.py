@@ -1114,7 +1114,9 @@ class _Walker:
             name, val = v[:k].rstrip("+"), v[k + 1:]
             assigns[name] = val
             if not c.words:
-                self.vars[name] = val if last < 0 else None
+                kr = w.raw.find("=")
+                array = kr >= 0 and w.raw[kr + 1:kr + 2] == "("
+                self.vars[name] = val if last < 0 and not array else None
         redirs = self._redirects(c.redirs)
         if not c.words:
             self._note_writes(None, [], redirs, c, feed)

@@ -780,3 +780,23 @@ def test_api_contract_types(tmp_path):
     assert all(isinstance(u, bash_tree.Unverifiable) and u.reason and isinstance(u.text, str)
                for u in an.unverifiable)
     assert an.scripts_read == [str(tmp_path / "x.sh")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("[[ -f x ]] && y", [["y"]]),
+    ("time -p cargo test | tail", [["cargo", "test"], ["tail"]]),
+    ("for ((i=0;i<3;i++)); do :; done", [[":"]]),
+    ("x=$(cat <<'E'\nhi\nE\n)", [["cat"]]),
+    ("a=(1 2); b", [["b"]]),
+    ("declare -A m=([a]=1); c", [["declare", "-A", "m=([a]=1)"], ["c"]]),
+    ("local arr=(a 'b c') x=1", [["local", "arr=(a b c)", "x=1"]]),
+    ("[[ $(cargo test) ]]", [["cargo", "test"]]),
+    ("coproc ls", [["ls"]]),
+])
+def test_constructs_bashlex_cannot_parse(text, expected):
+    an = run(text)
+    assert an.parsed_by == "lexical" and words(an) == expected and not an.unverifiable
+
+
+def test_array_assignment_is_not_a_constant():
+    assert "dynamic" in reasons(run("C=(cargo x); $C test"))
