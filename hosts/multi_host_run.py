@@ -417,7 +417,8 @@ def _selftest_run(tmp: str, *, enabled: bool = True, toolchain: str = "python3 -
                              "--", "bash", "-c", command], cwd=repo, capture_output=True, text=True, timeout=120)
     finally:
         cg = f"/sys/fs/cgroup/memory/{slice_name}"
-        for dirpath, _, _ in sorted(os.walk(cg, topdown=False)) if os.path.isdir(cg) else []:
+        # reverse path order puts every child before its parent (sorted() alone would undo topdown=False)
+        for dirpath, _, _ in sorted(os.walk(cg), reverse=True) if os.path.isdir(cg) else []:
             try:
                 os.rmdir(dirpath)
             except OSError:

@@ -10,6 +10,19 @@ import time
 from tests.hosts.sshd import free_port, require
 
 
+MUNGE_SOCKET = "/run/munge/munge.socket.2"
+
+
+def _munge_answers() -> bool:
+    """A munged is listening (a socket file alone may be left by one that died)."""
+    with socket.socket(socket.AF_UNIX) as s:
+        try:
+            s.connect(MUNGE_SOCKET)
+            return True
+        except OSError:
+            return False
+
+
 class SlurmCluster:
     def __init__(self, root: str) -> None:
         self.root = root
@@ -56,15 +69,30 @@ PartitionName=debug Nodes={self.node} Default=YES MaxTime=INFINITE State=UP
 """)
         with open(os.path.join(r, "cgroup.conf"), "w") as f:
             f.write("CgroupPlugin=cgroup/v1\nConstrainRAMSpace=yes\nConstrainSwapSpace=yes\nAllowedSwapSpace=0\n")
-        if not os.path.exists("/run/munge/munge.socket.2"):
+        if not _munge_answers():
+            if os.path.exists(MUNGE_SOCKET):
+                os.unlink(MUNGE_SOCKET)  # left by a munged that is gone
             os.makedirs("/run/munge", exist_ok=True)
             shutil.chown("/run/munge", "munge", "munge")
             self._spawn(["runuser", "-u", "munge", "--", "/usr/sbin/munged", "-F"], "munged.out")
-            time.sleep(0.3)
+            deadline = time.monotonic() + 30
+            while not _munge_answers():
+                if time.monotonic() > deadline or self.procs[-1].poll() is not None:
+                    self.stop()
+                    raise RuntimeError("munged did not start: "
+                                       + open(os.path.join(r, "log", "munged.out")).read()[-400:])
+                time.sleep(0.1)
         self._spawn(["slurmctld", "-D", "-i", "-f", self.conf], "ctld.out")
-        time.sleep(0.3)
+        deadline = time.monotonic() + 60  # polls end as soon as the part answers; 60 s bounds a loaded machine
+        while "is UP" not in subprocess.run(["scontrol", "ping"], env=self.env, capture_output=True,
+                                            text=True).stdout:
+            if time.monotonic() > deadline or self.procs[-1].poll() is not None:
+                self.stop()
+                raise RuntimeError("slurmctld did not start: "
+                                   + open(os.path.join(r, "log", "ctld.out")).read()[-400:])
+            time.sleep(0.2)
         self._spawn(["slurmd", "-D", "-f", self.conf], "d.out")
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             cp = subprocess.run(["sinfo", "-h", "-o", "%T"], env=self.env, capture_output=True, text=True)
             if cp.stdout.strip() == "idle":
@@ -97,7 +125,8 @@ PartitionName=debug Nodes={self.node} Default=YES MaxTime=INFINITE State=UP
         for ctl in os.listdir("/sys/fs/cgroup"):
             top = os.path.join("/sys/fs/cgroup", ctl, f"slurm_{self.node}")
             if os.path.isdir(top) and not os.path.islink(os.path.join("/sys/fs/cgroup", ctl)):
-                for d, _, _ in sorted(os.walk(top, topdown=False)):
+                # children before parents (reverse path order); what stays is reported by the session guard
+                for d, _, _ in sorted(os.walk(top), reverse=True):
                     try:
                         os.rmdir(d)
                     except OSError:
