@@ -499,6 +499,11 @@ def _needs_lexical(text: str) -> str | None:
         k = text.find("((", k + 2)
     if "$((" in text:
         return "arithmetic expansion"
+    # constructs bashlex rejects anyway (saves the failed attempt)
+    if "[[" in text or "=(" in text:
+        return "[[ ]] or an array"
+    if text.lstrip().startswith(("time ", "case ", "select ", "coproc ")):
+        return "time/case/select/coproc"
     return None
 
 
