@@ -54,6 +54,14 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=30)
     args = ap.parse_args(argv)
     state = tempfile.mkdtemp(prefix="sg-bench-")
+    try:
+        return _run(args, state)
+    finally:
+        import shutil
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def _run(args, state: str) -> int:
     env = dict(os.environ, SWARMGATE_STATE_DIR=state)
     # warm the cache once
     subprocess.run([sys.executable, "-m", "swarmgate.hooks.bashlex_fast"], check=True, env=env,

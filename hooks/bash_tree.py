@@ -316,14 +316,12 @@ def _param(inner: str, variables: dict) -> str | None:
             name, word = inner[:k], inner[k + len(op):]
             val = variables.get(name)
             if val is None:
-                return None if name in variables or name not in _UNSET_OK else word
+                return None   # unknown (it may be set in the environment)
             if val == "" and op.startswith(":"):
                 return word if not any(c in word for c in "$`'\"\\") else None
             return val
     return None
 
-
-_UNSET_OK: frozenset = frozenset()
 
 
 def expand(raw: str, variables: dict, subst=None, heredoc: bool = False) -> tuple[str, int]:
@@ -777,7 +775,7 @@ _NO_FILE_CREATION = frozenset({
     ":", "test", "[", "[[", "ls", "pwd", "cat", "head", "tail", "grep", "rg", "which", "type",
     "command", "env", "nice", "nohup", "timeout", "time", "sudo", "source", ".", "wc", "sort",
     "date", "sleep", "chmod", "chown", "stat", "file", "id", "whoami", "uname", "hostname",
-    "export", "alias", "read", "wait", "kill", "jobs", "trap", "declare", "local", "readonly"})
+    "alias", "read", "wait", "kill", "jobs", "trap", "declare", "local", "readonly"})
 
 
 def _opt_value(args: list, short: str, longs: tuple = ()) -> str | None:
@@ -800,7 +798,7 @@ def _opt_value(args: list, short: str, longs: tuple = ()) -> str | None:
     return None
 
 
-def _skip_opts(args: list, i: int, takes: set, *, stop_at_assign: bool = False) -> int:
+def _skip_opts(args: list, i: int, takes: set) -> int:
     """Skip options starting at args[i]; return index of the first operand."""
     n = len(args)
     while i < n:
