@@ -1356,7 +1356,11 @@ class _Walker:
                     self._nested_text(args[i + 1], ctx.sub("flock", wrapper="flock"), "flock -c", text)
                     return True
             label = name if name in _WRAPPER_LABELS else None
-            return self._inner(args, largs, i, env, ctx.sub(label, wrapper=name), text)
+            bg = None
+            if name == "setsid" and any(a in ("-f", "--fork") or (a.startswith("-") and not a.startswith("--") and "f" in a)
+                                        for a in args[:i]):
+                bg = self._detach(ctx, text)   # setsid -f forks into the background
+            return self._inner(args, largs, i, env, ctx.sub(label, wrapper=name, bg=bg), text)
         if name == "command":
             i = 0
             while i < len(args) and args[i].startswith("-") and args[i] != "--":
@@ -1374,7 +1378,11 @@ class _Walker:
                 k, v = args[i].split("=", 1)
                 env2[k] = v
                 i += 1
-            return self._inner(args, largs, i, env2, ctx.sub(name, wrapper=name), text)
+            bg = None
+            if any(a in ("-b", "--background") or (a.startswith("-") and not a.startswith("--") and "b" in a)
+                   for a in args[:i]):
+                bg = self._detach(ctx, text)   # sudo -b runs it in the background
+            return self._inner(args, largs, i, env2, ctx.sub(name, wrapper=name, bg=bg), text)
         if name == "timeout":
             i = _skip_opts(args, 0, _OPT_ARGS["timeout"])
             return self._inner(args, largs, i + 1, env, ctx.sub("timeout", wrapper="timeout"), text)
@@ -1488,12 +1496,13 @@ class _Walker:
                 if args[0] == "send-keys":
                     return True
                 if i < len(args):
-                    self._nested_text(" ".join(args[i:]), ctx.sub(name, bg=ctx.bg + 1, wrapper=name),
-                                      name, text)
+                    self._nested_text(" ".join(args[i:]), ctx.sub(name, bg=self._detach(ctx, text),
+                                                                  wrapper=name), name, text)
                 return True
             if name == "screen" and any(a.startswith("-d") or a.startswith("-D") for a in args):
                 i = _skip_opts(args, 0, {"-S", "-c", "-e", "-h", "-p", "-T", "-t", "-X"})
-                return self._inner(args, largs, i, env, ctx.sub(name, bg=ctx.bg + 1, wrapper=name), text)
+                return self._inner(args, largs, i, env, ctx.sub(name, bg=self._detach(ctx, text),
+                                                                wrapper=name), text)
             return True
         if name == "swarmgate" and args[:1] == ["preflight"]:
             if len(args) > 1:
@@ -1501,6 +1510,12 @@ class _Walker:
                                  "swarmgate preflight", share=False)
             return True
         return None
+
+    def _detach(self, ctx: _Ctx, text: str) -> int:
+        """A wrapper that puts its command in the background: one more level."""
+        if ctx.bg > 0:
+            self.an.nested_background.append(text.strip())
+        return ctx.bg + 1
 
     def _inner_now(self, args, largs, i, env, ctx, text) -> None:
         self._inner(args, largs, i, env, ctx, text)

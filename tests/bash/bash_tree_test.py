@@ -800,3 +800,13 @@ def test_constructs_bashlex_cannot_parse(text, expected):
 
 def test_array_assignment_is_not_a_constant():
     assert "dynamic" in reasons(run("C=(cargo x); $C test"))
+
+
+def test_detaching_wrappers_count_as_background():
+    assert find(run("setsid -f cargo test"), "cargo").background == 1
+    assert find(run("setsid cargo test"), "cargo").background == 0
+    assert find(run("sudo -b cargo test"), "cargo").background == 1
+    an = run("( setsid -f worker ) &")
+    assert find(an, "worker").background == 2 and an.nested_background == ["setsid -f worker"]
+    an = run("( tmux new -d 'worker' ) &")
+    assert an.nested_background
