@@ -856,6 +856,7 @@ class _Walker:
         self.unknown_dirs = 0
         self.parser = "auto"
         self.aliases: dict[str, str | None] = {}
+        self.expanded_loops = 0
         self.active_aliases: list[str] = []
 
     # -- bookkeeping ---------------------------------------------------------
@@ -996,9 +997,13 @@ class _Walker:
                 self.walk(node.body, sub)
             else:
                 # a short constant list: the body is read once per value
-                for v in values:
-                    self.vars[node.var] = v
-                    self.walk(node.body, sub)
+                self.expanded_loops += 1
+                try:
+                    for v in values:
+                        self.vars[node.var] = v
+                        self.walk(node.body, sub)
+                finally:
+                    self.expanded_loops -= 1
         finally:
             self.loops_open.pop()
             self.collect.pop()
@@ -1008,6 +1013,8 @@ class _Walker:
         the known cwd) and at most _MAX_LOOP_VALUES; else None."""
         if node.kind not in ("for", "select") or not node.var or not node.words:
             return None
+        if self.expanded_loops >= 2:
+            return None   # nested value loops would multiply: read inner ones once
         out: list[str] = []
         for v, last, w in zip(*self._expand_words(node.words), node.words):
             if last >= 0:

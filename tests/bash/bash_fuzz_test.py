@@ -238,3 +238,9 @@ def test_lexical_fallback_reads_what_bashlex_reads(wraps, text):
     lexical, unsure = _lexical_view(text)
     assert unsure is None
     assert lexical == [_view(c) for c in an.commands], text
+
+
+def test_nested_constant_loops_do_not_multiply():
+    text = "".join(f"for v{k} in 1 2 3 4 5 6 7 8; do " for k in range(8)) + "echo x" + "; done" * 8
+    an = timed(text, budget_s=2.0)
+    assert len(an.commands) <= 64 and not an.unverifiable
