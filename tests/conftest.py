@@ -8,7 +8,7 @@ the guard lists
   (covers commands started over the loopback sshd, which do not inherit our environment);
 - swarmgate*/slurm_* cgroups (two levels under each cgroup v1 controller) that were not there before;
 - files written under /var/tmp/swarmgate (the real state dir; tests must point SWARMGATE_STATE_DIR at
-  a temp dir) and under ~/.claude and ~/.config/swarmgate during the run.
+  a temp dir), under ~/.claude and ~/.config/swarmgate, and in this checkout's .swarmgate/ during the run.
 
 Processes are attributed exactly (the mark), so they always fail the run (and are then killed by pid,
 so nothing stays on the machine). Cgroups and files are only
@@ -35,8 +35,13 @@ def _home() -> str:
     return os.path.expanduser("~")
 
 
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def _watched_dirs() -> list[str]:
-    return ["/var/tmp/swarmgate", os.path.join(_home(), ".claude"), os.path.join(_home(), ".config", "swarmgate")]
+    # the checkout's own .swarmgate/: a hook run with cwd at the checkout logs there instead of a temp repo
+    return ["/var/tmp/swarmgate", os.path.join(_home(), ".claude"), os.path.join(_home(), ".config", "swarmgate"),
+            os.path.join(CHECKOUT, ".swarmgate")]
 
 
 def _cgroups() -> set[str]:
