@@ -534,9 +534,11 @@ def parse_text(text: str, deadline: float | None = None, parser: str = "auto"):
             from swarmgate.hooks import bashlex_fast
             bashlex = bashlex_fast.load()
             trees = bashlex.parser.parse(text)
+            _conv["cmds"], _conv["heredocs"] = [], []
             items = []
             for t in trees:
                 items.extend(_bl_items(t, text))
+            _check_heredocs(text)
             result = (_lx.Seq(items, text), "bashlex", None)
         except RecursionError:
             result = None
@@ -581,10 +583,35 @@ def _bl_seq(nodes, src: str) -> _lx.Seq:
     return _lx.Seq(items, "")
 
 
+_conv: dict = {"cmds": [], "heredocs": []}   # positions seen while converting one bashlex tree
+
+
+def _check_heredocs(src: str) -> None:
+    """bashlex reads a here-document inside { }, ( ), if, loops or functions
+    after the compound command, and parses its body as commands: a command
+    that starts inside a body means the tree is wrong."""
+    for rend, hend in _conv["heredocs"]:
+        nl = src.find("\n", rend)
+        if nl < 0:
+            continue
+        for start in _conv["cmds"]:
+            if nl < start < hend:
+                raise _PositionMismatch("bashlex read a here-document body as commands")
+
+
+class _PositionMismatch(ValueError):
+    """bashlex's positions do not point at the word it reports (it happens
+    inside backquotes with escapes): its tree is not used."""
+
+
 def _bl_word(node, src: str) -> _lx.Word:
+    raw = src[node.pos[0]:node.pos[1]]
+    word = getattr(node, "word", None)
+    if word is not None and word != raw and expand(raw, {})[0] != word:
+        raise _PositionMismatch(f"{raw!r} != {word!r}")
     subs: list = []
     _bl_collect_subs(node, src, subs)
-    return _lx.Word(src[node.pos[0]:node.pos[1]], subs)
+    return _lx.Word(raw, subs)
 
 
 def _bl_collect_subs(node, src: str, subs: list) -> None:
@@ -610,6 +637,7 @@ def _bl_redir(node, src: str) -> _lx.Redir:
     r = _lx.Redir(op, fd, _bl_word(out, src))
     hd = getattr(node, "heredoc", None)
     if hd is not None and op in ("<<", "<<-"):
+        _conv["heredocs"].append((node.pos[1], hd.pos[1]))
         raw = r.target.raw
         r.quoted = any(ch in raw for ch in "'\"\\")
         r.delim = raw.replace("'", "").replace('"', "").replace("\\", "")
@@ -627,6 +655,7 @@ def _bl(node, src: str):
     k = node.kind
     text = src[node.pos[0]:node.pos[1]] if hasattr(node, "pos") else ""
     if k == "command":
+        _conv["cmds"].append(node.pos[0])
         assigns, words, redirs = [], [], []
         for p in node.parts:
             if p.kind == "assignment" and not words:

@@ -810,3 +810,22 @@ def test_detaching_wrappers_count_as_background():
     assert find(an, "worker").background == 2 and an.nested_background == ["setsid -f worker"]
     an = run("( tmux new -d 'worker' ) &")
     assert an.nested_background
+
+
+@pytest.mark.parametrize("text", [
+    "(\ncat <<EOF\ncargo test --workspace\nEOF\n)",
+    "{ cat <<EOF\ncargo test --workspace\nEOF\n}",
+    "if true; then cat <<EOF\ncargo test --workspace\nEOF\nfi",
+    "f() {\ncat <<EOF\ncargo test --workspace\nEOF\n}",
+    "while false; do cat <<EOF\ncargo test --workspace\nEOF\ndone",
+])
+def test_heredoc_inside_compound_is_data(text):
+    """bashlex parses such bodies as commands; its tree is refused and the fallback reads it right."""
+    an = run(text)
+    assert "cargo" not in names(an), words(an)
+    assert "cat" in names(an) and not an.unverifiable
+
+
+def test_bashlex_positions_inside_backquotes_are_checked():
+    an = run('X=`a | \\\n  grep -o "b"`; echo $X')
+    assert ["grep", "-o", "b"] in words(an)
