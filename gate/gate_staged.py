@@ -457,6 +457,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from swarmgate.state_paths import state_dir
     from swarmgate.statefile import StateError
 
+    def stop(signum: int, frame: Any) -> None:  # SIGTERM/SIGHUP: unwind, so the tree and stage go now
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
     try:
         if args.list:
             list_stages(Path(args.repo), None, sys.stdout)

@@ -520,3 +520,39 @@ inputs = ["**"]
     result = repo.gate()
     assert verdicts(result)["ita"] == "pass", result.text + "".join(o.output for o in result.outcomes)
     assert repo.snapshot() == before
+
+
+def test_sigterm_mid_stage_cleans_up_at_once(bad_repo, tmp_path):
+    mark = tmp_path / "started"
+    bad_repo.config(bad_repo.path.joinpath(".claude/swarmgate.toml").read_text() + f"""
+[[gate.stages]]
+name = "slow"
+command = "sleep 300 & echo $! > {mark}.tmp && mv {mark}.tmp {mark}; wait"
+inputs = ["data/**"]
+""")
+    before = bad_repo.snapshot()
+    log = tmp_path / "gate.log"
+    with open(log, "wb") as f:
+        gate = subprocess.Popen([*bad_repo.cli_argv(), "--no-cache"], stdout=f, stderr=subprocess.STDOUT)
+    sleeper = None
+    try:
+        deadline = time.monotonic() + 60
+        while not mark.exists() and time.monotonic() < deadline and gate.poll() is None:
+            time.sleep(0.05)
+        assert mark.exists(), log.read_text()
+        sleeper = int(mark.read_text())
+        gate.send_signal(signal.SIGTERM)
+        rc = gate.wait(timeout=30)
+        assert rc == 128 + signal.SIGTERM, (rc, log.read_text())
+        assert bad_repo.trees() == [], log.read_text()     # removed by the gate itself
+        deadline = time.monotonic() + 10
+        while procinfo.is_alive(sleeper, None) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not procinfo.is_alive(sleeper, None)        # the stage's process group was stopped
+        assert bad_repo.snapshot() == before
+    finally:
+        if gate.poll() is None:
+            gate.kill()
+            gate.wait()
+        if sleeper and procinfo.is_alive(sleeper, None):
+            os.kill(sleeper, signal.SIGKILL)
