@@ -556,3 +556,15 @@ inputs = ["data/**"]
             gate.wait()
         if sleeper and procinfo.is_alive(sleeper, None):
             os.kill(sleeper, signal.SIGKILL)
+
+
+def test_a_project_stage_may_not_take_a_built_in_name(repo):
+    repo.config('[[gate.stages]]\nname = "no-large-files"\ncommand = "true"\n')
+    cp = repo.cli()
+    assert cp.returncode == Exit.USAGE and "name of a built-in stage" in cp.stderr
+
+
+def test_umbrella_verb_runs_the_gate(bad_repo):
+    cp = subprocess.run([sys.executable, "-m", "swarmgate", "gate-staged", "--repo", str(bad_repo.path)],
+                        capture_output=True, text=True)
+    assert cp.returncode == 0 and "gate-staged: green" in cp.stdout
