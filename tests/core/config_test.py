@@ -30,7 +30,15 @@ def test_shipped_template_loads_and_equals_the_schema_defaults():
     path = os.path.join(templates_dir(), "swarmgate.toml")
     with open(path, "rb") as f:
         raw = tomllib.load(f)
-    assert validate(raw, path) == validate({})
+    shipped = validate(raw, path)
+    defaults_ = validate({})
+    # the template's [write] rows are a starting point for the shipped agent types; the rest are defaults
+    assert {k: v for k, v in shipped.items() if k != "write"} == {k: v for k, v in defaults_.items() if k != "write"}
+    assert shipped["write"]["main"] == defaults_["write"]["main"]
+    shipped_types = sorted(n[:-3] for n in os.listdir(os.path.join(templates_dir(), "agents")) if n.endswith(".md"))
+    assert len(shipped_types) >= 12
+    for t in shipped_types:
+        assert t in shipped["write"] or t == "rescanner", f"shipped agent type {t} has no [write] row"
     # every section of the schema is shown in the template, so users find the keys
     missing = set(SCHEMA) - set(raw)
     assert not missing, f"add the sections {sorted(missing)} (keys at their defaults, commented) to rules/swarmgate.toml"
