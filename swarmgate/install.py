@@ -452,7 +452,10 @@ def _git_hook(repo: str, uninstall: bool, dry_run: bool) -> tuple[str, bool]:
     func = getattr(git_hook, "uninstall" if uninstall else "install", None)
     if func is None:
         return f"git pre-commit hook: this build cannot {'uninstall' if uninstall else 'install'} it", False
-    return str(func(repo)), True
+    try:
+        return str(func(repo)), True
+    except git_hook.HookError as e:  # not a git repository, or a foreign hook in the way: say so, no traceback
+        return f"git pre-commit hook: {e}", False
 
 
 def main(argv: Sequence[str] | None = None) -> int:
