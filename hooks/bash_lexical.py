@@ -499,6 +499,9 @@ class Parser:
                     self._skip_blanks()
                     if self.i >= n or s[self.i] in ";\n&|)":
                         break
+                    if s[self.i] == "#":
+                        self._skip_comment()
+                        break
                     w = self.read_word()
                     if w is None:
                         break
@@ -715,7 +718,8 @@ class Parser:
             if self.i >= n:
                 break
             c = s[self.i]
-            if c == "#" and not words and not assigns:
+            if c == "#":
+                # a word that starts with # begins a comment, to the end of the line
                 self._skip_comment()
                 break
             r = self._try_redir()
@@ -945,6 +949,22 @@ class Parser:
                     depth -= 1
                     if depth == 0:
                         break
+                elif c == "`":
+                    save = self.i
+                    self.i = j
+                    self._read_backtick(subs)
+                    j = self.i
+                    self.i = save
+                    continue
+                elif c == '"':
+                    # a double-quoted word inside ${...}: braces in it are literal,
+                    # substitutions in it still run
+                    save = self.i
+                    self.i = j
+                    self._read_dquoted(subs)
+                    j = self.i
+                    self.i = save
+                    continue
                 elif c == "'" :
                     k = s.find("'", j + 1)
                     j = n if k < 0 else k

@@ -110,13 +110,15 @@ class Redirect:
     the fd number as text for ``2>&1``; ``fd``: explicit fd or None;
     ``heredoc``: the body for ``<<``/``<<-`` (the here-string for ``<<<`` is
     ``target``)."""
-    __slots__ = ("op", "target", "fd", "heredoc")
+    __slots__ = ("op", "target", "fd", "heredoc", "quoted")
 
-    def __init__(self, op: str, target: str, fd: int | None = None, heredoc: str | None = None) -> None:
+    def __init__(self, op: str, target: str, fd: int | None = None, heredoc: str | None = None,
+                 quoted: bool = False) -> None:
         self.op = op
         self.target = target
         self.fd = fd
         self.heredoc = heredoc
+        self.quoted = quoted   # the here-document delimiter was quoted: no expansion in the body
 
     @property
     def writes(self) -> bool:
@@ -497,6 +499,14 @@ def _needs_lexical(text: str) -> str | None:
         k = text.find("((", k + 2)
     if "$((" in text:
         return "arithmetic expansion"
+    # bashlex neither sees substitutions inside ${...} nor splits such words right
+    k = text.find("${")
+    while k >= 0:
+        end = text.find("}", k)
+        seg = text[k:end if end >= 0 else len(text)]
+        if "$(" in seg or "`" in seg:
+            return "substitution inside ${...}"
+        k = text.find("${", k + 2)
     # constructs bashlex rejects anyway (saves the failed attempt)
     if "[[" in text or "=(" in text:
         return "[[ ]] or an array"
@@ -539,6 +549,9 @@ def parse_text(text: str, deadline: float | None = None, parser: str = "auto"):
             for t in trees:
                 items.extend(_bl_items(t, text))
             _check_heredocs(text)
+            seen: set = set()
+            if sum(_bl_count_commands(t, seen) for t in trees) != len(_conv["cmds"]):
+                raise _PositionMismatch("the bashlex tree has commands the conversion did not reach")
             result = (_lx.Seq(items, text), "bashlex", None)
         except RecursionError:
             result = None
@@ -651,6 +664,38 @@ def _bl_redir(node, src: str) -> _lx.Redir:
     return r
 
 
+def _bl_flat(parts) -> list:
+    out = []
+    for p in parts:
+        if p.kind == "reservedword":
+            if isinstance(p.word, list):
+                out.extend(_bl_flat(p.word))
+            continue
+        out.append(p)
+    return out
+
+
+def _bl_count_commands(node, seen: set | None = None, depth: int = 0) -> int:
+    """Every distinct CommandNode in a bashlex tree (to check nothing was dropped;
+    a node reachable twice, like a function's body, counts once)."""
+    if seen is None:
+        seen = set()
+    if id(node) in seen:
+        return 0
+    seen.add(id(node))
+    if depth > 500:
+        raise _PositionMismatch("bashlex tree too deep")
+    n = 1 if getattr(node, "kind", None) == "command" else 0
+    for v in vars(node).values():
+        if isinstance(v, list):
+            for x in v:
+                if hasattr(x, "kind"):
+                    n += _bl_count_commands(x, seen, depth + 1)
+        elif hasattr(v, "kind") and hasattr(v, "__dict__"):
+            n += _bl_count_commands(v, seen, depth + 1)
+    return n
+
+
 def _bl(node, src: str):
     k = node.kind
     text = src[node.pos[0]:node.pos[1]] if hasattr(node, "pos") else ""
@@ -685,7 +730,9 @@ def _bl(node, src: str):
             return got
         return _lx.Group("brace", _bl_seq(lst, src), redirs, text)
     if k == "if":
-        parts = [_bl_seq([p], src) for p in node.parts if p.kind != "reservedword"]
+        # bashlex wraps a third and later elif in a reservedword node whose
+        # `word` is the list of nodes: flatten it
+        parts = [_bl_seq([p], src) for p in _bl_flat(node.parts)]
         return _lx.If(parts, [], text)
     if k in ("while", "until"):
         seqs = [p for p in node.parts if p.kind != "reservedword"]
@@ -1174,7 +1221,8 @@ class _Walker:
                 tgt = expand(r.target.raw, self.vars, self._const_subst if r.target.subs else None)[0]
             if r.op in ("<<", "<<-"):
                 tgt = r.delim
-            out.append(Redirect(r.op, tgt, r.fd, r.heredoc if r.op in ("<<", "<<-") else None))
+            out.append(Redirect(r.op, tgt, r.fd, r.heredoc if r.op in ("<<", "<<-") else None,
+                                r.quoted))
         return out
 
     def emit(self, words, last, env, redirs, ctx: _Ctx, text: str) -> SimpleCommand:
@@ -1192,6 +1240,8 @@ class _Walker:
                  ctx: _Ctx, text: str, feed, node) -> None:
         """Yield the command, then follow whatever it runs."""
         self.tick()
+        if not words:
+            return   # "$@" with no arguments: nothing runs
         w0 = words[0]
         if last[0] >= 0 and w0.rfind("/") < last[0]:
             self.emit(words, last, env, redirs, ctx, text)

@@ -829,3 +829,22 @@ def test_heredoc_inside_compound_is_data(text):
 def test_bashlex_positions_inside_backquotes_are_checked():
     an = run('X=`a | \\\n  grep -o "b"`; echo $X')
     assert ["grep", "-o", "b"] in words(an)
+
+
+def test_every_elif_branch_is_read():
+    """bashlex nests the third and later elif inside a reserved-word node."""
+    an = run("if a; then b; elif c; then d; elif e; then cargo test --workspace; else g; fi")
+    assert an.parsed_by == "bashlex" and ["cargo", "test", "--workspace"] in words(an)
+    assert names(an) == ["a", "b", "c", "d", "e", "cargo", "g"]
+
+
+def test_parameter_word_with_quotes_inside_braces():
+    an = run('case ${1?"missing pattern; try \\`$0 --help\' for help"} in a) ls;; esac')
+    assert not an.unverifiable and "ls" in names(an)
+
+
+@pytest.mark.parametrize("text", ['echo ${X:-"$(cargo test --workspace)"}', "echo ${X:-$(cargo test --workspace)}",
+                                  "echo ${X:-`cargo test --workspace`}", 'echo "${X:-$(cargo test --workspace)}"'])
+def test_substitution_inside_parameter_default(text):
+    assert find(run(text), "cargo").args == ["test", "--workspace"]
+    assert find(run(text, parser="lexical"), "cargo").args == ["test", "--workspace"]
