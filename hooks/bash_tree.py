@@ -499,6 +499,12 @@ def _needs_lexical(text: str) -> str | None:
         k = text.find("((", k + 2)
     if "$((" in text:
         return "arithmetic expansion"
+    # bashlex reads `;# comment` as a command, and mishandles backslashes in backquotes
+    for pair in (";#", "&#", "|#", "(#", ")#"):
+        if pair in text:
+            return "comment right after an operator"
+    if "`" in text and "\\" in text:
+        return "backslash inside backquotes"
     # bashlex neither sees substitutions inside ${...} nor splits such words right
     k = text.find("${")
     while k >= 0:
@@ -627,9 +633,31 @@ def _bl_word(node, src: str) -> _lx.Word:
     return _lx.Word(raw, subs)
 
 
-def _bl_collect_subs(node, src: str, subs: list) -> None:
+def _in_single_quotes(raw: str, offset: int) -> bool:
+    """Is ``raw[offset]`` inside single quotes (outside double quotes)?"""
+    sq = dq = False
+    i = 0
+    while i < offset and i < len(raw):
+        c = raw[i]
+        if c == "\\" and not sq:
+            i += 2
+            continue
+        if c == "'" and not dq:
+            sq = not sq
+        elif c == '"' and not sq:
+            dq = not dq
+        i += 1
+    return sq
+
+
+def _bl_collect_subs(node, src: str, subs: list, top=None) -> None:
+    top = node if top is None else top
     for p in getattr(node, "parts", ()) or ():
         k = p.kind
+        if k in ("commandsubstitution", "processsubstitution") and hasattr(top, "pos"):
+            raw = src[top.pos[0]:top.pos[1]]
+            if _in_single_quotes(raw, p.pos[0] - top.pos[0]):
+                raise _PositionMismatch("bashlex read a substitution inside single quotes")
         if k == "commandsubstitution":
             kind = "backtick" if src[p.pos[0]:p.pos[0] + 1] == "`" else "cmdsubst"
             subs.append((kind, _bl_seq([p.command], src)))
@@ -637,7 +665,7 @@ def _bl_collect_subs(node, src: str, subs: list) -> None:
             kind = "procsubst-in" if src[p.pos[0]:p.pos[0] + 1] == "<" else "procsubst-out"
             subs.append((kind, _bl_seq([p.command], src)))
         else:
-            _bl_collect_subs(p, src, subs)
+            _bl_collect_subs(p, src, subs, top)
 
 
 def _bl_redir(node, src: str) -> _lx.Redir:
@@ -701,6 +729,12 @@ def _bl(node, src: str):
     text = src[node.pos[0]:node.pos[1]] if hasattr(node, "pos") else ""
     if k == "command":
         _conv["cmds"].append(node.pos[0])
+        first = next((p for p in node.parts if p.kind in ("word", "assignment")), None)
+        if first is not None and first.kind == "word":
+            raw0 = src[first.pos[0]:first.pos[1]]
+            b = raw0.find("[")
+            if b > 0 and raw0[:b].isidentifier() and ("]=" in raw0 or "]+=" in raw0):
+                raise _PositionMismatch("bashlex read NAME[i]=value as a command")
         assigns, words, redirs = [], [], []
         for p in node.parts:
             if p.kind == "assignment" and not words:

@@ -848,3 +848,17 @@ def test_parameter_word_with_quotes_inside_braces():
 def test_substitution_inside_parameter_default(text):
     assert find(run(text), "cargo").args == ["test", "--workspace"]
     assert find(run(text, parser="lexical"), "cargo").args == ["test", "--workspace"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # bashlex bugs found by reading ~11,000 lines of the machine's shell scripts
+    ("X='$(cargo test --workspace)'", []),                          # substitution in single quotes
+    ("F='`cargo test --workspace`'; echo $F", [["echo", "`cargo", "test", "--workspace`"]]),
+    ("exit 0 ;# cargo test --workspace", [["exit", "0"]]),            # comment right after ;
+    ('V["k"]=" cargo test"', []),                                   # array element assignment
+    ('X="`\\\\unset -f command; \\\\command -v java`"', [["unset", "-f", "command"], ["command", "-v", "java"]]),
+    ("u=`echo \"$x\" | sed -e 's,/[^/]*\\$,/,'`", [["echo", "$x"], ["sed", "-e", "s,/[^/]*$,/,"]]),
+])
+def test_bashlex_mistakes_are_not_trusted(text, expected):
+    an = run(text)
+    assert words(an) == expected, (an.parsed_by, words(an))
