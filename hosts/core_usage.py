@@ -164,14 +164,24 @@ ts = [threading.Thread(target=burn) for _ in range(n)]
 
 
 def _burn(threads: int, seconds: float):
+    """A burner with ``threads`` computing threads, returned once they run (python may start slowly
+    on a loaded machine: a fixed pause could sample a burner that has not begun)."""
     import subprocess
-    return subprocess.Popen([sys.executable, "-c", BURNER, str(threads), str(seconds)])
+
+    import psutil
+    proc = subprocess.Popen([sys.executable, "-c", BURNER, str(threads), str(seconds)])
+    deadline = time.monotonic() + 60
+    try:
+        while psutil.Process(proc.pid).num_threads() < threads + 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    except psutil.NoSuchProcess:
+        pass
+    return proc
 
 
 def _cell_serial_flagged() -> bool:
     proc = _burn(1, 3.0)
     try:
-        time.sleep(0.3)
         m = sample(proc.pid, 1.0)
         return judge(m, 16, None) is not None
     finally:
@@ -182,7 +192,6 @@ def _cell_serial_flagged() -> bool:
 def _cell_serial_note_honoured() -> bool:
     proc = _burn(1, 3.0)
     try:
-        time.sleep(0.3)
         m = sample(proc.pid, 1.0)
         return judge(m, 16, "single-threaded merge phase") is None
     finally:

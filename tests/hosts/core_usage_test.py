@@ -19,6 +19,14 @@ def _start(cmd):
     return subprocess.Popen(cmd, shell=False, stdout=subprocess.DEVNULL)
 
 
+def _wait_burners(proc, n, timeout=60.0):
+    """Until ``n`` `yes` children run (no fixed sleep: on a loaded machine sh may take a while to fork)."""
+    deadline = time.monotonic() + timeout
+    while sum(1 for c in psutil.Process(proc.pid).children() if c.name() == "yes") < n:
+        assert time.monotonic() < deadline, f"{n} burners never started"
+        time.sleep(0.05)
+
+
 def _stop(proc):
     parent = psutil.Process(proc.pid)
     kids = parent.children(recursive=True)
@@ -67,7 +75,7 @@ def test_serial_reason_from_state_file(tmp_path):
 def test_real_parallel_burner_is_not_flagged(state):
     proc = _start(["sh", "-c", "yes >/dev/null & yes >/dev/null & yes >/dev/null & wait"])
     try:
-        time.sleep(0.3)
+        _wait_burners(proc, 3)
         m = core_usage.sample(proc.pid, 1.5)
         assert m["threads_at_once"] > 2.0, m
         assert core_usage.judge(m, 8, None) is None
@@ -78,7 +86,7 @@ def test_real_parallel_burner_is_not_flagged(state):
 def test_real_serial_burner_is_flagged_and_alerted(state):
     proc = _start(["sh", "-c", "yes >/dev/null & wait"])
     try:
-        time.sleep(0.3)
+        _wait_burners(proc, 1)
         out = subprocess.run([sys.executable, "-m", "swarmgate", "core-usage", "--window", "1.5",
                               "--threads", "8", "--json", str(proc.pid)],
                              capture_output=True, text=True, timeout=30)
