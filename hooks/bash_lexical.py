@@ -230,8 +230,9 @@ class Parser:
                 r.heredoc = "".join(body)
                 return
             body.append(cmp + "\n")
+        # like bash: a here-document not terminated runs to the end of the text
+        # (bash only warns), so the body is what is left
         r.heredoc = "".join(body)
-        self._mark(f"here-document delimited by {r.delim!r} is not terminated")
 
     def _peek_word(self) -> str:
         """The next plain word (letters etc. up to a blank/metachar), unconsumed."""
@@ -255,8 +256,9 @@ class Parser:
         seq = self.parse_list(stop=set(), close="")
         if self.i < self.n:
             self._mark(f"unexpected {self.s[self.i]!r} at offset {self.i}")
-        if self.pending:
-            self._mark("here-document without a body")
+        for r in self.pending:   # at the end of the text: an empty body, as in bash
+            r.heredoc = ""
+        self.pending = []
         return seq
 
     def parse_list(self, stop: set, close: str) -> Seq:

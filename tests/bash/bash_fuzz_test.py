@@ -139,8 +139,15 @@ def test_hundred_kilobyte_command():
     timed(text, budget_s=1.0)
 
 
+def test_unterminated_heredoc_runs_to_the_end_like_bash():
+    an = timed("bash <<EOF\ncargo test --workspace", budget_s=1.0)
+    assert any(c.name == "cargo" for c in an.commands)
+    an = timed("cat <<EOF\ncargo test --workspace", budget_s=1.0)
+    assert [c.name for c in an.commands] == ["cat"] and not an.unverifiable
+
+
 def test_unbalanced_quotes_are_unverifiable():
-    for text in ["echo 'a", 'echo "a', "echo `a", "echo $(a", "echo ${a", "cat <<EOF\nx"]:
+    for text in ["echo 'a", 'echo "a', "echo `a", "echo $(a", "echo ${a"]:
         an = timed(text, budget_s=1.0)
         assert an.unverifiable, text
 
