@@ -822,6 +822,12 @@ class Parser:
                     continue
                 break
             if c == "\\":
+                if self.i + 1 >= n:   # a lone backslash at the very end: nothing
+                    if self.i == start:
+                        self.i = n
+                        return None
+                    self.i = n
+                    break
                 self.i += 2
                 continue
             if c == "'":

@@ -1101,7 +1101,8 @@ class _Walker:
         self.collect.append(loop.body_commands)
         self.loops_open.append(loop)
         try:
-            if values is None:
+            if not values:
+                # unknown values (or none we can see): the body is read once
                 if node.var:
                     self.vars[node.var] = None
                 self.walk(node.body, sub)
@@ -2277,6 +2278,7 @@ class _Walker:
         for name, (body, dctx) in list(self.funcs.items()):
             if name not in self.called:
                 self.called.add(name)
+                self._set_positional(["$1"], [2])   # a function never called: arguments unknown
                 self.active_funcs.append(id(body))
                 try:
                     self.walk(body, dctx.sub(f"function:{name}"))
