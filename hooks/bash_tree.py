@@ -2003,7 +2003,8 @@ class _Walker:
         maker = next((c for c in self.an.commands[:-1]
                       if c.name not in _NO_FILE_CREATION
                       or any(r.writes and r.target != "/dev/null" for r in c.redirects)), None)
-        if maker is None:
+        if maker is None or p.endswith("/bin/activate"):
+            # (a virtualenv's activate script, made by `python -m venv`, is standard)
             self.problem(f"script {p} does not exist (it cannot run either)")
             return
         self.problem(f"script {p} does not exist yet")

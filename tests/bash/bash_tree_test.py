@@ -862,3 +862,8 @@ def test_substitution_inside_parameter_default(text):
 def test_bashlex_mistakes_are_not_trusted(text, expected):
     an = run(text)
     assert words(an) == expected, (an.parsed_by, words(an))
+
+
+def test_fresh_virtualenv_activation_is_not_unverifiable(tmp_path):
+    an = run("python3 -m venv .venv && source .venv/bin/activate && pip install -e .", tmp_path)
+    assert not an.unverifiable and "pip" in names(an)
