@@ -316,14 +316,18 @@ def _param(inner: str, variables: dict) -> str | None:
         k = inner.find(op)
         if k > 0 and inner[:k].isidentifier():
             name, word = inner[:k], inner[k + len(op):]
-            val = variables.get(name)
+            static_word = not any(c in word for c in "$`'\"\\")
+            if name not in variables:
+                # not set by this text: the default is what runs unless the
+                # environment sets it (judged as the default: ${CARGO:-cargo} is cargo)
+                return word if static_word else None
+            val = variables[name]
             if val is None:
-                return None   # unknown (it may be set in the environment)
+                return None   # set to something we cannot read
             if val == "" and op.startswith(":"):
-                return word if not any(c in word for c in "$`'\"\\") else None
+                return word if static_word else None
             return val
     return None
-
 
 
 def expand(raw: str, variables: dict, subst=None, heredoc: bool = False) -> tuple[str, int]:

@@ -867,3 +867,9 @@ def test_bashlex_mistakes_are_not_trusted(text, expected):
 def test_fresh_virtualenv_activation_is_not_unverifiable(tmp_path):
     an = run("python3 -m venv .venv && source .venv/bin/activate && pip install -e .", tmp_path)
     assert not an.unverifiable and "pip" in names(an)
+
+
+def test_parameter_defaults():
+    assert find(run('"${CARGO:-cargo}" test --workspace'), "cargo").args == ["test", "--workspace"]
+    assert find(run("C=/opt/cargo; ${C:-cargo} test"), "cargo").words[0] == "/opt/cargo"
+    assert "dynamic" in reasons(run("C=$(which x); ${C:-cargo} test"))
