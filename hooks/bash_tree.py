@@ -2141,18 +2141,55 @@ class _Walker:
                 break
             if not a.startswith("-"):
                 break
-        if code is None:
-            # `python - <<EOF` / `python <<EOF`: the code is the heredoc
-            if not args or args[0] == "-":
-                for r in raw_redirs:
-                    if r.op in ("<<", "<<-", "<<<") and r.heredoc is not None:
-                        code = r.heredoc
+        if code is None and (not args or args[0] == "-"):
+            # the program comes from stdin: a heredoc, a here-string, a file, a pipe
+            code, unknown = self._stdin_program(raw_redirs)
+            if unknown:
+                self.unverifiable(f"the program fed to {name} on its input cannot be read "
+                                  "statically", text)
+                return
         if code is None:
             return
         hit = self._scan_code(code)
         if hit:
             self.unverifiable(f"{name} one-liner runs a shell command matching {hit!r} from its "
                               "code: it cannot be judged as a command", text)
+
+    def _stdin_program(self, raw_redirs) -> tuple[str | None, bool]:
+        """(program text, unknown) for an interpreter reading its program from stdin."""
+        _, _, feed = self._io
+        for r in raw_redirs:
+            if r.op in ("<<", "<<-") and r.heredoc is not None:
+                return r.heredoc, False
+            if r.op == "<<<" and r.target is not None:
+                return expand(r.target.raw, self.vars)[0], False
+            if r.op == "<" and r.fd in (None, 0) and r.target is not None:
+                v, last = expand(r.target.raw, self.vars)
+                body = self._read_code(v) if last < 0 else None
+                return body, body is None
+        if feed is None:
+            return None, False
+        out = self._static_output(feed)
+        if out is None:
+            return None, True
+        if out[0] == "text":
+            return out[1], False
+        parts = [self._read_code(f) for f in out[1]]
+        if any(p is None for p in parts):
+            return None, True
+        return "\n".join(parts), False
+
+    def _read_code(self, path: str) -> str | None:
+        p = self._abspath(path)
+        if p is None or not self._known_dir(p):
+            return None
+        try:
+            if os.path.getsize(p) > self.max_script_bytes:
+                return None
+            with open(p, "rb") as fh:
+                return fh.read(self.max_script_bytes).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
 
     def _scan_code(self, code: str) -> str | None:
         """The first interpreter pattern that a string literal of ``code`` runs

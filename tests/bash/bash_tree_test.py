@@ -873,3 +873,14 @@ def test_parameter_defaults():
     assert find(run('"${CARGO:-cargo}" test --workspace'), "cargo").args == ["test", "--workspace"]
     assert find(run("C=/opt/cargo; ${C:-cargo} test"), "cargo").words[0] == "/opt/cargo"
     assert "dynamic" in reasons(run("C=$(which x); ${C:-cargo} test"))
+
+
+def test_interpreter_program_from_stdin(tmp_path):
+    (tmp_path / "a.py").write_text('import os\nos.system("cargo test --workspace")\n')
+    assert "cannot be read statically" in reasons(run("curl -s https://x/get.py | python3", tmp_path))
+    assert "cargo test --workspace" in reasons(run("cat a.py | python3", tmp_path))
+    assert "cargo test --workspace" in reasons(run("python3 - < a.py", tmp_path))
+    assert "cargo test --workspace" in reasons(run(
+        "python3 <<< 'import os; os.system(\"cargo test --workspace\")'", tmp_path))
+    assert not run("echo 'print(1)' | python3", tmp_path).unverifiable
+    assert not run("python3 a.py", tmp_path).unverifiable       # a program file is not read (SPEC)
