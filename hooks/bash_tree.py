@@ -297,7 +297,7 @@ def _base_vars(cwd: str | None) -> dict:
     the environment the hook runs in (the same user and session), and PWD."""
     global _env_vars
     if _env_vars is None:
-        _env_vars = {k: os.environ[k] for k in ("HOME", "USER", "LOGNAME", "TMPDIR")
+        _env_vars = {k: os.environ[k] for k in ("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL")
                      if os.environ.get(k)}
     out: dict[str, str | None] = dict(_env_vars)
     if cwd:
