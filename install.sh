@@ -32,6 +32,8 @@ fi
 # byte-compile once: hooks run before every tool call, and a process that may not
 # write bytecode (PYTHONDONTWRITEBYTECODE) would otherwise recompile every module each time
 .venv/bin/python -m compileall -q swarmgate hooks gate hosts agents rules >/dev/null || true
+# build bashlex's parser tables once (the hook loads them instead of rebuilding them, ~100 ms, every call)
+.venv/bin/python -m swarmgate.hooks.bashlex_fast >/dev/null 2>&1 || true
 
 case "$mode" in
   setup) echo "swarmgate installed in $here/.venv (wire a repository with: ./install.sh --into PATH)";;
