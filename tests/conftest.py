@@ -123,6 +123,22 @@ def _written_since(t0: float) -> list[str]:
     return out
 
 
+# Module-level caches filled from os.environ on first use. Tests monkeypatch HOME and friends, so a
+# cache filled during one test would leak that test's values into every later one (order-dependent
+# failures). A hook process is fresh per call, so in production the cache never sees a change.
+ENV_CACHES = (("swarmgate.hooks.bash_tree", "_env_vars"),)
+
+
+@pytest.fixture(autouse=True)
+def _reset_env_caches():
+    yield
+    import sys
+    for module, attr in ENV_CACHES:
+        mod = sys.modules.get(module)
+        if mod is not None and getattr(mod, attr, None) is not None:
+            setattr(mod, attr, None)
+
+
 def _mode() -> str:
     forced = os.environ.get("SWARMGATE_LEFTOVERS")
     if forced in ("fail", "warn"):
