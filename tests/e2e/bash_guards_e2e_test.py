@@ -102,3 +102,28 @@ def test_p01_flags_a_command_repeated_with_unchanged_output(claude_repo):
     assert [len(r.hook_texts(prefix)) for r in reqs] == [0, 0, 0, 1], run.describe()
     (flag,) = reqs[3].hook_texts(prefix)
     assert "[P01]" in flag and f"`{poll}`" in flag and "3 times" in flag
+
+
+def test_b30_b31_b10_refuse_unbounded_waits_nested_background_and_unscoped_runs(claude_repo):
+    scope = ("SWARMGATE_RUN_SCOPE='kind=items; target=unit tests; range=tests/unit; "
+             "reason=checking the parser change only'")
+    run = claude_repo.run("script:shapes", [
+        Conversation("script:shapes", [
+            bash("until test -f done.flag; do sleep 5; done"),          # B30: no bound
+            bash("( sleep 1 & ) &"),                                    # B31: nested background
+            bash("python3 -m pytest -q tests/unit"),                    # B10: no run scope
+            bash("for i in 1 2 3; do echo step-$i; done"),              # a bounded loop runs
+            bash(f"{scope} python3 -m pytest -q tests/unit"),           # scoped: the hook lets it run
+            done("done"),
+        ]),
+    ])
+    assert run.returncode == 0, run.describe()
+    wait, nested, unscoped, loop, scoped = run.results_of("Bash")
+    assert wait.is_error and "[B30]" in wait.text, run.describe()
+    assert nested.is_error and "[B31]" in nested.text, run.describe()
+    assert unscoped.is_error and "[B10]" in unscoped.text and "SWARMGATE_RUN_SCOPE=" in unscoped.text, run.describe()
+    assert not loop.is_error and loop.text.split() == ["step-1", "step-2", "step-3"]
+    assert "hook error" not in scoped.text, run.describe()
+    recs = run.decisions(event="PreToolUse", tool="Bash")
+    assert [(r["decision"], r["codes"]) for r in recs] == [
+        ("deny", ["B30"]), ("deny", ["B31"]), ("deny", ["B10"]), ("allow", []), ("allow", [])], run.describe()
