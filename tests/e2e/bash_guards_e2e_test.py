@@ -58,13 +58,19 @@ def test_main_agents_prefixed_capped_heavy_test_passes_with_the_r01_host_report(
     assert "verdict" in after.all_text
 
 
-def test_b01_refuses_the_main_agents_unprefixed_heavy_test(claude_repo):
+def test_b01_and_b02_refuse_the_main_agents_bare_or_uncapped_heavy_test(claude_repo):
     run = claude_repo.run("script:b01-main-bare", [
-        Conversation("script:b01-main-bare", [bash("cargo test --workspace"), done("refused")]),
+        Conversation("script:b01-main-bare", [
+            bash("cargo test --workspace"),                                    # B01: no prefix
+            bash(f"SWARMGATE_HEAVY=commit {SCOPE_FULL} cargo test --workspace"),  # B02: not capped
+            done("refused twice"),
+        ]),
     ])
-    (res,) = run.results_of("Bash")
-    assert res.is_error and "[B01]" in res.text and "SWARMGATE_HEAVY=commit" in res.text, run.describe()
-    assert [d["tool_name"] for d in run.permission_denials] == ["Bash"]
+    bare, uncapped = run.results_of("Bash")
+    assert bare.is_error and "[B01]" in bare.text and "SWARMGATE_HEAVY=commit" in bare.text, run.describe()
+    assert uncapped.is_error and "[B02]" in uncapped.text and "[B01]" not in uncapped.text, run.describe()
+    assert "run-with-memory-cap" in uncapped.text
+    assert [d["tool_name"] for d in run.permission_denials] == ["Bash", "Bash"]
 
 
 def test_t01_refuses_timers_from_the_shell_and_the_cron_tool(claude_repo):
