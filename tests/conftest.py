@@ -7,8 +7,9 @@ the guard lists
 - live processes carrying this run's mark, or naming this run's temp dir on their command line
   (covers commands started over the loopback sshd, which do not inherit our environment);
 - swarmgate*/slurm_* cgroups (two levels under each cgroup v1 controller) that were not there before;
-- files written under /var/tmp/swarmgate (the real state dir; tests must point SWARMGATE_STATE_DIR at
-  a temp dir), under ~/.claude and ~/.config/swarmgate, and in this checkout's .swarmgate/ during the run.
+- files created or modified during the run under /var/tmp/swarmgate (the real state dir; tests must
+  point SWARMGATE_STATE_DIR at a temp dir), ~/.claude, ~/.config/swarmgate and this checkout's .swarmgate/
+  (compared with a listing taken at the start).
 
 Processes are attributed exactly (the mark), so they always fail the run (and are then killed by pid,
 so nothing stays on the machine). Cgroups and files are only
@@ -16,7 +17,7 @@ attributed by time and name, which other test runs on the same machine can share
 when SWARMGATE_REQUIRE_REAL_PARTS=1 (CI: a clean machine, nothing else running) and are printed as
 a warning section otherwise. SWARMGATE_LEFTOVERS=fail|warn overrides both.
 
-It costs one scan of /proc and a few directory listings at each end of the session.
+It costs one scan of /proc and a listing of those few directories at each end of the session.
 """
 from __future__ import annotations
 
@@ -105,8 +106,10 @@ def _our_processes(token: str, basetemp: str | None) -> list[tuple[int, str]]:
     return out
 
 
-def _written_since(t0: float) -> list[str]:
-    out = []
+def _files() -> dict[str, int]:
+    """{path: mtime_ns} of everything under the watched dirs (install.sh itself warms a cache in
+    /var/tmp/swarmgate just before pytest starts: compare with the start, not with a time)."""
+    out = {}
     for root in _watched_dirs():
         if not os.path.isdir(root):
             continue
@@ -114,13 +117,16 @@ def _written_since(t0: float) -> list[str]:
             for n in filenames + dirnames:
                 p = os.path.join(dirpath, n)
                 try:
-                    if os.lstat(p).st_mtime >= t0:
-                        out.append(p)
+                    out[p] = os.lstat(p).st_mtime_ns
                 except OSError:
                     pass
-            if len(out) > 50:
+            if len(out) > 20000:
                 return out
     return out
+
+
+def _written_since(before: dict[str, int]) -> list[str]:
+    return sorted(p for p, m in _files().items() if before.get(p) != m)[:50]
 
 
 # Module-level caches filled from os.environ on first use. Tests monkeypatch HOME and friends, so a
@@ -151,8 +157,7 @@ def pytest_configure(config):
         return  # an xdist worker: the controller guards the run
     token = f"{os.getpid()}-{time.time_ns()}"
     os.environ[MARK] = token
-    config._swarmgate_leftovers = {"token": token, "t0": time.time() - 1.0, "cgroups": _cgroups(),
-                                   "found": None}
+    config._swarmgate_leftovers = {"token": token, "files": _files(), "cgroups": _cgroups(), "found": None}
 
 
 def _basetemp(config) -> str | None:
@@ -177,7 +182,7 @@ def pytest_sessionfinish(session, exitstatus):
         except OSError:
             pass
     cgroups = sorted(_cgroups() - state["cgroups"])
-    files = _written_since(state["t0"])
+    files = _written_since(state["files"])
     state["found"] = (procs, cgroups, files)
     forced = os.environ.get("SWARMGATE_LEFTOVERS")
     if forced == "warn":
