@@ -109,6 +109,33 @@ def test_g01_deny_reaches_the_model_as_the_tools_error(claude_repo):
     assert [(d["decision"], d["codes"]) for d in deny] == [("deny", ["G01"])]
 
 
+def test_a_break_switch_outside_a_self_test_makes_the_hooks_refuse(claude_repo):
+    """SWARMGATE_BREAK in the session's environment (not a self-test): every tool call is refused,
+    naming the variable; typed inline into a command, G01 refuses it too."""
+    settings = claude_repo.repo / ".claude" / "settings.json"
+    before = settings.read_bytes()
+    run = claude_repo.run("script:break", [
+        Conversation("script:break", [
+            tool("Write", {"file_path": str(settings), "content": "{}\n"}),
+            bash("echo harmless"),
+            done("blocked"),
+        ]),
+    ], env={"SWARMGATE_BREAK": "g01-allow-file-tools"})
+    assert run.returncode == 0, run.describe()
+    (write,) = run.results_of("Write")
+    (echo,) = run.results_of("Bash")
+    for res in (write, echo):
+        assert res.is_error and "SWARMGATE_BREAK=g01-allow-file-tools is set outside a self-test" in res.text, \
+            run.describe()
+    assert settings.read_bytes() == before
+
+    inline = claude_repo.run("script:break-inline", [
+        Conversation("script:break-inline", [bash("SWARMGATE_BREAK=b01-allow-heavy echo hi"), done("no")]),
+    ])
+    (res,) = inline.results_of("Bash")
+    assert res.is_error and "[G01]" in res.text and "SWARMGATE_BREAK" in res.text, inline.describe()
+
+
 def test_subagent_tool_calls_carry_agent_type(claude_repo):
     claude_repo.add_agent(WORKER)
     run = claude_repo.run("script:main-dispatch", [
