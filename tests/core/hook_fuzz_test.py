@@ -37,6 +37,9 @@ def _check(event, text):
 @given(st.sampled_from(EVENTS), payloads)
 def test_any_payload_gets_an_answer(repo, monkeypatch, event, payload):
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo))  # random `cwd`s must not write outside the repo
+    # A01 on an Agent/Task PostToolUse starts a detached swarm-watch that lives as long as this
+    # process's parent; as in a self-test cell, run its one tick in the foreground instead
+    monkeypatch.setenv("SWARMGATE_SELFTEST_CASE", "1")
     payload = dict(payload, cwd=str(repo), hook_event_name=event)
     _check(event, json.dumps(payload))
 
@@ -45,6 +48,7 @@ def test_any_payload_gets_an_answer(repo, monkeypatch, event, payload):
 @given(st.sampled_from(EVENTS), st.text(max_size=60) | json_values.map(json.dumps))
 def test_any_text_gets_an_answer(repo, monkeypatch, event, text):
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo))
+    monkeypatch.setenv("SWARMGATE_SELFTEST_CASE", "1")  # no detached swarm-watch (see above)
     monkeypatch.chdir(repo)
     ans = _check(event, text)
     try:
