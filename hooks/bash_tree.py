@@ -289,17 +289,16 @@ def _match_close(s: str, i: int, open_c: str, close_c: str) -> int:
     return n
 
 
-_env_vars: dict | None = None
+_env_vars: dict | None = None  # kept for callers that reset it; no longer a cache
+_ENV_KNOWN = ("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL")
 
 
 def _base_vars(cwd: str | None) -> dict:
     """Variables whose value the Bash tool's shell certainly has: a few from
-    the environment the hook runs in (the same user and session), and PWD."""
-    global _env_vars
-    if _env_vars is None:
-        _env_vars = {k: os.environ[k] for k in ("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL")
-                     if os.environ.get(k)}
-    out: dict[str, str | None] = dict(_env_vars)
+    the environment the hook runs in (the same user and session), and PWD.
+    Read on every call: a hook is a fresh process, so a cache gains nothing and
+    a long-lived caller (tests, swarm-watch) must see the environment as it is now."""
+    out: dict[str, str | None] = {k: os.environ[k] for k in _ENV_KNOWN if os.environ.get(k)}
     if cwd:
         out["PWD"] = cwd
     return out
