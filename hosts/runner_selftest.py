@@ -47,11 +47,36 @@ def alloc(mib: int, hold_s: float = 0.0) -> list[str]:
     return ["python3", "-c", code]
 
 
+def _fs_type(path: str) -> str:
+    """Filesystem type of the mount holding ``path`` (longest mount-point prefix in /proc/mounts)."""
+    best, kind = "", ""
+    real = os.path.realpath(path)
+    try:
+        with open("/proc/mounts") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 3 and (real == parts[1] or real.startswith(parts[1].rstrip("/") + "/")) \
+                        and len(parts[1]) >= len(best):
+                    best, kind = parts[1], parts[2]
+    except OSError:
+        pass
+    return kind
+
+
+def disk_backed_tmpdir() -> str:
+    """A temp base whose files make reclaimable page cache: on tmpfs, file pages are shared
+    memory and never reclaimable, which would make the page-cache cell meaningless."""
+    for d in (tempfile.gettempdir(), "/var/tmp", os.getcwd()):
+        if os.path.isdir(d) and os.access(d, os.W_OK) and _fs_type(d) not in ("tmpfs", "ramfs"):
+            return d
+    return tempfile.gettempdir()
+
+
 class Sandbox:
     """A temp repo + state dir + slice name; ``run()`` calls the real runner in a subprocess."""
 
     def __init__(self, total: str = TOTAL, prefix: str = "sgself") -> None:
-        self.tmp = tempfile.mkdtemp(prefix=f"swarmgate-{prefix}-")
+        self.tmp = tempfile.mkdtemp(prefix=f"swarmgate-{prefix}-", dir=disk_backed_tmpdir())
         self.repo = os.path.join(self.tmp, "repo")
         self.state = os.path.join(self.tmp, "state")
         self.slice = f"{prefix}-{os.getpid()}-{int(time.time() * 1000) % 10**8}"
