@@ -195,7 +195,8 @@ def all_suites(names: list[str] | None = None) -> list[Suite]:
 
 def known_names() -> list[str]:
     from swarmgate.hooks import registry
-    return ["guards", *[g.code for g in registry.guards()], *TOOL_SUITES]
+    # a code may have several guards (G01's file side and shell side): name it once
+    return list(dict.fromkeys(["guards", *[g.code for g in registry.guards()], *TOOL_SUITES]))
 
 
 def main(argv: list[str] | None = None) -> int:
