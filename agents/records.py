@@ -541,16 +541,12 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("current", help="print the current round's record and its open tasks")
     s.add_argument("--session", default=None)
     args = p.parse_args(argv)
-    if args.selftest:
-        from swarmgate.selftest import main as selftest_main
-        return selftest_main(["records"])
+    from swarmgate.break_switch import tool_start
+    early = tool_start("records", args.selftest, "records")
+    if early is not None:
+        return early
     if not args.cmd:
         p.error("expected one of: new, add-task, update, verdict, restore, validate, current")
-    from swarmgate.break_switch import refusal
-    why = refusal()
-    if why:
-        print(f"records: {why}", file=sys.stderr)
-        return 251
 
     repo = os.path.abspath(args.repo) if args.repo else find_repo()
     try:

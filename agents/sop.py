@@ -197,7 +197,7 @@ def _red(text: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    from swarmgate.break_switch import refusal
+    from swarmgate.break_switch import tool_start
     from swarmgate.config import ConfigError, find_repo, load_config
 
     p = argparse.ArgumentParser(prog="swarmgate sop",
@@ -211,15 +211,11 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--from", dest="source", help="upstream directory (default: [sop] upstream)")
     sub.add_parser("stamp", help="record the copy's VERSION as read")
     args = p.parse_args(argv)
-    if args.selftest:
-        from swarmgate.selftest import main as selftest_main
-        return selftest_main(["sop"])
+    early = tool_start("sop", args.selftest, "swarmgate sop")
+    if early is not None:
+        return early
     if not args.cmd:
         p.error("expected one of: check, sync, stamp")
-    why = refusal()
-    if why:
-        print(f"swarmgate sop: {why}", file=sys.stderr)
-        return 251
     repo = os.path.abspath(args.repo) if args.repo else find_repo()
     try:
         config = load_config(repo)

@@ -267,7 +267,7 @@ def session_from_env() -> str:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    from swarmgate.break_switch import refusal
+    from swarmgate.break_switch import tool_start
     from swarmgate.config import ConfigError, find_repo, load_config
 
     p = argparse.ArgumentParser(prog="work-dir-owner",
@@ -298,15 +298,11 @@ def main(argv: list[str] | None = None) -> int:
         if name == "clean":
             s.add_argument("--dry-run", action="store_true")
     args = p.parse_args(argv)
-    if args.selftest:
-        from swarmgate.selftest import main as selftest_main
-        return selftest_main(["work-dir-owner"])
+    early = tool_start("work-dir-owner", args.selftest, "work-dir-owner")
+    if early is not None:
+        return early
     if not args.cmd:
         p.error("expected one of: claim, release, list, clean")
-    why = refusal()
-    if why:
-        print(f"work-dir-owner: {why}", file=sys.stderr)
-        return 251
     try:
         root = args.root
         if not root:

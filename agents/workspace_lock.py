@@ -328,7 +328,7 @@ def _cmdline(pid: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    from swarmgate.break_switch import refusal
+    from swarmgate.break_switch import tool_start
     from swarmgate.exit_codes import Exit
     from swarmgate.statefile import StateError
 
@@ -365,15 +365,11 @@ def main(argv: list[str] | None = None) -> int:
     common(s, True)
     s.add_argument("argv", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
-    if args.selftest:
-        from swarmgate.selftest import main as selftest_main
-        return selftest_main(["workspace-lock"])
+    early = tool_start("workspace-lock", args.selftest, "workspace-lock")
+    if early is not None:
+        return early
     if not args.cmd:
         p.error("expected one of: acquire, release, status, run")
-    why = refusal()
-    if why:
-        print(f"workspace-lock: {why}", file=sys.stderr)
-        return int(Exit.USAGE)
     name = args.name or default_name()
     path = lock_path(name)
     session = args.session if args.session is not None else session_from_env()

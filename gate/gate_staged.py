@@ -446,13 +446,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("-v", "--verbose", action="store_true", help="print the output of passing stages too")
     p.add_argument("--selftest", action="store_true", help="run this tool's self-test (break switches)")
     args = p.parse_args(argv)
-    if args.selftest:
-        from swarmgate.selftest import main as selftest_main
-        return selftest_main(["gate-staged"])
-    refusal = break_switch.refusal()
-    if refusal:
-        print(f"gate-staged: {refusal}", file=sys.stderr)
-        return Exit.USAGE
+    early = break_switch.tool_start("gate-staged", args.selftest, "gate-staged")
+    if early is not None:
+        return early
     from swarmgate.config import ConfigError
     from swarmgate.state_paths import state_dir
     from swarmgate.statefile import StateError

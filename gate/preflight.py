@@ -337,10 +337,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="ignore the admission (inputs-changed) check")
     p.add_argument("--json", action="store_true", help="print the unmet conditions as JSON")
     ns = p.parse_args(args)
-    refusal = break_switch.refusal()
-    if refusal:
-        print(f"swarmgate preflight: {refusal}", file=sys.stderr)
-        return Exit.USAGE
+    early = break_switch.tool_start("preflight", False, "swarmgate preflight")
+    if early is not None:
+        return early
     script = Path(ns.script)
     if not script.is_file():
         print(f"swarmgate preflight: {script}: no such file (give the path of the script to run)", file=sys.stderr)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from typing import Sequence
@@ -107,13 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--json", action="store_true")
     p.add_argument("--selftest", action="store_true")
     args = p.parse_args(argv)
-    if args.selftest:
-        from swarmgate.selftest import main as selftest_main
-        return selftest_main(["core-usage"])
-    from swarmgate.break_switch import refusal
-    if refusal():
-        print(f"core-usage: {refusal()}", file=sys.stderr)
-        return Exit.USAGE
+    from swarmgate.break_switch import tool_start
+    early = tool_start("core-usage", args.selftest, "core-usage")
+    if early is not None:
+        return early
     if args.pid is None:
         p.error("PID is required")
     if args.window <= 0:

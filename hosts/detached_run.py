@@ -287,10 +287,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     sp = sub.add_parser("stop", help="stop the job and what it left behind")
     sp.add_argument("label")
     args = p.parse_args(argv)
-    from swarmgate.break_switch import refusal
-    if refusal():
-        say(refusal())
-        return Exit.USAGE
+    from swarmgate.break_switch import tool_start
+    early = tool_start("detached-run", False, "detached-run")  # --selftest is handled above
+    if early is not None:
+        return early
     label = getattr(args, "label", None)
     if label is not None and not LABEL_RE.fullmatch(label):
         say(f"label {label!r}: use letters, digits and . _ - only")

@@ -168,8 +168,6 @@ def local_total(config, report: dict) -> int | None:
 
 
 def build(config, hosts, command: str | None, gpu: bool | None = None, names=None) -> dict:
-    from swarmgate.hosts import collector as _c  # noqa: F401 - fail early if missing
-
     label = label_for(command) if command else None
     hist = command_history(label) if label else None
     need = int(config["memory"]["default_prediction"])
@@ -242,9 +240,10 @@ def main(argv=None) -> int:
     p.add_argument("--hosts-config", help="hosts.toml (default ~/.config/swarmgate/hosts.toml)")
     p.add_argument("--selftest", action="store_true")
     args = p.parse_args(argv)
-    if args.selftest:
-        from swarmgate.selftest import main as selftest_main
-        return selftest_main(["host-resources"])
+    from swarmgate.break_switch import tool_start
+    early = tool_start("host-resources", args.selftest, "host-resources")
+    if early is not None:
+        return early
     from swarmgate.config import ConfigError, load_config, load_hosts_config
     try:
         config = load_config()

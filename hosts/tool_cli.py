@@ -26,14 +26,10 @@ def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
 
 def preamble(args, tool: str, say, command: list[str] | None) -> int | None:
     """An exit code when the tool must stop here (self-test ran, break switch refused, no command)."""
-    if args.selftest:
-        from swarmgate.selftest import main as selftest_main
-        return selftest_main([tool])
-    from swarmgate.break_switch import refusal
-    why = refusal()
-    if why:
-        say(why)
-        return Exit.USAGE
+    from swarmgate.break_switch import tool_start
+    early = tool_start(tool, args.selftest, tool)
+    if early is not None:
+        return early
     if command is not None and not command:
         say("nothing to run: put the command after `--`")
         return Exit.USAGE

@@ -107,3 +107,20 @@ class selftest_marker:
         except OSError:
             pass
         _cache.clear()
+
+
+def tool_start(suite: str, selftest: bool, prog: str) -> int | None:
+    """What every tool does first: `--selftest` runs its self-test suite; a break switch set
+    outside a self-test refuses with 251 (SPEC §7). Returns the exit code to stop with, or
+    None to go on."""
+    import sys
+
+    if selftest:
+        from swarmgate.selftest import main as selftest_main
+        return selftest_main([suite])
+    why = refusal()
+    if why:
+        from swarmgate.exit_codes import Exit
+        print(f"{prog}: {why}", file=sys.stderr)
+        return int(Exit.USAGE)
+    return None

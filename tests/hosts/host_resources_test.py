@@ -194,3 +194,11 @@ def test_cores_in_use_never_sleeps_with_a_snapshot(tmp_path, monkeypatch):
     assert slept == []
     collector.cpu_busy(0.05, None)                     # without a snapshot file it samples
     assert slept == [0.05]
+
+
+def test_break_switch_outside_a_selftest_is_refused(state, monkeypatch):
+    monkeypatch.setenv("SWARMGATE_BREAK", "no-booking-subtraction")
+    monkeypatch.delenv("SWARMGATE_SELFTEST_TOKEN", raising=False)
+    cp = subprocess.run([sys.executable, "-m", "swarmgate", "host-resources", "--json"], capture_output=True,
+                        text=True, timeout=60)
+    assert cp.returncode == 251 and "outside a self-test" in cp.stderr and cp.stdout == ""
