@@ -26,7 +26,6 @@ background task.) It never kills, except a process reported
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -278,6 +277,7 @@ def tick(session: str, cwd: str, root_pid: int | None, config, transcripts: str 
          now: float | None = None) -> list[Report]:
     """Observe, judge, report new or continuing findings as alerts, escalate. Returns this tick's reports."""
     from swarmgate.alerts import write_alert
+    from swarmgate.break_switch import broken
     from swarmgate.statefile import locked, read_json, write_json_atomic
 
     now = time.time() if now is None else now
@@ -308,7 +308,7 @@ def tick(session: str, cwd: str, root_pid: int | None, config, transcripts: str 
             f["count"] += 1
             f["last"] = now
             f["message"] = r.message
-            if f["count"] == 1:
+            if f["count"] == 1 and not broken("watch-silent"):
                 write_alert(f"watch:{r.kind}", r.message, source="swarm-watch", session=session, key=r.key,
                             pid=r.pid)
             elif not f["acked"] and r.pid and f["count"] >= int(w["kill_after_reports"]):
@@ -391,13 +391,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--transcripts", help="Claude Code's projects directory (default ~/.claude/projects)")
     p.add_argument("--selftest", action="store_true")
     args = p.parse_args(argv)
-    if args.selftest:
-        from swarmgate.selftest import main as selftest_main
-        return selftest_main(["swarm-watch"])
-    from swarmgate.break_switch import refusal
-    if refusal():
-        say(refusal())
-        return Exit.USAGE
+    from swarmgate.break_switch import tool_start
+    early = tool_start("swarm-watch", args.selftest, "swarm-watch")
+    if early is not None:
+        return early
     session = args.session or os.environ.get("CLAUDE_CODE_SESSION_ID") or os.environ.get("CLAUDE_SESSION_ID")
     if not session:
         say("--session is required")
@@ -471,6 +468,44 @@ def claim_instance(session: str) -> bool:
             return False
         write_json_atomic(instance_path(session), identity())
     return True
+
+
+# --- self-test: a transcript with a call that has run for 20 minutes must become an alert ---
+
+def _cell_long_call_alerted() -> bool:
+    import json
+    import tempfile
+
+    from swarmgate.agents.handover import project_dir_name
+    from swarmgate.config import Config, validate
+
+    with tempfile.TemporaryDirectory(prefix="swarmgate-watch-") as tmp:
+        repo = os.path.join(tmp, "repo")
+        base = os.path.join(tmp, "projects", project_dir_name(repo))
+        os.makedirs(base)
+        os.makedirs(repo)
+        started = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() - 1200)) + ".000Z"
+        with open(os.path.join(base, "selftest-watch.jsonl"), "w") as f:
+            f.write(json.dumps({"type": "assistant", "timestamp": started, "cwd": repo, "message": {
+                "role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                                  "input": {"command": "sleep 3600"}}]}}) + "\n")
+        old = os.environ.get("SWARMGATE_STATE_DIR")
+        os.environ["SWARMGATE_STATE_DIR"] = os.path.join(tmp, "state")
+        try:
+            from swarmgate.alerts import all_alerts
+            tick("selftest-watch", repo, None, Config(validate({}), None, None, {}), os.path.join(tmp, "projects"))
+            return any(a["kind"] == "watch:tool-call-running" for a in all_alerts())
+        finally:
+            if old is None:
+                os.environ.pop("SWARMGATE_STATE_DIR", None)
+            else:
+                os.environ["SWARMGATE_STATE_DIR"] = old
+
+
+def selftest_suite():
+    from swarmgate.selftest import Cell, Suite
+    return Suite("swarm-watch", [Cell("long-tool-call-alerted", _cell_long_call_alerted)],
+                 {"watch-silent": ["long-tool-call-alerted"]})
 
 
 if __name__ == "__main__":

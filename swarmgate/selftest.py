@@ -57,6 +57,7 @@ TOOL_SUITES: dict[str, str] = {
     "detached-run": "swarmgate.hosts.detached_run:selftest_suite",
     "host-dispatch": "swarmgate.hosts.host_dispatch:selftest_suite",
     "host-resources": "swarmgate.hosts.host_resources:selftest_suite",
+    "swarm-watch": "swarmgate.agents.swarm_watch:selftest_suite",
     "workspace-lock": "swarmgate.agents.workspace_lock:selftest_suite",
     "work-dir-owner": "swarmgate.agents.work_dir_owner:selftest_suite",
     "sop": "swarmgate.agents.sop:selftest_suite",

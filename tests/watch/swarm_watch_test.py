@@ -204,3 +204,12 @@ def _running(pid):
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+def test_selftest_switch_turns_its_cell_red(env):
+    from swarmgate.selftest import run_suite
+    res = run_suite(W.selftest_suite())
+    assert res.ok, res.rows
+    cp = subprocess.run([sys.executable, "-m", "swarmgate", "swarm-watch", "--selftest"], capture_output=True,
+                        text=True, timeout=120)
+    assert cp.returncode == 0 and "watch-silent" in cp.stdout, cp.stdout + cp.stderr
