@@ -122,7 +122,8 @@ def label_for(command: str) -> str:
             break
     while words and "=" in words[0] and not words[0].startswith("="):
         words = words[1:]  # env prefixes are not part of the key
-    return " ".join(" ".join(words).split())[:300]
+    from swarmgate.hosts.history import normalise
+    return normalise(words)  # the runner's own default label
 
 
 def judge(report: dict, need: int, threads_default: int, gpu: bool, slice_total: int | None = None) -> dict:
