@@ -92,7 +92,7 @@ def _run(args, state: str) -> int:
         cpu = statistics.median(c for _, c in pairs)
         print(f"  {label:40s} {med:6.1f} / {p95:6.1f}   cpu {cpu:6.1f}   x{med / base_w:.2f} / x{cpu / base_c:.2f}")
 
-    from swarmgate.hooks import bash_tree
+    from swarmgate.hooks import bash_parse, bash_tree
     bash_tree.analyze("true", cwd=".")
     def rate(clear: bool, clock, parser: str = "auto") -> float:
         n = 0
@@ -100,8 +100,7 @@ def _run(args, state: str) -> int:
         while clock() - t < 2.0:
             for c in COMMANDS:
                 if clear:
-                    bash_tree._cache.clear()
-                    bash_tree._lcache.clear()
+                    bash_parse.clear_cache()
                 bash_tree.analyze(c, cwd=".", parser=parser)
                 n += 1
         return n / (clock() - t)

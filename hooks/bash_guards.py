@@ -75,13 +75,20 @@ def analysis_of(event, config):
         return None
 
     def build():
+        import time
+
         from swarmgate.hooks.bash_tree import analyze
+        from swarmgate.hooks.code_scan import unverifiable_programs
 
         b = config["bash"]
-        return analyze(text, cwd=event.cwd or event.repo or ".",
-                       max_depth=int(b["max_depth"]), budget_s=b["budget_ms"] / 1000.0,
-                       max_script_bytes=int(b["max_script_bytes"]),
-                       interpreter_patterns=tuple(config["heavy"]["patterns"]))
+        budget_s = b["budget_ms"] / 1000.0
+        an = analyze(text, cwd=event.cwd or event.repo or ".",
+                     max_depth=int(b["max_depth"]), budget_s=budget_s,
+                     max_script_bytes=int(b["max_script_bytes"]))
+        # the reader records interpreter programs; judging them against the patterns is ours
+        an.unverifiable.extend(unverifiable_programs(an, config["heavy"]["patterns"],
+                                                     deadline=time.monotonic() + budget_s))
+        return an
     return event.derived("bash", build)
 
 

@@ -213,11 +213,11 @@ def test_tiny_budgets_stop_cleanly(tmp_path, budget):
 # ---------------------------------------------------------------- the two parsers agree
 
 def _lexical_view(text, cwd="/"):
-    from swarmgate.hooks import bash_lexical, bash_tree
+    from swarmgate.hooks import bash_lexical, bash_tree, bash_walker
     seq, unsure = bash_lexical.parse(text)
-    w = bash_tree._Walker(bash_tree.Analysis(), cwd, 8, float("inf"), 1 << 20, ())
-    w.walk(seq, bash_tree._Ctx())
-    w.finish(bash_tree._Ctx())
+    w = bash_walker.Walker(bash_tree.Analysis(), cwd, 8, float("inf"), 1 << 20)
+    w.walk(seq, bash_walker.Ctx())
+    w.finish(bash_walker.Ctx())
     return [_view(c) for c in w.an.commands], unsure
 
 
@@ -231,14 +231,14 @@ def _view(c):
                         "A=1 cmd <<< 'x y'", "a | b && c || d &"]))
 def test_lexical_fallback_reads_what_bashlex_reads(wraps, text):
     """Where bashlex parses, the fallback must see the same commands, the same way."""
-    from swarmgate.hooks import bash_tree
+    from swarmgate.hooks import bash_parse
     for w in wraps:
         if ("'" in w and "'" in text) or ("`" in w and "`" in text):
             continue
         if "\n" in text and not w.endswith("{x}"):
             continue
         text = w.format(x=text)
-    bash_tree._cache.clear()
+    bash_parse.clear_cache()
     an = analyze(text, cwd="/", max_depth=8)
     if an.parsed_by != "bashlex":
         return
@@ -288,13 +288,13 @@ def _system_shell_lines(limit: int) -> list[str]:
 def test_both_parsers_agree_on_the_machines_own_scripts():
     """Where bashlex's tree is trusted, the fallback reads exactly the same commands
     (this comparison found five bashlex bugs that are now refused)."""
-    from swarmgate.hooks import bash_tree
+    from swarmgate.hooks import bash_parse
     lines = _system_shell_lines(600)
     if len(lines) < 100:
         pytest.skip(f"only {len(lines)} shell-script lines on this machine")
     compared = 0
     for text in lines:
-        bash_tree._cache.clear()
+        bash_parse.clear_cache()
         an = analyze(text, cwd="/tmp", budget_s=2.0)
         if an.parsed_by != "bashlex":
             continue

@@ -6,15 +6,18 @@ import stat
 
 import pytest
 
-from swarmgate.hooks import bash_tree
+from swarmgate.hooks import bash_tree, bash_walker
 from swarmgate.hooks.bash_tree import analyze
+from swarmgate.hooks.code_scan import unverifiable_programs
 
 HEAVY = ("cargo test --workspace", "cargo test --all", "pytest")
 
 
-def run(text, cwd="/", **kw):
-    kw.setdefault("interpreter_patterns", HEAVY)
-    return analyze(text, cwd=str(cwd), **kw)
+def run(text, cwd="/", patterns=HEAVY, **kw):
+    """analyze(), then the interpreter programs judged against ``patterns`` as the guards do."""
+    an = analyze(text, cwd=str(cwd), **kw)
+    an.unverifiable.extend(unverifiable_programs(an, patterns))
+    return an
 
 
 def words(an):
@@ -270,7 +273,7 @@ def test_interpreter_without_pattern_is_fine():
     assert not run("python3 -c 'import sys; print(sys.version)'").unverifiable
     assert not run("node -e 'console.log(1)'").unverifiable
     assert not run("python3 -c 'print(\"cargo test\")'",
-                   interpreter_patterns=("cargo test --workspace",)).unverifiable
+                   patterns=("cargo test --workspace",)).unverifiable
 
 
 # ------------------------------------------------------------------ scripts
@@ -424,9 +427,9 @@ def test_lexical_and_bashlex_agree_on_common_commands():
         a = run(t)
         seq, unsure = bash_lexical.parse(t)
         assert unsure is None
-        w = bash_tree._Walker(bash_tree.Analysis(), "/", 6, float("inf"), 1 << 20, ())
-        w.walk(seq, bash_tree._Ctx())
-        w.finish(bash_tree._Ctx())
+        w = bash_walker.Walker(bash_tree.Analysis(), "/", 6, float("inf"), 1 << 20)
+        w.walk(seq, bash_walker.Ctx())
+        w.finish(bash_walker.Ctx())
         assert [c.words for c in w.an.commands] == words(a), t
 
 

@@ -1,0 +1,137 @@
+"""What the bash reader yields (``bash_tree.analyze``): result types only, no logic.
+
+``Analysis`` holds every ``SimpleCommand`` a shell text would execute, its
+``Loop``s, what could not be read (``Unverifiable``) and the programs it hands
+to interpreters (``Program``: the reader records them; the guards scan them).
+"""
+from __future__ import annotations
+
+__all__ = ["Redirect", "SimpleCommand", "Loop", "Unverifiable", "Program", "Analysis", "command_name"]
+
+
+def command_name(word: str) -> str:
+    """Basename of a command word (already quote-removed)."""
+    k = word.rfind("/")
+    return word[k + 1:] if k >= 0 else word
+
+
+class Redirect:
+    """A redirection. ``op``: ">", ">>", "<", "<<", "<<-", "<<<", ">&", "<&",
+    "&>", "&>>", ">|", "<>"; ``target``: quote-removed (may contain ``$``),
+    the fd number as text for ``2>&1``; ``fd``: explicit fd or None;
+    ``heredoc``: the body for ``<<``/``<<-`` (the here-string for ``<<<`` is
+    ``target``)."""
+    __slots__ = ("op", "target", "fd", "heredoc", "quoted")
+
+    def __init__(self, op: str, target: str, fd: int | None = None, heredoc: str | None = None,
+                 quoted: bool = False) -> None:
+        self.op = op
+        self.target = target
+        self.fd = fd
+        self.heredoc = heredoc
+        self.quoted = quoted   # the here-document delimiter was quoted: no expansion in the body
+
+    @property
+    def writes(self) -> bool:
+        """True when this redirection writes to ``target`` as a file."""
+        if self.op in (">", ">>", ">|", "&>", "&>>", "<>"):
+            return True
+        return self.op == ">&" and not self.target.isdigit() and self.target != "-"
+
+    def __repr__(self) -> str:
+        return f"Redirect({self.op!r}, {self.target!r}, fd={self.fd})"
+
+
+class SimpleCommand:
+    """One simple command that would execute. See the module doc for ``via``.
+
+    Extensions beyond the first contract: ``cwd`` (the directory it runs in
+    when known, else None), ``dynamic`` (per word: True when the word holds an
+    expansion we could not resolve; such words keep the ``$...`` text),
+    ``script`` (the absolute path of the script it came from, or None)."""
+    __slots__ = ("words", "name", "args", "assignments", "redirects", "via", "background",
+                 "wrappers", "text", "is_data", "cwd", "dynamic", "script")
+
+    def __init__(self, words: list[str], assignments: dict, redirects: list, via: tuple,
+                 background: int, wrappers: tuple, text: str, cwd: str | None = None,
+                 dynamic: list | None = None, script: str | None = None) -> None:
+        self.words = words
+        self.name = command_name(words[0]) if words else ""
+        self.args = words[1:]
+        self.assignments = assignments
+        self.redirects = redirects
+        self.via = via
+        self.background = background
+        self.wrappers = wrappers
+        self.text = text
+        self.is_data = False
+        self.cwd = cwd
+        self.dynamic = dynamic if dynamic is not None else [False] * len(words)
+        self.script = script
+
+    def __repr__(self) -> str:
+        return f"SimpleCommand({self.words!r}, via={self.via!r}, bg={self.background})"
+
+
+class Loop:
+    __slots__ = ("kind", "condition_commands", "body_commands", "has_break", "text")
+
+    def __init__(self, kind: str, text: str) -> None:
+        self.kind = kind
+        self.condition_commands: list[SimpleCommand] = []
+        self.body_commands: list[SimpleCommand] = []
+        self.has_break = False
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Loop({self.kind!r}, break={self.has_break}, {self.text[:40]!r})"
+
+
+class Unverifiable:
+    __slots__ = ("reason", "text")
+
+    def __init__(self, reason: str, text: str) -> None:
+        self.reason = reason
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Unverifiable({self.reason!r})"
+
+
+class Program:
+    """Code an interpreter runs: ``python -c CODE``, ``node -e CODE``, a program fed on stdin
+    (``python3 - <<EOF``, ``cat x.py | python3``). ``code`` is None when it cannot be read
+    statically; ``source`` is "inline" or "stdin". The reader does not judge it: the guards
+    scan it for command patterns (``code_scan``)."""
+    __slots__ = ("interpreter", "code", "text", "cwd", "via", "source")
+
+    def __init__(self, interpreter: str, code: str | None, text: str, cwd: str | None, via: tuple,
+                 source: str) -> None:
+        self.interpreter = interpreter
+        self.code = code
+        self.text = text
+        self.cwd = cwd
+        self.via = via
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"Program({self.interpreter!r}, {(self.code or '')[:40]!r}, source={self.source!r})"
+
+
+class Analysis:
+    __slots__ = ("commands", "loops", "unverifiable", "nested_background", "scripts_read",
+                 "problems", "parsed_by", "programs")
+
+    def __init__(self) -> None:
+        self.commands: list[SimpleCommand] = []
+        self.loops: list[Loop] = []
+        self.unverifiable: list[Unverifiable] = []
+        self.nested_background: list[str] = []
+        self.scripts_read: list[str] = []
+        self.problems: list[str] = []
+        self.parsed_by = "bashlex"
+        self.programs: list[Program] = []
+
+    def __repr__(self) -> str:
+        return (f"Analysis(commands={self.commands!r}, unverifiable={self.unverifiable!r}, "
+                f"problems={self.problems!r}, parsed_by={self.parsed_by!r})")

@@ -1,0 +1,1443 @@
+"""The walker of the bash reader: visits a parsed tree and yields every simple command.
+
+``Walker`` follows lists, pipelines, compound commands, substitutions, functions,
+variables, wrappers (``bash_wrappers``), nested shell texts, scripts at command
+position and make recipes, within the bounds ``bash_tree.analyze`` gives it.
+See ``bash_tree`` for the decisions it implements.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+from swarmgate.hooks import bash_lexical as _lx
+from swarmgate.hooks.bash_parse import OutOfTime, parse_text
+from swarmgate.hooks.bash_results import (Analysis, Loop, Program, Redirect, SimpleCommand,
+                                          Unverifiable, command_name)
+from swarmgate.hooks.bash_words import base_vars, c_unescape, expand, shell_quote
+from swarmgate.hooks.bash_wrappers import (INTERP_PREFIXES, INTERPRETERS, OPT_ARGS, RUNNERS,
+                                           SHELLS, SPECIAL, WRAPPER_LABELS, opt_value, skip_opts)
+from swarmgate.hooks.makefile_reader import MAKE_BUILTINS, make_expand, parse_makefile
+
+_MAX_TREE_NEST = 200           # walker recursion bound (nested nodes)
+_UNKNOWN_DIR = "/?unknown-dir"   # stands for a directory we cannot name (cd "$(mktemp -d)")
+_MAX_FUNC_CALLS = 64           # function bodies expanded per analysis (f calls g twice, g calls h twice...)
+_MAX_LOOP_VALUES = 8           # `for x in a b c`: the body is read once per value up to this
+
+
+class Ctx:
+    __slots__ = ("via", "bg", "depth", "wrappers", "env", "script", "redirs")
+
+    def __init__(self, via=(), bg=0, depth=0, wrappers=(), env=None, script=None, redirs=()) -> None:
+        self.via = via
+        self.bg = bg
+        self.depth = depth
+        self.wrappers = wrappers
+        self.env = env or {}
+        self.script = script
+        self.redirs = redirs          # redirections of enclosing compound commands
+
+    def sub(self, label: str | None = None, *, bg: int | None = None, depth: int | None = None,
+            wrapper: str | None = None, env: dict | None = None, script: str | None = None,
+            redirs: tuple | None = None) -> "Ctx":
+        return Ctx(self.via + (label,) if label else self.via,
+                    self.bg if bg is None else bg,
+                    self.depth if depth is None else depth,
+                    self.wrappers + (wrapper,) if wrapper else self.wrappers,
+                    self.env if env is None else env,
+                    self.script if script is None else script,
+                    self.redirs if redirs is None else redirs)
+
+
+# commands that do not create files (a missing script after them still cannot run)
+_NO_FILE_CREATION = frozenset({
+    "cd", "pushd", "popd", "export", "set", "shopt", "unset", "echo", "printf", "true", "false",
+    ":", "test", "[", "[[", "ls", "pwd", "cat", "head", "tail", "grep", "rg", "which", "type",
+    "command", "env", "nice", "nohup", "timeout", "time", "sudo", "source", ".", "wc", "sort",
+    "date", "sleep", "chmod", "chown", "stat", "file", "id", "whoami", "uname", "hostname",
+    "alias", "read", "wait", "kill", "jobs", "trap", "declare", "local", "readonly"})
+
+
+
+
+class Walker:
+    def __init__(self, an: Analysis, cwd: str | None, max_depth: int, deadline: float,
+                 max_script_bytes: int) -> None:
+        self.an = an
+        self.cwd: str | None = cwd
+        self.max_depth = max_depth
+        self.deadline = deadline
+        self.max_script_bytes = max_script_bytes
+        self.vars: dict[str, str | None] = base_vars(cwd)
+        self.positional: list[str] | None = []      # the Bash tool's shell has no arguments
+        self._script_args: tuple | None = None
+        self._set_positional([], [])
+        self.funcs: dict[str, tuple] = {}        # name -> (body node, ctx at definition)
+        self.called: set[str] = set()
+        self.active_funcs: list[int] = []
+        self.func_calls = 0
+        self.seen_scripts: set[str] = set()
+        self.written: dict[str, tuple | None] = {}
+        self.collect: list[list] = []            # loop command lists being filled
+        self.loops_open: list[Loop] = []
+        self.nest = 0
+        self.ticks = 0
+        self._io: tuple = ([], [], None)
+        self.stdin_stack: list[tuple] = []
+        self.makefiles: dict[str, tuple] = {}
+        self.unknown_dirs = 0
+        self.parser = "auto"
+        self.aliases: dict[str, str | None] = {}
+        self.expanded_loops = 0
+        self.active_aliases: list[str] = []
+
+    # -- bookkeeping ---------------------------------------------------------
+    def tick(self) -> None:
+        self.ticks += 1
+        if (self.ticks & 15) == 0 and time.monotonic() > self.deadline:
+            raise OutOfTime()
+
+    def unverifiable(self, reason: str, text: str) -> None:
+        for u in self.an.unverifiable:
+            if u.reason == reason and u.text == text:
+                return
+        self.an.unverifiable.append(Unverifiable(reason, text[:500]))
+
+    def problem(self, msg: str) -> None:
+        if msg not in self.an.problems:
+            self.an.problems.append(msg)
+
+    # -- nodes ---------------------------------------------------------------
+    def walk(self, node, ctx: Ctx, feed=None) -> None:
+        self.tick()
+        self.nest += 1
+        try:
+            if self.nest > _MAX_TREE_NEST:
+                self.problem(f"tree nested deeper than {_MAX_TREE_NEST} levels")
+                self.unverifiable("command nested too deeply to read", getattr(node, "text", ""))
+                return
+            t = type(node)
+            if t is not _lx.Cmd and getattr(node, "redirs", None):
+                # `{ ...; } > f`, `while ...; done < f`: the inner commands inherit them
+                outer = self._redirects(node.redirs)
+                for r in outer:
+                    if r.writes and "$" not in r.target:
+                        p = self._abspath(r.target)
+                        if p is not None:
+                            self.written[p] = None
+                ctx = ctx.sub(None, redirs=ctx.redirs + tuple(outer))
+            if t is _lx.Cmd:
+                self.walk_cmd(node, ctx, feed)
+            elif t is _lx.Seq:
+                self.walk_seq(node, ctx)
+            elif t is _lx.Pipe:
+                self.walk_pipe(node, ctx)
+            elif t is _lx.Group:
+                self.walk_group(node, ctx)
+            elif t is _lx.If:
+                self.walk_redir_subs(node.redirs, ctx)
+                for p in node.parts:
+                    self.walk(p, ctx.sub("if"))
+            elif t is _lx.Loop:
+                self.walk_loop(node, ctx)
+            elif t is _lx.Case:
+                if node.word is not None:
+                    self.walk_word_subs(node.word, ctx)
+                self.walk_redir_subs(node.redirs, ctx)
+                for b in node.bodies:
+                    self.walk(b, ctx.sub("case"))
+            elif t is _lx.Func:
+                self.funcs[node.name] = (node.body, ctx)
+            elif t is _lx.Test:
+                for w in node.words:
+                    self.walk_word_subs(w, ctx)
+        finally:
+            self.nest -= 1
+
+    def walk_seq(self, seq: _lx.Seq, ctx: Ctx) -> None:
+        items = seq.items
+        if not items:
+            return
+        multi = len(items) > 1
+        # group and-or chains: a `&` or `;` ends a chain and applies to all of it
+        chain: list = []
+        for node, term in items:
+            chain.append(node)
+            if term in ("&&", "||"):
+                continue
+            self._walk_chain(chain, term, ctx, multi)
+            chain = []
+        if chain:
+            self._walk_chain(chain, "", ctx, multi)
+
+    def _walk_chain(self, chain: list, term: str, ctx: Ctx, multi: bool) -> None:
+        sub = ctx.sub("list") if multi and "list" not in ctx.via[-1:] else ctx
+        if term == "&":
+            text = " && ".join(getattr(n, "text", "") for n in chain)
+            if ctx.bg > 0:
+                self.an.nested_background.append((text + " &").strip())
+            sub = sub.sub(None, bg=ctx.bg + 1)
+            saved = (dict(self.vars), self.cwd)   # a background job runs in a subshell
+            for n in chain:
+                self.walk(n, sub)
+            self.vars, self.cwd = saved
+            return
+        for n in chain:
+            self.walk(n, sub)
+
+    def walk_pipe(self, pipe: _lx.Pipe, ctx: Ctx) -> None:
+        sub = ctx.sub("pipeline")
+        prev = None
+        saved = (dict(self.vars), self.cwd)
+        for c in pipe.cmds:
+            self.vars, self.cwd = dict(saved[0]), saved[1]   # each element is a subshell
+            self.walk(c, sub, feed=prev)
+            prev = c
+        self.vars, self.cwd = saved
+
+    def walk_group(self, g: _lx.Group, ctx: Ctx) -> None:
+        self.walk_redir_subs(g.redirs, ctx)
+        if g.kind == "subshell":
+            saved = (dict(self.vars), self.cwd)
+            self.walk(g.body, ctx.sub("subshell"))
+            self.vars, self.cwd = saved
+        else:
+            self.walk(g.body, ctx.sub("group"))
+
+    def walk_loop(self, node: _lx.Loop, ctx: Ctx) -> None:
+        loop = Loop(node.kind if node.kind != "select" else "for", node.text)
+        self.an.loops.append(loop)
+        self.walk_redir_subs(node.redirs, ctx)
+        sub = ctx.sub(f"loop:{loop.kind}")
+        self.collect.append(loop.condition_commands)
+        try:
+            if node.cond is not None:
+                self.walk(node.cond, sub)
+            for w in node.words:
+                self.walk_word_subs(w, sub)
+        finally:
+            self.collect.pop()
+        if node.kind in ("for", "select") and node.words:
+            pass
+        values = self._loop_values(node)
+        self.collect.append(loop.body_commands)
+        self.loops_open.append(loop)
+        try:
+            if not values:
+                # unknown values (or none we can see): the body is read once
+                if node.var:
+                    self.vars[node.var] = None
+                self.walk(node.body, sub)
+            else:
+                # a short constant list: the body is read once per value
+                self.expanded_loops += 1
+                try:
+                    for v in values:
+                        self.vars[node.var] = v
+                        self.walk(node.body, sub)
+                finally:
+                    self.expanded_loops -= 1
+        finally:
+            self.loops_open.pop()
+            self.collect.pop()
+
+    def _loop_values(self, node) -> list | None:
+        """The values of ``for VAR in WORDS`` when constant (globs expanded in
+        the known cwd) and at most _MAX_LOOP_VALUES; else None."""
+        if node.kind not in ("for", "select") or not node.var or not node.words:
+            return None
+        if self.expanded_loops >= 2:
+            return None   # nested value loops would multiply: read inner ones once
+        out: list[str] = []
+        for v, last, w in zip(*self._expand_words(node.words), node.words):
+            if last >= 0:
+                return None
+            if any(c in v for c in "*?[") and not any(q in w.raw for q in "'\"\\"):
+                if not self._known_dir(self.cwd):
+                    return None
+                import glob
+                hits = sorted(glob.glob(v if os.path.isabs(v) else os.path.join(self.cwd, v)))
+                if hits and not os.path.isabs(v):
+                    hits = [os.path.relpath(h, self.cwd) for h in hits]
+                out.extend(hits or [v])
+            else:
+                out.append(v)
+            if len(out) > _MAX_LOOP_VALUES:
+                return None
+        return out
+
+    def walk_word_subs(self, w: _lx.Word, ctx: Ctx) -> None:
+        for kind, seq in w.subs:
+            label = "procsubst" if kind.startswith("procsubst") else kind
+            saved = (dict(self.vars), self.cwd)
+            self.walk(seq, ctx.sub(label))
+            self.vars, self.cwd = saved
+
+    def walk_redir_subs(self, redirs: list, ctx: Ctx) -> None:
+        for r in redirs:
+            if r.target is not None:
+                self.walk_word_subs(r.target, ctx)
+            if r.heredoc and not r.quoted and ("$(" in r.heredoc or "`" in r.heredoc):
+                self._heredoc_expansions(r.heredoc, ctx)
+
+    def _heredoc_expansions(self, body: str, ctx: Ctx) -> None:
+        """An unquoted heredoc's body undergoes $( ) and backtick substitution."""
+        p = _lx.Parser(body)
+        subs = p.scan_expansions()
+        self.walk_word_subs(_lx.Word(body, subs), ctx.sub("heredoc"))
+
+    # -- simple commands -----------------------------------------------------
+    def _expand_words(self, words: list) -> tuple[list, list]:
+        vals, dyn = [], []
+        for w in words:
+            if w.raw in ('"$@"', "$@", "$*", '"${@}"', "${@}") and self.positional is not None:
+                vals.extend(self.positional)   # "$@": one word per argument
+                dyn.extend([-1] * len(self.positional))
+                continue
+            raw = w.raw
+            v, last = expand(raw, self.vars, self._const_subst if w.subs else None)
+            if ("$" in raw and (" " in v or "\t" in v or "\n" in v)
+                    and "'" not in raw and '"' not in raw and "\\" not in raw):
+                # an unquoted expansion is split into words (C="cargo test"; $C --workspace)
+                parts = v.split()
+                vals.extend(parts)
+                dyn.extend([-1 if last < 0 else len(p) for p in parts])
+                continue
+            vals.append(v)
+            dyn.append(last)
+        return vals, dyn
+
+    def _const_subst(self, inner: str) -> str | None:
+        """The output of a command substitution whose result is certain:
+        ``pwd``, ``dirname X``, ``basename X``, ``cd X && pwd``,
+        ``git rev-parse --show-toplevel`` (X constant). Else None."""
+        t = inner.strip()
+        if t == "pwd" or t == "pwd -P":
+            return self.cwd if self._known_dir(self.cwd) else None
+        if t.startswith(("dirname ", "basename ")):
+            arg = t.split(None, 1)[1].strip()
+            v, last = expand(arg, self.vars, self._const_subst)
+            if last >= 0 or any(c in v for c in " \t\n;|&<>"):
+                return None
+            return os.path.dirname(v) or "." if t.startswith("dirname") else os.path.basename(v)
+        for sep in ("&&", ";"):
+            if sep in t:
+                head, _, tail = t.partition(sep)
+                head, tail = head.strip(), tail.strip()
+                for junk in (">/dev/null", "> /dev/null", "2>/dev/null", "2> /dev/null", "1>/dev/null"):
+                    head = head.replace(junk, "").strip()
+                if head.startswith("cd ") and tail in ("pwd", "pwd -P") and self._known_dir(self.cwd):
+                    v, last = expand(head[3:].strip(), self.vars, self._const_subst)
+                    if last >= 0 or not v:
+                        return None
+                    return os.path.normpath(os.path.join(self.cwd, os.path.expanduser(v)))
+                return None
+        if t == "git rev-parse --show-toplevel" and self._known_dir(self.cwd):
+            d = self.cwd
+            while True:
+                if os.path.exists(os.path.join(d, ".git")):
+                    return d
+                up = os.path.dirname(d)
+                if up == d:
+                    return None
+                d = up
+        return None
+
+    def walk_cmd(self, c: _lx.Cmd, ctx: Ctx, feed) -> None:
+        # substitutions run first (word expansion), in a subshell each
+        for w in c.assigns:
+            self.walk_word_subs(w, ctx)
+        for w in c.words:
+            self.walk_word_subs(w, ctx)
+        self.walk_redir_subs(c.redirs, ctx)
+        assigns: dict[str, str] = {}
+        for w in c.assigns:
+            v, last = expand(w.raw, self.vars, self._const_subst if w.subs else None)
+            k = v.find("=")
+            name, val = v[:k].rstrip("+"), v[k + 1:]
+            assigns[name] = val
+            if not c.words:
+                kr = w.raw.find("=")
+                array = kr >= 0 and w.raw[kr + 1:kr + 2] == "("
+                self.vars[name] = val if last < 0 and not array else None
+        redirs = self._redirects(c.redirs)
+        if not c.words:
+            self._note_writes(None, [], redirs, c, feed)
+            return
+        vals, last = self._expand_words(c.words)
+        env = dict(ctx.env)
+        env.update(assigns)
+        self.dispatch(vals, last, env, redirs, c.redirs, ctx, c.text, feed, c)
+
+    def _redirects(self, redirs: list) -> list:
+        out = []
+        for r in redirs:
+            if r.target is None:
+                tgt = str(r.dup) if r.dup is not None and r.dup >= 0 else "-"
+            else:
+                tgt = expand(r.target.raw, self.vars, self._const_subst if r.target.subs else None)[0]
+            if r.op in ("<<", "<<-"):
+                tgt = r.delim
+            out.append(Redirect(r.op, tgt, r.fd, r.heredoc if r.op in ("<<", "<<-") else None,
+                                r.quoted))
+        return out
+
+    def emit(self, words, last, env, redirs, ctx: Ctx, text: str) -> SimpleCommand:
+        dyn = [x >= 0 for x in last]
+        if ctx.redirs:
+            redirs = list(ctx.redirs) + list(redirs)
+        sc = SimpleCommand(list(words), dict(env), redirs, ctx.via, ctx.bg, ctx.wrappers, text,
+                           self.cwd if self._known_dir(self.cwd) else None, dyn, ctx.script)
+        self.an.commands.append(sc)
+        for lst in self.collect:
+            lst.append(sc)
+        return sc
+
+    def dispatch(self, words: list, last: list, env: dict, redirs: list, raw_redirs: list,
+                 ctx: Ctx, text: str, feed, node) -> None:
+        """Yield the command, then follow whatever it runs."""
+        self.tick()
+        if not words:
+            return   # "$@" with no arguments: nothing runs
+        w0 = words[0]
+        if last[0] >= 0 and w0.rfind("/") < last[0]:
+            self.emit(words, last, env, redirs, ctx, text)
+            self.unverifiable(f"the command name is dynamic ({w0}): it cannot be read statically",
+                              text)
+            return
+        name = command_name(w0)
+        sc = self.emit(words, last, env, redirs, ctx, text)
+        self._io = (redirs, raw_redirs, feed)
+        args = words[1:]
+        largs = last[1:]
+        self._note_writes(sc, args, redirs, node, feed)
+        if (name not in SPECIAL and name not in self.funcs and name not in self.aliases and "/" not in w0
+                and not name.startswith(INTERP_PREFIXES)):
+            return   # an ordinary command: nothing more runs through it
+
+        # control flow inside loops
+        if name in ("break", "exit", "return") and self.loops_open:
+            if name == "break":
+                levels = int(args[0]) if args and args[0].isdigit() else 1
+                for lp in self.loops_open[-levels:]:
+                    lp.has_break = True
+            else:
+                for lp in self.loops_open:
+                    lp.has_break = True
+            return
+
+        if name == "alias":
+            for a, la in zip(args, largs):
+                k = a.find("=")
+                if k > 0:
+                    self.aliases[a[:k]] = a[k + 1:] if la < 0 else None
+            return
+        if name in self.aliases and w0 == name and name not in self.active_aliases:
+            # an alias defined earlier in this text (bash expands it when
+            # expand_aliases is on; judged as if it were)
+            value = self.aliases[name]
+            if value is None:
+                self.unverifiable(f"alias {name} has a value that cannot be read statically", text)
+                return
+            self.active_aliases.append(name)
+            try:
+                self._nested_text(value + " " + " ".join(shell_quote(a) for a in args),
+                                  ctx.sub(f"alias:{name}"), f"alias {name}", text)
+            finally:
+                self.active_aliases.pop()
+            return
+        if name == "busybox" and args:
+            return self._inner_now(args, largs, 0, env, ctx.sub(None, wrapper="busybox"), text)
+
+        # shell functions defined in this command
+        if name in self.funcs and w0 == name:
+            body, _ = self.funcs[name]
+            self.called.add(name)
+            # recursion stops at a body already being walked; a body is walked
+            # again per call site, up to _MAX_FUNC_CALLS calls in all
+            if id(body) not in self.active_funcs and self.func_calls < _MAX_FUNC_CALLS:
+                self.func_calls += 1
+                self.active_funcs.append(id(body))
+                saved_pos = (self.positional, {k: v for k, v in self.vars.items()
+                                               if k.isdigit() and k != "0" or k in "#@*"})
+                self._set_positional(args, largs)
+                try:
+                    self.walk(body, ctx.sub(f"function:{name}"))
+                finally:
+                    self.active_funcs.pop()
+                    self.positional = saved_pos[0]
+                    for k in [k for k in self.vars if k.isdigit() and k != "0" or k in "#@*"]:
+                        del self.vars[k]
+                    self.vars.update(saved_pos[1])
+            return
+
+        if name in SHELLS:
+            self._shell(name, args, largs, env, redirs, raw_redirs, ctx, text, feed)
+            return
+        if name in ("source", "."):
+            if args:
+                self._script_args = (args[1:], largs[1:]) if len(args) > 1 else None
+                self._script_arg(args[0], largs[0], env, ctx, text, "source", share=True)
+            return
+        if name == "trap":
+            # trap 'CMDS' SIGNAL...: CMDS run later, on the signal or at exit
+            a = [x for x in args if x != "--"]
+            if len(a) >= 2 and a[0] not in ("-", "") and not a[0].startswith("-"):
+                self._nested_text(a[0], ctx.sub("trap"), "trap", text)
+            return
+        if name == "eval":
+            if args:
+                self._nested_text(" ".join(args), ctx.sub("eval"), "eval", text)
+            return
+        if name in ("cd", "pushd"):
+            self._cd(args, largs)
+            return
+        if name in ("export", "declare", "typeset", "local", "readonly"):
+            for a, la in zip(args, largs):
+                k = a.find("=")
+                if k > 0 and a[:k].isidentifier():
+                    self.vars[a[:k]] = a[k + 1:] if la < 0 else None
+            return
+        if name == "printf" and len(args) >= 3 and args[0] == "-v":
+            # printf -v NAME FORMAT ARGS: an assignment
+            var, fmt = args[1], args[2]
+            if var.isidentifier():
+                known = all(x < 0 for x in largs[2:])
+                if known and "%" not in fmt.replace("%%", ""):
+                    self.vars[var] = c_unescape(fmt).replace("%%", "%")
+                elif known and fmt in ("%s", "%b") and len(args) == 4:
+                    self.vars[var] = args[3]
+                else:
+                    self.vars[var] = None
+            return
+        if name == "set" and "--" in args:
+            k = args.index("--")
+            self._set_positional(args[k + 1:], largs[k + 1:])
+            return
+        if name == "unset":
+            for a in args:
+                self.vars.pop(a, None)
+            return
+        if name in ("read", "mapfile", "readarray"):
+            for a in args:
+                if a.isidentifier():
+                    self.vars[a] = None
+            return
+        if name == "find":
+            self._find(args, largs, env, ctx, text)
+            return
+        if name in ("make", "gmake"):
+            self._make(args, largs, ctx, text)
+            return
+        inner = self._wrapped(name, args, largs, env, ctx, text, feed)
+        if inner is not None:
+            return
+        for prefix, opts in INTERPRETERS.items():
+            if name == prefix or (name.startswith(prefix) and name[len(prefix):].replace(".", "").isdigit()):
+                if prefix in ("python", "pypy"):
+                    # `python -m pytest ...` runs the module as a command: yield it as one
+                    i = skip_opts(args, 0, {"-W", "-X", "-Q"})
+                    if 0 < i <= len(args) and args[i - 1] == "-m" and i < len(args):
+                        self._io = (redirs, raw_redirs, feed)
+                        self._inner(args, largs, i, env, ctx.sub("python -m", wrapper=name), text)
+                        return
+                    k = next((j for j, a in enumerate(args[:i]) if a == "-m"), None)
+                    if k is not None and k + 1 < len(args):
+                        self._io = (redirs, raw_redirs, feed)
+                        self._inner(args, largs, k + 1, env, ctx.sub("python -m", wrapper=name), text)
+                        return
+                self._interpreter(name, args, opts, raw_redirs, text, ctx)
+                return
+        if "/" in w0:
+            self._script_args = (args, largs)
+            self._maybe_script(w0, args, env, ctx, text)
+
+    # -- wrappers ------------------------------------------------------------
+    def _wrapped(self, name, args, largs, env, ctx, text, feed) -> bool | None:
+        """Unwrap a wrapper command; True when handled, None when not a wrapper."""
+        if name == "env":
+            i = 0
+            env2 = dict(env)
+            n = len(args)
+            while i < n:
+                a = args[i]
+                if a in ("-S", "--split-string") and i + 1 < n:
+                    self._nested_text(args[i + 1] + " " + " ".join(args[i + 2:]),
+                                      ctx.sub("env", wrapper="env"), "env -S", text)
+                    return True
+                if a == "--":
+                    i += 1
+                    break
+                if a.startswith("-"):
+                    i += 2 if a in OPT_ARGS["env"] else 1
+                    continue
+                k = a.find("=")
+                if k > 0:
+                    env2[a[:k]] = a[k + 1:]
+                    i += 1
+                    continue
+                break
+            while i < n and "=" in args[i] and args[i].split("=", 1)[0].isidentifier():
+                env2[args[i].split("=", 1)[0]] = args[i].split("=", 1)[1]
+                i += 1
+            return self._inner(args, largs, i, env2, ctx.sub("env", wrapper="env"), text)
+        if name in ("nice", "nohup", "setsid", "stdbuf", "ionice", "exec", "builtin", "time",
+                    "doas", "flock"):
+            takes = OPT_ARGS.get(name, set())
+            i = skip_opts(args, 0, takes)
+            if name == "nice" and args and args[0].startswith("-") and args[0][1:].isdigit():
+                i = skip_opts(args, 1, takes)
+            if name == "ionice" and any(a in ("-p", "--pid", "-P", "--pgid", "-u", "--uid") for a in args[:i]):
+                return True
+            if name == "flock":
+                for j, a in enumerate(args[:i]):
+                    if a in ("-c", "--command") and j + 1 < len(args):
+                        self._nested_text(args[j + 1], ctx.sub("flock", wrapper="flock"), "flock -c", text)
+                        return True
+                i += 1   # the lock file
+                if i < len(args) and args[i] in ("-c", "--command") and i + 1 < len(args):
+                    self._nested_text(args[i + 1], ctx.sub("flock", wrapper="flock"), "flock -c", text)
+                    return True
+            label = name if name in WRAPPER_LABELS else None
+            bg = None
+            if name == "setsid" and any(a in ("-f", "--fork") or (a.startswith("-") and not a.startswith("--") and "f" in a)
+                                        for a in args[:i]):
+                bg = self._detach(ctx, text)   # setsid -f forks into the background
+            return self._inner(args, largs, i, env, ctx.sub(label, wrapper=name, bg=bg), text)
+        if name == "command":
+            i = 0
+            while i < len(args) and args[i].startswith("-") and args[i] != "--":
+                if "v" in args[i] or "V" in args[i]:
+                    return True   # lookup only: nothing runs
+                i += 1
+            if i < len(args) and args[i] == "--":
+                i += 1
+            return self._inner(args, largs, i, env, ctx.sub(None, wrapper="command"), text)
+        if name in ("sudo", "doas"):
+            takes = OPT_ARGS[name]
+            i = skip_opts(args, 0, takes)
+            env2 = dict(env)
+            while i < len(args) and "=" in args[i] and args[i].split("=", 1)[0].isidentifier():
+                k, v = args[i].split("=", 1)
+                env2[k] = v
+                i += 1
+            bg = None
+            if any(a in ("-b", "--background") or (a.startswith("-") and not a.startswith("--") and "b" in a)
+                   for a in args[:i]):
+                bg = self._detach(ctx, text)   # sudo -b runs it in the background
+            return self._inner(args, largs, i, env2, ctx.sub(name, wrapper=name, bg=bg), text)
+        if name == "timeout":
+            i = skip_opts(args, 0, OPT_ARGS["timeout"])
+            return self._inner(args, largs, i + 1, env, ctx.sub("timeout", wrapper="timeout"), text)
+        if name in ("chrt", "taskset"):
+            if any(a in ("-p", "--pid") or (a.startswith("-") and not a.startswith("--") and "p" in a)
+                   for a in args[:2]):
+                return True
+            i = skip_opts(args, 0, OPT_ARGS[name])
+            return self._inner(args, largs, i + 1, env, ctx.sub(None, wrapper=name), text)
+        if name == "xargs":
+            i = skip_opts(args, 0, OPT_ARGS["xargs"])
+            if i >= len(args):
+                return True   # xargs without a command runs echo
+            replace = any(o.startswith(("-I", "-i", "--replace")) for o in args[:i])
+            if not replace:
+                # the words it reads are appended: known when the input is literal,
+                # else one dynamic placeholder word ($XARGS_INPUT)
+                extra = self._input_words()
+                if extra is None:
+                    args, largs = args + ["$XARGS_INPUT"], largs + [len("$XARGS_INPUT")]
+                else:
+                    args, largs = args + extra[:64], largs + [-1] * len(extra[:64])
+            return self._inner(args, largs, i, env, ctx.sub("xargs", wrapper="xargs"), text)
+        if name == "watch":
+            i = skip_opts(args, 0, OPT_ARGS["watch"])
+            if i < len(args):
+                # watch hands its arguments to `sh -c` joined by spaces (unless -x)
+                if any(a in ("-x", "--exec") for a in args[:i]):
+                    return self._inner(args, largs, i, env, ctx.sub("watch", wrapper="watch"), text)
+                self._nested_text(" ".join(args[i:]), ctx.sub("watch", wrapper="watch"), "watch", text)
+            return True
+        if name == "parallel":
+            i = skip_opts(args, 0, OPT_ARGS["parallel"])
+            rest = args[i:]
+            sep = next((k for k, a in enumerate(rest) if a in (":::", "::::", ":::+", "::::+")), len(rest))
+            cmd_words = rest[:sep]
+            sub = ctx.sub("parallel", wrapper="parallel")
+            if cmd_words and sep < len(rest) and rest[sep] == ":::":
+                # one job per argument: {} replaced, or the argument appended
+                for a in rest[sep + 1:sep + 17]:
+                    if a.startswith(":::"):
+                        break
+                    words = [w.replace("{}", a) for w in cmd_words]
+                    if not any("{}" in w for w in cmd_words):
+                        words.append(a)
+                    self._nested_text(" ".join(words), sub, "parallel", text)
+            elif cmd_words:
+                self._nested_text(" ".join(cmd_words + ["$PARALLEL_INPUT"]), sub, "parallel", text)
+            elif sep < len(rest) and rest[sep] == ":::":
+                # no command: each argument is a command line
+                for a in rest[sep + 1:]:
+                    if a.startswith(":::"):
+                        break
+                    self._nested_text(a, sub, "parallel", text)
+            else:
+                self.unverifiable("parallel reads the commands it runs from its input", text)
+            return True
+        if name == "srun" or name == "systemd-run":
+            i = skip_opts(args, 0, OPT_ARGS[name])
+            return self._inner(args, largs, i, env, ctx.sub(name, wrapper=name), text)
+        if name in RUNNERS:
+            a = list(args)
+            if name == "detached-run":
+                if not a or a[0] != "start":
+                    return True
+                a = a[1:]
+                off = len(args) - len(a)
+            else:
+                off = 0
+            if "--" in a:
+                i = a.index("--") + 1
+            else:
+                i = skip_opts(a, 0, OPT_ARGS[name])
+                if name == "run-with-memory-cap" and i < len(a):
+                    i += 1   # the CAP
+            return self._inner(args, largs, i + off, env, ctx.sub(name, wrapper=name), text)
+        if name == "su":
+            code = opt_value(args, "c", ("--command",))
+            if code is not None:
+                self._nested_text(code, ctx.sub("su", wrapper="su"), "su -c", text)
+            return True
+        if name == "ssh":
+            # ssh [opts] HOST [COMMAND...]: the command runs on HOST through its shell
+            i = skip_opts(args, 0, {"-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L",
+                                     "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w"})
+            if i + 1 < len(args):
+                self._nested_text(" ".join(args[i + 1:]), ctx.sub(f"ssh:{args[i]}", wrapper="ssh"),
+                                  "ssh", text)
+            return True
+        if name in ("uv", "poetry", "pipenv", "pdm", "hatch", "rye") and args[:1] == ["run"]:
+            i = skip_opts(args, 1, {"--with", "--python", "-p", "--env", "-e", "--directory",
+                                     "--project", "--package", "--extra", "--group"})
+            return self._inner(args, largs, i, env, ctx.sub(f"{name} run", wrapper=name), text)
+        if name in ("nix-shell", "nix") :
+            for k, a in enumerate(args):
+                if a in ("--run", "--command", "-c") and k + 1 < len(args):
+                    rest = args[k + 1] if name == "nix-shell" else " ".join(args[k + 1:])
+                    self._nested_text(rest, ctx.sub(name, wrapper=name), name, text)
+                    return True
+            return True
+        if name == "script":
+            code = opt_value(args, "c", ("--command",))
+            if code is not None:
+                self._nested_text(code, ctx.sub("script -c", wrapper="script"), "script -c", text)
+                return True
+            return None
+        if name in ("tmux", "screen"):
+            # tmux new[-session] [-d] ... 'cmd' / screen -dm cmd...: a detached background job
+            if name == "tmux" and args[:1] and args[0] in ("new", "new-session", "new-window", "split-window", "send-keys"):
+                i = skip_opts(args, 1, {"-s", "-n", "-c", "-t", "-x", "-y", "-e", "-F", "-l"})
+                if args[0] == "send-keys":
+                    return True
+                if i < len(args):
+                    self._nested_text(" ".join(args[i:]), ctx.sub(name, bg=self._detach(ctx, text),
+                                                                  wrapper=name), name, text)
+                return True
+            if name == "screen" and any(a.startswith("-d") or a.startswith("-D") for a in args):
+                i = skip_opts(args, 0, {"-S", "-c", "-e", "-h", "-p", "-T", "-t", "-X"})
+                return self._inner(args, largs, i, env, ctx.sub(name, bg=self._detach(ctx, text),
+                                                                wrapper=name), text)
+            return True
+        if name == "swarmgate" and args[:1] == ["preflight"]:
+            if len(args) > 1:
+                self._script_arg(args[1], largs[1], env, ctx.sub("swarmgate preflight"), text,
+                                 "swarmgate preflight", share=False)
+            return True
+        return None
+
+    def _detach(self, ctx: Ctx, text: str) -> int:
+        """A wrapper that puts its command in the background: one more level."""
+        if ctx.bg > 0:
+            self.an.nested_background.append(text.strip())
+        return ctx.bg + 1
+
+    def _inner_now(self, args, largs, i, env, ctx, text) -> None:
+        self._inner(args, largs, i, env, ctx, text)
+
+    def _inner(self, args, largs, i, env, ctx, text) -> bool:
+        if i < len(args):
+            inner = args[i:]
+            # the wrapped command inherits the wrapper's stdin/stdout (heredoc, pipe, files)
+            redirs, raw_redirs, feed = self._io
+            self.dispatch(inner, largs[i:], env, redirs, raw_redirs, ctx, text, feed, None)
+        return True
+
+    def _heredoc_text(self, r) -> str | None:
+        """The text a here-document feeds, expanded when its delimiter is unquoted;
+        None when that expansion is not constant."""
+        body = r.heredoc or ""
+        if r.quoted or ("$" not in body and "`" not in body):
+            return body
+        v, last = expand(body, self.vars, self._const_subst, heredoc=True)
+        return None if last >= 0 else v
+
+    def _input_words(self) -> list | None:
+        """The words on the current command's stdin when they are literal, else None."""
+        redirs, _, feed = self._io
+        for r in redirs:
+            if r.op in ("<<", "<<-") and r.fd in (None, 0):
+                body = self._heredoc_text(r)
+                return None if body is None else body.split()
+            if r.op == "<<<":
+                return None if "$" in r.target else r.target.split()
+            if r.op == "<" and r.fd in (None, 0):
+                return None
+        if feed is not None:
+            out = self._static_output(feed)
+            if out is not None and out[0] == "text":
+                return out[1].split()
+        return None
+
+    def _find(self, args, largs, env, ctx, text) -> None:
+        i, n = 0, len(args)
+        while i < n:
+            a = args[i]
+            if a in ("-exec", "-execdir", "-ok", "-okdir"):
+                j = i + 1
+                while j < n and args[j] not in (";", "+"):
+                    j += 1
+                if j > i + 1:
+                    self.dispatch(args[i + 1:j], largs[i + 1:j], env, [], [],
+                                  ctx.sub("find -exec", wrapper="find"), text, None, None)
+                i = j + 1
+                continue
+            i += 1
+
+    def _cd(self, args, largs) -> None:
+        rest = [a for a in args if not a.startswith("-") or a == "-"]
+        if not rest:
+            self.cwd = self.vars.get("HOME") or os.path.expanduser("~")
+            return
+        d = rest[0]
+        if largs[args.index(d)] >= 0 or d == "-":
+            # a directory we cannot name: files written and run there still match
+            self.unknown_dirs += 1
+            self.cwd = f"{_UNKNOWN_DIR}-{self.unknown_dirs}"
+            return
+        d = os.path.expanduser(d)
+        if os.path.isabs(d):
+            self.cwd = os.path.normpath(d)
+        elif self.cwd is not None:
+            self.cwd = os.path.normpath(os.path.join(self.cwd, d))
+
+    def _known_dir(self, p: str | None) -> bool:
+        return p is not None and not p.startswith(_UNKNOWN_DIR)
+
+    # -- nested shell text ---------------------------------------------------
+    def _nested_text(self, body: str, ctx: Ctx, what: str, text: str, script: str | None = None) -> None:
+        if ctx.depth + 1 > self.max_depth:
+            self.problem(f"nesting deeper than {self.max_depth} levels ({what})")
+            self.unverifiable(f"{what}: nested deeper than {self.max_depth} levels", text)
+            return
+        seq, by, unsure = parse_text(body, self.deadline, self.parser)
+        if by != "bashlex" and by != self.an.parsed_by:
+            self.problem(f"{what}: parsed by the lexical fallback")
+        if unsure:
+            self.problem(f"{what}: {unsure}")
+            self.unverifiable(f"{what}: could not be read with confidence ({unsure})", body)
+        # commands in the nested text inherit the stdin of the command that runs it
+        self.stdin_stack.append(self._io)
+        try:
+            self.walk(seq, ctx.sub(None, depth=ctx.depth + 1))
+        finally:
+            self.stdin_stack.pop()
+
+    def _shell(self, name, args, largs, env, redirs, raw_redirs, ctx, text, feed) -> None:
+        i, n = 0, len(args)
+        cmd_string = None
+        reads_stdin = False
+        while i < n:
+            a = args[i]
+            if a == "--" or a == "-":
+                i += 1
+                break
+            if a in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+                i += 2
+                continue
+            if a.startswith("--"):
+                i += 1
+                continue
+            if a.startswith("-") or a.startswith("+"):
+                letters = a[1:]
+                if "c" in letters and a[0] == "-":
+                    cmd_string = i + 1
+                if "s" in letters and a[0] == "-":
+                    reads_stdin = True
+                i += 1
+                continue
+            break
+        sub = ctx.sub("bash -c" if cmd_string is not None else None)
+        if cmd_string is not None:
+            # first operand after the options is the command string
+            j = cmd_string
+            while j < n and args[j].startswith("-") and j < i:
+                j += 1
+            j = max(j, i)
+            if j >= n:
+                self.unverifiable(f"{name} -c without a command string", text)
+                return
+            # bash -c STR NAME ARGS...: $0 = NAME, "$@" = ARGS
+            saved = (self.positional, dict(self.vars))
+            self._set_positional(args[j + 2:], largs[j + 2:])
+            if j + 1 < n:
+                self.vars["0"] = args[j + 1] if largs[j + 1] < 0 else None
+            try:
+                self._nested_text(args[j], sub, f"{name} -c", text)
+            finally:
+                self.positional = saved[0]
+                for k in [k for k in self.vars if k.isdigit() or k in "#@*"]:
+                    del self.vars[k]
+                self.vars.update({k: v for k, v in saved[1].items() if k.isdigit() or k in "#@*"})
+            return
+        if i < n and not reads_stdin:
+            self._script_args = (args[i + 1:], largs[i + 1:])
+            self._script_arg(args[i], largs[i], env, ctx, text, name, share=False)
+            return
+        self._shell_stdin(name, redirs, feed, ctx, text)
+
+    def _shell_stdin(self, name, redirs, feed, ctx, text) -> None:
+        """A shell reading commands from its standard input."""
+        src = None
+        for r in redirs:
+            if r.op in ("<<", "<<-") and (r.fd in (None, 0)):
+                src = ("text", r.heredoc or "", "heredoc-shell")
+            elif r.op == "<<<":
+                src = ("text", r.target + "\n", "herestring-shell")
+            elif r.op == "<" and r.fd in (None, 0):
+                if r.target.startswith(("<(", ">(")) or "$" in r.target:
+                    src = None
+                    self.unverifiable(f"{name} reads its input from something that cannot be "
+                                      "read statically", text)
+                    return
+                src = ("files", [r.target], "stdin")
+        if src is None and feed is None and not redirs and self.stdin_stack:
+            # no input of its own: it reads what the enclosing command was given
+            outer_redirs, _, outer_feed = self.stdin_stack[-1]
+            if outer_redirs or outer_feed is not None:
+                saved = self.stdin_stack.pop()
+                try:
+                    self._shell_stdin(name, outer_redirs, outer_feed, ctx, text)
+                finally:
+                    self.stdin_stack.append(saved)
+                return
+        if src is None and feed is not None:
+            src = self._static_output(feed)
+            if src is None:
+                self.unverifiable(
+                    f"input piped into {name} cannot be read statically "
+                    f"({getattr(feed, 'text', '')[:60].strip()} | {name})", text)
+                return
+        if src is None:
+            return   # no input: the shell reads nothing (the Bash tool has no stdin)
+        kind, val, label = src
+        if kind == "text":
+            self._nested_text(val, ctx.sub(label), f"{name} <<input", text)
+        else:
+            for f in val:
+                self._run_script_path(f, ctx.sub("stdin"), text, f"{name} < file", share=False)
+
+    def _static_output(self, node):
+        """What a pipeline element writes to stdout, when statically known:
+        ("text", str, label) | ("files", [paths], label) | None."""
+        if type(node) is not _lx.Cmd or not node.words:
+            return None
+        vals, last = self._expand_words(node.words)
+        name = command_name(vals[0])
+        args, largs = vals[1:], last[1:]
+        if name == "echo":
+            k = 0
+            while k < len(args) and args[k] in ("-n", "-e", "-E", "-ne", "-en"):
+                k += 1
+            if any(x >= 0 for x in largs[k:]):
+                return None
+            body = " ".join(args[k:])
+            if "-e" in args[:k] or "-ne" in args[:k] or "-en" in args[:k]:
+                body = c_unescape(body)
+            return ("text", body + "\n", "echo-shell")
+        if name == "printf":
+            if not args or any(x >= 0 for x in largs):
+                return None
+            fmt = args[0]
+            if "%" not in fmt.replace("%%", ""):
+                return ("text", c_unescape(fmt).replace("%%", "%"), "printf-shell")
+            if fmt in ("%s", "%s\\n", "%s\n") and len(args) > 1:
+                return ("text", "\n".join(args[1:]) + "\n", "printf-shell")
+            return None
+        if name == "cat":
+            files = [a for a in args if not a.startswith("-") or a == "-"]
+            if any(largs[args.index(f)] >= 0 for f in files) or "-" in files:
+                return None
+            if files:
+                return ("files", files, "stdin")
+            for r in node.redirs:
+                if r.op in ("<<", "<<-") and r.heredoc is not None:
+                    body = self._heredoc_text(r)
+                    return None if body is None else ("text", body, "heredoc-shell")
+                if r.op == "<<<" and r.target is not None:
+                    v, l2 = expand(r.target.raw, self.vars)
+                    return None if l2 >= 0 else ("text", v + "\n", "herestring-shell")
+                if r.op == "<" and r.target is not None:
+                    v, l2 = expand(r.target.raw, self.vars)
+                    return None if l2 >= 0 else ("files", [v], "stdin")
+            return None
+        return None
+
+    # -- scripts -------------------------------------------------------------
+    def _abspath(self, path: str) -> str | None:
+        if path.startswith("~"):
+            path = os.path.expanduser(path)
+        if os.path.isabs(path):
+            return os.path.normpath(path)
+        if self.cwd is None:
+            return None
+        return os.path.normpath(os.path.join(self.cwd, path))
+
+    def _script_arg(self, word: str, last: int, env, ctx, text, how: str, share: bool) -> None:
+        if word.startswith(("<(", ">(")):
+            self.unverifiable(f"{how} <(...): shell input from a process substitution cannot be "
+                              "read statically", text)
+            return
+        if last >= 0:
+            self.unverifiable(f"{how} {word}: the script path is dynamic", text)
+            return
+        if word in ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
+            redirs, _, feed = self._io
+            self._shell_stdin(how, redirs, feed, ctx, text)
+            return
+        if word.startswith(("/dev/fd/", "/proc/self/fd/")):
+            self.unverifiable(f"{how} {word}: shell input from a file descriptor cannot be read "
+                              "statically", text)
+            return
+        self._run_script_path(word, ctx, text, how, share)
+
+    def _maybe_script(self, w0: str, args, env, ctx, text) -> None:
+        """A path at command position: a shell script if bash would run it as one."""
+        p = self._abspath(w0)
+        if p is None:
+            self.unverifiable(f"{w0}: cannot tell where it is (the directory changed to "
+                              "something unknown)", text)
+            return
+        if p in self.written:
+            self._run_script_path(w0, ctx, text, "run", share=False)
+            return
+        if not self._known_dir(p):
+            if w0.endswith((".sh", ".bash")):
+                self.unverifiable(f"{w0}: cannot tell where it is (the directory changed to "
+                                  "something unknown)", text)
+            else:
+                self.problem(f"{w0}: in a directory that cannot be named; not read")
+            return
+        kind = script_kind(p)
+        if kind == "missing":
+            if w0.endswith((".sh", ".bash")):
+                self._missing_script(p, text)
+            return
+        if kind == "shell":
+            self._run_script_path(w0, ctx, text, "run", share=False)
+
+    def _run_script_path(self, word: str, ctx, text, how: str, share: bool) -> None:
+        p = self._abspath(word)
+        if p is None:
+            self.unverifiable(f"{how} {word}: cannot tell where it is (the directory changed to "
+                              "something unknown)", text)
+            return
+        if p not in self.written and not self._known_dir(p):
+            self.unverifiable(f"{how} {word}: cannot tell where it is (the directory changed to "
+                              "something unknown)", text)
+            return
+        label = f"script:{p}"
+        # each file at most once per analysis (symlinks resolved; a file written
+        # by this command counts as one file too)
+        key = p if p in self.written else os.path.realpath(p)
+        if key in self.seen_scripts:
+            return
+        self.seen_scripts.add(key)
+        if p in self.written:
+            content = self.written[p]
+            if content is None:
+                self.unverifiable(f"{p} is written by this same command with content that "
+                                  "cannot be read statically, then run", text)
+                return
+            if content[0] == "text":
+                self._script_body(content[1], p, ctx.sub(label, script=p), text, share)
+                return
+            for f in content[1]:
+                self._run_script_path(f, ctx, text, how, share)
+            return
+        body = self._read_script(p, text)
+        if body is None:
+            return
+        self.an.scripts_read.append(p)
+        self._script_body(body, p, ctx.sub(label, script=p), text, share)
+
+    def _script_body(self, body: str, path: str, ctx, text, share: bool) -> None:
+        saved_vars, saved_cwd, saved_pos = dict(self.vars), self.cwd, self.positional
+        script_args, self._script_args = self._script_args, None
+        if not share:
+            self.vars = base_vars(self.cwd)
+            self.positional = []
+        if script_args is not None:
+            self._set_positional(*script_args)
+        elif not share:
+            self._set_positional([], [])
+        self.vars["0"] = path
+        self.vars["BASH_SOURCE"] = path
+        try:
+            self._nested_text(body, ctx, f"script {path}", text, script=path)
+        finally:
+            if not share:
+                self.vars, self.cwd = saved_vars, saved_cwd
+            self.positional = saved_pos if (not share or script_args is not None) else self.positional
+
+    def _set_positional(self, args: list, largs: list) -> None:
+        """$1.. $# $@ $* for a script or function body (unknown when an argument is dynamic)."""
+        for k in list(self.vars):
+            if k.isdigit() and k != "0":
+                del self.vars[k]
+        if any(x >= 0 for x in largs):
+            self.positional = None
+            for k in ("#", "@", "*"):
+                self.vars[k] = None
+            for n, (a, la) in enumerate(zip(args, largs), 1):
+                self.vars[str(n)] = a if la < 0 else None
+            return
+        self.positional = list(args)
+        for n, a in enumerate(args, 1):
+            self.vars[str(n)] = a
+        for n in range(len(args) + 1, 10):
+            self.vars[str(n)] = ""
+        self.vars["#"] = str(len(args))
+        self.vars["@"] = self.vars["*"] = " ".join(args)
+
+    def _missing_script(self, p: str, text: str) -> None:
+        """A script that does not exist cannot run, unless an earlier command of
+        this text creates it in a way we cannot see (python writing it, git
+        checkout, a build): then its content is unknown."""
+        maker = next((c for c in self.an.commands[:-1]
+                      if c.name not in _NO_FILE_CREATION
+                      or any(r.writes and r.target != "/dev/null" for r in c.redirects)), None)
+        if maker is None or p.endswith("/bin/activate"):
+            # (a virtualenv's activate script, made by `python -m venv`, is standard)
+            self.problem(f"script {p} does not exist (it cannot run either)")
+            return
+        self.problem(f"script {p} does not exist yet")
+        self.unverifiable(f"script {p} does not exist yet: an earlier command ({maker.name}) may "
+                          "create it, and what it would contain cannot be read", text)
+
+    def _read_script(self, p: str, text: str) -> str | None:
+        try:
+            st = os.stat(p)
+        except FileNotFoundError:
+            self._missing_script(p, text)
+            return None
+        except OSError as e:
+            self.problem(f"script {p} cannot be read: {e.strerror}")
+            self.unverifiable(f"script {p} cannot be read", text)
+            return None
+        import stat as _stat
+        if not _stat.S_ISREG(st.st_mode):
+            self.problem(f"{p} is not a regular file")
+            return None
+        if st.st_size > self.max_script_bytes:
+            self.problem(f"script {p} is {st.st_size} bytes, over the {self.max_script_bytes}-byte limit")
+            self.unverifiable(f"script {p} is too large to read ({st.st_size} bytes)", text)
+            return None
+        try:
+            with open(p, "rb") as fh:
+                data = fh.read(self.max_script_bytes + 1)
+        except OSError as e:
+            self.problem(f"script {p} cannot be read: {e.strerror}")
+            self.unverifiable(f"script {p} cannot be read", text)
+            return None
+        if b"\0" in data:
+            self.problem(f"{p} is not a text file (NUL bytes)")
+            self.unverifiable(f"{p} is a binary file run as a script", text)
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            self.problem(f"{p} is not UTF-8 text")
+            self.unverifiable(f"{p} is not text: it cannot be read as a script", text)
+            return None
+
+    # -- writes (scripts written then run) -----------------------------------
+    def _note_writes(self, sc, args, redirs, node, feed) -> None:
+        name = sc.name if sc is not None else ""
+        content = None
+        if node is not None and sc is not None and any(r.writes for r in redirs):
+            out = self._static_output(node)
+            if out is not None:
+                content = out[:2]
+        for r in redirs:
+            if r.writes and r.fd in (None, 1) and r.op != "<>":
+                p = self._abspath(r.target) if "$" not in r.target else None
+                if p is None:
+                    continue
+                if r.op in (">>", "&>>") and p in self.written:
+                    prev = self.written[p]
+                    if prev is not None and content is not None and prev[0] == content[0] == "text":
+                        self.written[p] = ("text", prev[1] + content[1])
+                    else:
+                        self.written[p] = None
+                else:
+                    self.written[p] = content if sc is not None else ("text", "")
+        if sc is None:
+            return
+        if name == "tee":
+            files = [a for a in args if not a.startswith("-")]
+            src = None
+            for r in (node.redirs if node is not None else []):
+                if r.op in ("<<", "<<-") and r.heredoc is not None:
+                    body = self._heredoc_text(r)
+                    src = None if body is None else ("text", body)
+                elif r.op == "<<<" and r.target is not None:
+                    v, l2 = expand(r.target.raw, self.vars)
+                    src = None if l2 >= 0 else ("text", v + "\n")
+            if src is None and feed is not None:
+                o = self._static_output(feed)
+                src = o[:2] if o else None
+            for f in files:
+                p = self._abspath(f)
+                if p is not None:
+                    self.written[p] = src
+        elif name in ("cp", "mv", "install", "ln") and len(args) >= 2:
+            ops = [a for a in args if not a.startswith("-")]
+            if len(ops) == 2:
+                dst, srcp = self._abspath(ops[1]), self._abspath(ops[0])
+                if dst is not None:
+                    if os.path.isdir(dst):
+                        dst = os.path.join(dst, os.path.basename(ops[0]))
+                    if srcp is not None and srcp in self.written:
+                        self.written[dst] = self.written[srcp]
+                    else:
+                        self.written[dst] = ("files", [srcp]) if srcp else None
+        elif name in ("curl", "wget"):
+            flag = "o" if name == "curl" else "O"
+            longs = ("--output", "--output-document")
+            for k, a in enumerate(args):
+                target = None
+                if a.startswith(longs) and "=" in a:
+                    target = a.split("=", 1)[1]
+                elif (a in longs or (a.startswith("-") and not a.startswith("--")
+                                     and a.endswith(flag))) and k + 1 < len(args):
+                    target = args[k + 1]
+                if target and target != "-":
+                    p = self._abspath(target)
+                    if p is not None:
+                        self.written[p] = None
+        elif name == "dd":
+            for a in args:
+                if a.startswith("of="):
+                    p = self._abspath(a[3:])
+                    if p is not None:
+                        self.written[p] = None
+
+    # -- interpreters --------------------------------------------------------
+    def _interpreter(self, name, args, opts, raw_redirs, text, ctx) -> None:
+        """Record the code an interpreter runs (inline or on its stdin) for the guards to scan."""
+        code = None
+        for k, a in enumerate(args):
+            if a in opts and k + 1 < len(args):
+                code = args[k + 1]
+                break
+            if a.startswith("-") and not a.startswith("--") and len(a) > 2 and ("-" + a[-1]) in opts:
+                if k + 1 < len(args):
+                    code = args[k + 1]
+                    break
+            if a.startswith("-c") and len(a) > 2 and "-c" in opts:
+                code = a[2:]
+                break
+            if not a.startswith("-"):
+                break
+        source = "inline"
+        if code is None and (not args or args[0] == "-"):
+            # the program comes from stdin: a heredoc, a here-string, a file, a pipe
+            code, unknown = self._stdin_program(raw_redirs)
+            if unknown:
+                self.an.programs.append(Program(name, None, text, self._cwd_or_none(), ctx.via, "stdin"))
+                return
+            source = "stdin"
+        if code is None:
+            return
+        self.an.programs.append(Program(name, code, text, self._cwd_or_none(), ctx.via, source))
+
+    def _cwd_or_none(self) -> str | None:
+        return self.cwd if self._known_dir(self.cwd) else None
+
+    def _stdin_program(self, raw_redirs) -> tuple[str | None, bool]:
+        """(program text, unknown) for an interpreter reading its program from stdin."""
+        _, _, feed = self._io
+        for r in raw_redirs:
+            if r.op in ("<<", "<<-") and r.heredoc is not None:
+                return r.heredoc, False
+            if r.op == "<<<" and r.target is not None:
+                return expand(r.target.raw, self.vars)[0], False
+            if r.op == "<" and r.fd in (None, 0) and r.target is not None:
+                v, last = expand(r.target.raw, self.vars)
+                body = self._read_code(v) if last < 0 else None
+                return body, body is None
+        if feed is None:
+            return None, False
+        out = self._static_output(feed)
+        if out is None:
+            return None, True
+        if out[0] == "text":
+            return out[1], False
+        parts = [self._read_code(f) for f in out[1]]
+        if any(p is None for p in parts):
+            return None, True
+        return "\n".join(parts), False
+
+    def _read_code(self, path: str) -> str | None:
+        p = self._abspath(path)
+        if p is None or not self._known_dir(p):
+            return None
+        try:
+            if os.path.getsize(p) > self.max_script_bytes:
+                return None
+            with open(p, "rb") as fh:
+                return fh.read(self.max_script_bytes).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    # -- make ----------------------------------------------------------------
+    def _make(self, args, largs, ctx, text) -> None:
+        """``make [targets]``: the recipes of the named targets (or the default
+        one) and of their prerequisites, each line a shell text, via
+        ``make:TARGET``. Make variables defined in the Makefile are expanded;
+        others become unknown shell variables (dynamic words)."""
+        mdir, mfile, targets, dry = self.cwd, None, [], False
+        overrides: dict[str, str] = {}
+        i, n = 0, len(args)
+        while i < n:
+            a = args[i]
+            if a in ("-C", "--directory") and i + 1 < n:
+                mdir = os.path.join(mdir, args[i + 1]) if mdir else None
+                i += 2
+                continue
+            if a.startswith("-C") and len(a) > 2:
+                mdir = os.path.join(mdir, a[2:]) if mdir else None
+            elif a.startswith("--directory="):
+                mdir = os.path.join(mdir, a.split("=", 1)[1]) if mdir else None
+            elif a in ("-f", "--file", "--makefile") and i + 1 < n:
+                mfile = args[i + 1]
+                i += 2
+                continue
+            elif a in ("-o", "-W", "-I", "--old-file", "--what-if", "--include-dir") and i + 1 < n:
+                i += 2
+                continue
+            elif a in ("-j", "-l", "--jobs", "--load-average") and i + 1 < n and args[i + 1].isdigit():
+                i += 2
+                continue
+            elif a in ("-n", "--dry-run", "--just-print", "--recon", "-q", "--question"):
+                dry = True
+            elif a.startswith("-"):
+                pass
+            elif "=" in a:
+                k, v = a.split("=", 1)
+                overrides[k] = v
+            else:
+                targets.append(a)
+            i += 1
+        if dry:
+            return
+        if not self._known_dir(mdir):
+            self.unverifiable("make: cannot tell which directory it runs in", text)
+            return
+        path = None
+        if mfile:
+            path = mfile if os.path.isabs(mfile) else os.path.join(mdir, mfile)
+        else:
+            for cand in ("GNUmakefile", "makefile", "Makefile"):
+                if os.path.isfile(os.path.join(mdir, cand)):
+                    path = os.path.join(mdir, cand)
+                    break
+        if path is None:
+            return   # no makefile: make fails, nothing runs
+        path = os.path.normpath(path)
+        rules = self.makefiles.get(path)
+        if rules is None:
+            body = self._read_script(path, text)
+            if body is None:
+                return
+            self.an.scripts_read.append(path)
+            rules = parse_makefile(body)
+            self.makefiles[path] = rules
+        mvars, recipes, prereqs, default = rules
+        mvars = dict(MAKE_BUILTINS, **mvars)
+        mvars.update(overrides)
+        done: set[str] = set()
+        saved_cwd = self.cwd
+        self.cwd = mdir
+
+        def run_target(t: str, level: int) -> None:
+            if t in done or level > 8:
+                return
+            done.add(t)
+            for p in prereqs.get(t, ()):
+                run_target(p, level + 1)
+            for line in recipes.get(t, ()):
+                shell = make_expand(line, mvars, t, prereqs.get(t, ()))
+                self._nested_text(shell, ctx.sub(f"make:{t}"), f"make {t}", text)
+        try:
+            for t in targets or ([default] if default else []):
+                run_target(t, 0)
+        finally:
+            self.cwd = saved_cwd
+
+    # -- functions never called ------------------------------------------------
+    def finish(self, ctx: Ctx) -> None:
+        for name, (body, dctx) in list(self.funcs.items()):
+            if name not in self.called:
+                self.called.add(name)
+                self._set_positional(["$1"], [2])   # a function never called: arguments unknown
+                self.active_funcs.append(id(body))
+                try:
+                    self.walk(body, dctx.sub(f"function:{name}"))
+                finally:
+                    self.active_funcs.pop()
+
+
+
+_SHEBANG_SHELLS = SHELLS
+
+
+def script_kind(p: str) -> str:
+    """'shell' | 'other' | 'missing' for a path at command position."""
+    try:
+        st = os.stat(p)
+    except OSError:
+        return "missing"
+    import stat as _stat
+    if not _stat.S_ISREG(st.st_mode):
+        return "other"
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(256)
+    except OSError:
+        return "other"
+    if head.startswith(b"#!"):
+        line = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+        if not line:
+            return "other"
+        prog = command_name(line[0])
+        if prog == "env":
+            rest = [x for x in line[1:] if not x.startswith("-")]
+            prog = command_name(rest[0]) if rest else ""
+        return "shell" if prog in _SHEBANG_SHELLS else "other"
+    if p.endswith((".sh", ".bash")):
+        return "shell"
+    if b"\0" in head or head.startswith(b"\x7fELF"):
+        return "other"
+    if st.st_mode & 0o111:
+        return "shell"   # executable text without a shebang: bash runs it as a script
+    return "other"

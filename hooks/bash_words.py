@@ -1,0 +1,276 @@
+"""Word expansion for the bash reader: quote removal, constant variables, ANSI-C escapes.
+
+``expand(raw, variables, subst)`` returns the value of one shell word and
+where its last unresolved expansion ends (-1: fully static). Unknown
+expansions keep their source text, so a guard can tell ``$CMD`` from ``cargo``.
+"""
+from __future__ import annotations
+
+import os
+
+C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
+              "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def match_close(s: str, i: int, open_c: str, close_c: str) -> int:
+    """Index just past the bracket matching s[i] (quote-aware); len(s) if none.
+
+    Words longer than 4000 characters are not scanned (pathological nesting
+    would make expansion quadratic): the rest of the word counts as dynamic."""
+    depth = 0
+    n = len(s)
+    if n - i > 4000:
+        return n
+    while i < n:
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'" and open_c != "{":
+            k = s.find("'", i + 1)
+            i = n if k < 0 else k + 1
+            continue
+        if c == '"':
+            j = i + 1
+            while j < n and s[j] != '"':
+                j += 2 if s[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == open_c:
+            depth += 1
+        elif c == close_c:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
+
+
+_ENV_KNOWN = ("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL")
+
+
+def base_vars(cwd: str | None) -> dict:
+    """Variables whose value the Bash tool's shell certainly has: a few from
+    the environment the hook runs in (the same user and session), and PWD.
+    Read on every call: a hook is a fresh process, so a cache gains nothing and
+    a long-lived caller (tests, swarm-watch) must see the environment as it is now."""
+    out: dict[str, str | None] = {k: os.environ[k] for k in _ENV_KNOWN if os.environ.get(k)}
+    if cwd:
+        out["PWD"] = cwd
+    return out
+
+
+def param_value(inner: str, variables: dict) -> str | None:
+    """Value of ${inner} when it is known: NAME, NAME[0], NAME:-word, NAME-word."""
+    if inner.isidentifier() or inner.isdigit() or inner in ("@", "*", "#"):
+        return variables.get(inner)
+    k = inner.find("[")
+    if k > 0 and inner.endswith("]") and inner[:k].isidentifier() and inner[k + 1:-1] in ("0", "@", "*"):
+        return variables.get(inner[:k])
+    for op in (":-", ":=", "-", "="):
+        k = inner.find(op)
+        if k > 0 and inner[:k].isidentifier():
+            name, word = inner[:k], inner[k + len(op):]
+            static_word = not any(c in word for c in "$`'\"\\")
+            if name not in variables:
+                # not set by this text: the default is what runs unless the
+                # environment sets it (judged as the default: ${CARGO:-cargo} is cargo)
+                return word if static_word else None
+            val = variables[name]
+            if val is None:
+                return None   # set to something we cannot read
+            if val == "" and op.startswith(":"):
+                return word if static_word else None
+            return val
+    return None
+
+
+def expand(raw: str, variables: dict, subst=None, heredoc: bool = False) -> tuple[str, int]:
+    """Quote removal and constant-variable expansion of one word.
+
+    Returns (value, last_dynamic_end): expansions that cannot be resolved keep
+    their source text in ``value``; ``last_dynamic_end`` is the index in value
+    just after the last such piece (-1 when the word is fully static)."""
+    if "$" not in raw and "'" not in raw and '"' not in raw and "\\" not in raw and "`" not in raw:
+        return raw, -1
+    out: list[str] = []
+    olen = 0
+    last = -1
+    i, n = 0, len(raw)
+    dq = heredoc   # an unquoted here-document body expands like "..." without the quotes
+    while i < n:
+        c = raw[i]
+        if heredoc and c == '"':
+            out.append(c)
+            olen += 1
+            i += 1
+            continue
+        if c == "\\":
+            if i + 1 < n:
+                nx = raw[i + 1]
+                if nx == "\n":
+                    pass
+                elif dq and nx not in '$`"\\':
+                    out.append("\\" + nx)
+                    olen += 2
+                else:
+                    out.append(nx)
+                    olen += 1
+            i += 2
+            continue
+        if c == '"':
+            dq = not dq
+            i += 1
+            continue
+        if c == "'" and not dq:
+            k = raw.find("'", i + 1)
+            k = n if k < 0 else k
+            piece = raw[i + 1:k]
+            out.append(piece)
+            olen += len(piece)
+            i = k + 1
+            continue
+        if c == "`":
+            j = i + 1
+            while j < n and raw[j] != "`":
+                j += 2 if raw[j] == "\\" else 1
+            piece = raw[i:j + 1]
+            val = subst(raw[i + 1:j]) if subst is not None else None
+            if val is not None:
+                out.append(val)
+                olen += len(val)
+                i = j + 1
+                continue
+            out.append(piece)
+            olen += len(piece)
+            last = olen
+            i = j + 1
+            continue
+        if c in "<>" and not dq and i + 1 < n and raw[i + 1] == "(":
+            # process substitution: a /dev/fd path known only at run time
+            j = match_close(raw, i + 1, "(", ")")
+            piece = raw[i:j]
+            out.append(piece)
+            olen += len(piece)
+            last = olen
+            i = j
+            continue
+        if c == "$" and i + 1 < n:
+            nx = raw[i + 1]
+            if nx == "'" and not dq:
+                j = i + 2
+                while j < n and raw[j] != "'":
+                    j += 2 if raw[j] == "\\" else 1
+                piece = c_unescape(raw[i + 2:j])
+                out.append(piece)
+                olen += len(piece)
+                i = j + 1
+                continue
+            if nx == '"' and not dq:   # $"..." locale string
+                i += 1
+                continue
+            if nx == "(":
+                j = match_close(raw, i + 1, "(", ")")
+                piece = raw[i:j]
+                val = subst(raw[i + 2:j - 1]) if subst is not None and not piece.startswith("$((") else None
+                if val is not None:
+                    out.append(val)
+                    olen += len(val)
+                    i = j
+                    continue
+                out.append(piece)
+                olen += len(piece)
+                last = olen
+                i = j
+                continue
+            if nx == "{":
+                j = match_close(raw, i + 1, "{", "}")
+                inner = raw[i + 2:j - 1]
+                val = param_value(inner, variables)
+                if val is None:
+                    piece = raw[i:j]
+                    out.append(piece)
+                    olen += len(piece)
+                    last = olen
+                else:
+                    out.append(val)
+                    olen += len(val)
+                i = j
+                continue
+            if nx.isalpha() or nx == "_":
+                j = i + 1
+                while j < n and (raw[j].isalnum() or raw[j] == "_"):
+                    j += 1
+                name = raw[i + 1:j]
+                val = variables.get(name)
+                if val is None:
+                    piece = raw[i:j]
+                    out.append(piece)
+                    olen += len(piece)
+                    last = olen
+                else:
+                    out.append(val)
+                    olen += len(val)
+                i = j
+                continue
+            if nx.isdigit() or nx in "@*#?$!-":
+                val = variables.get(nx) if nx in "0123456789@*#" else None
+                if val is None:
+                    out.append(raw[i:i + 2])
+                    olen += 2
+                    last = olen
+                else:
+                    out.append(val)
+                    olen += len(val)
+                i += 2
+                continue
+        out.append(c)
+        olen += 1
+        i += 1
+    return "".join(out), last
+
+
+
+def shell_quote(word: str) -> str:
+    """Quote a word so that parsing it again gives it back (dynamic words keep their $)."""
+    if word and all(c.isalnum() or c in "-_./=:,+%@^" for c in word):
+        return word
+    if "$" in word:
+        return '"' + word.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`") + '"'
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+def c_unescape(s: str) -> str:
+    """Backslash escapes as $'...', echo -e and printf decode them (\\n, \\xHH, \\NNN, \\uHHHH)."""
+    if "\\" not in s:
+        return s
+    out, i, n = [], 0, len(s)
+    while i < n:
+        c = s[i]
+        if c == "\\" and i + 1 < n:
+            e = s[i + 1]
+            if e in "xuU":
+                width = {"x": 2, "u": 4, "U": 8}[e]
+                j = i + 2
+                while j < n and j < i + 2 + width and s[j] in "0123456789abcdefABCDEF":
+                    j += 1
+                if j > i + 2:
+                    try:
+                        out.append(chr(int(s[i + 2:j], 16)))
+                    except (ValueError, OverflowError):
+                        out.append(s[i:j])
+                    i = j
+                    continue
+            if e in "01234567":
+                j = i + 1
+                while j < n and j < i + 4 and s[j] in "01234567":
+                    j += 1
+                out.append(chr(int(s[i + 1:j], 8) & 0xFF))
+                i = j
+                continue
+            out.append(C_ESCAPES.get(e, "\\" + e))
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
