@@ -1,7 +1,10 @@
 """The decision log: one JSON line per hook decision, in the repository.
 
-.swarmgate/log/decisions.jsonl — time, session, agent id and type, event,
-tool, guard codes, decision, latency. The raw material of `swarmgate log`,
+.swarmgate/log/decisions.jsonl — time (UTC, milliseconds), session, agent id
+and type, event, tool, guard codes, the combined decision, latency, and
+``findings``: each code's own decision ({"B01": "deny", "R01": "context"}), so
+an advisory report is never counted as a refusal because another guard
+refused the same call. The raw material of `swarmgate log`,
 `swarmgate report` and swarm-watch. Appends are single O_APPEND writes; a torn
 line is skipped by readers.
 """
@@ -11,7 +14,7 @@ import os
 import time
 
 FIELDS = ("time", "session", "agent_id", "agent_type", "event", "tool", "codes", "decision",
-          "latency_ms", "input", "reason")
+          "latency_ms", "input", "reason", "findings")
 
 
 def log_path(repo: str) -> str:
@@ -20,12 +23,13 @@ def log_path(repo: str) -> str:
 
 def record(repo: str, *, session: str, agent_id: str | None, agent_type: str | None, event: str,
            tool: str | None, codes: list, decision: str, latency_ms: float, input_text: str = "",
-           reason: str = "") -> None:
+           reason: str = "", findings: dict | None = None) -> None:
     """Append one decision. Never raises: logging must not change a decision."""
     from swarmgate.statefile import append_jsonl
 
+    now = time.time()
     rec = {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z",
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z",
         "session": session,
         "agent_id": agent_id,
         "agent_type": agent_type,
@@ -39,6 +43,8 @@ def record(repo: str, *, session: str, agent_id: str | None, agent_type: str | N
         rec["input"] = input_text[:300]
     if reason:
         rec["reason"] = reason[:500]
+    if findings:
+        rec["findings"] = findings
     try:
         append_jsonl(log_path(repo), rec)
     except Exception:  # noqa: BLE001 - a read-only repo or a planted symlink: skip the log

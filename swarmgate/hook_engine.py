@@ -206,8 +206,23 @@ def _answer(event_name: str, stdin_text: str, registry, t0: float) -> tuple[str,
         decision=logged, latency_ms=(time.monotonic() - t0) * 1000.0,
         input_text=event.shell_command or " ".join(event.file_paths) or str(
             event.tool_input.get("subagent_type") or ""),
-        reason=reason)
+        reason=reason, findings=per_code(event_name, findings, stop_active))
     return dumps(out), 0
+
+
+_STRENGTH = {G.DENY: 4, G.ASK: 3, G.WARN: 2, G.CONTEXT: 1}
+
+
+def per_code(event_name: str, findings: list, stop_hook_active: bool = False) -> dict:
+    """{code: that code's own decision} (the strongest of its findings), in the log's words: on Stop
+    and SubagentStop a refusal is "block" (or "allow" once a stop hook has continued the stop)."""
+    out: dict = {}
+    for f in findings:
+        if _STRENGTH.get(f.decision, 0) > _STRENGTH.get(out.get(f.code), 0):
+            out[f.code] = f.decision
+    if event_name in STOP_EVENTS:
+        out = {c: (("allow" if stop_hook_active else "block") if d == G.DENY else d) for c, d in out.items()}
+    return out
 
 
 def _log_failure(event_name: str, event, codes: list, msg: str, t0: float) -> None:

@@ -108,8 +108,40 @@ def percentile(values: Sequence[float], q: float) -> float:
     return float(xs[k])
 
 
-def summarize(records: Sequence[dict], top: int = 10) -> dict:
-    """Counts per (code, decision), latency per event, the most refused inputs (pure)."""
+def code_decisions(r: dict, advisory: frozenset | set = frozenset()) -> dict:
+    """{code: that code's own decision} of one log record.
+
+    Records carry ``findings`` (each code's decision) since the log learnt it; for older ones
+    an advisory code (a report that never refuses: R01, C01, ...) counts as "context" and every
+    other code as the combined decision, which is then the best that is known.
+    """
+    own = r.get("findings")
+    dec = str(r.get("decision", "?"))
+    out = {}
+    for code in r.get("codes") or []:
+        code = str(code)
+        if isinstance(own, dict) and isinstance(own.get(code), str):
+            out[code] = own[code]
+        else:
+            out[code] = "context" if code in advisory else dec
+    return out
+
+
+def advisory_codes() -> frozenset:
+    """Codes of the registered guards that never refuse (empty when the registry cannot load)."""
+    try:
+        from swarmgate.hooks import registry
+        return frozenset(g.code for g in registry.guards() if g.advisory)
+    except Exception:  # noqa: BLE001 - a report must not fail on a broken guard module
+        return frozenset()
+
+
+def summarize(records: Sequence[dict], top: int = 10, advisory: frozenset | set = frozenset()) -> dict:
+    """Counts per (code, decision), latency per event, the most refused inputs (pure).
+
+    Per code, each code's own decision is counted (``code_decisions``): an advisory report on a
+    call that another guard refused is counted as context, not as a refusal.
+    """
     import statistics
 
     per_code: dict[str, dict[str, int]] = {}
@@ -123,9 +155,10 @@ def summarize(records: Sequence[dict], top: int = 10) -> dict:
         actor = str(r.get("agent_type") or ("subagent" if r.get("agent_id") else "main"))
         per_agent.setdefault(actor, {})
         per_agent[actor][dec] = per_agent[actor].get(dec, 0) + 1
-        for code in r.get("codes") or ["-"]:
-            row = per_code.setdefault(str(code), {})
-            row[dec] = row.get(dec, 0) + 1
+        own = code_decisions(r, advisory) or {"-": dec}
+        for code, cdec in own.items():
+            row = per_code.setdefault(code, {})
+            row[cdec] = row.get(cdec, 0) + 1
         try:
             latency.setdefault(str(r.get("event", "?")), []).append(float(r.get("latency_ms")))
         except (TypeError, ValueError):
@@ -154,7 +187,7 @@ def report_main(argv: Sequence[str] | None = None) -> int:
     if everything is None:
         return 1
     records = decision_log.select(everything, session=args.session)
-    s = summarize(records, args.top)
+    s = summarize(records, args.top, advisory_codes())
     if args.json:
         print(json.dumps(s, indent=1, ensure_ascii=False))
         return 0
@@ -168,7 +201,8 @@ def report_main(argv: Sequence[str] | None = None) -> int:
     con.print(f"{s['total']} decisions in {decision_log.log_path(repo)}: "
               + ", ".join(f"{k} {v}" for k, v in s["decisions"].items()))
     decs = sorted({d for row in s["codes"].values() for d in row})
-    t = Table(title="decisions per guard code", caption="`-`: no guard had anything to say")
+    t = Table(title="decisions per guard code (each code's own decision)",
+              caption="`-`: no guard had anything to say; the combined decisions are counted above")
     t.add_column("code")
     for d in decs:
         t.add_column(d, justify="right")

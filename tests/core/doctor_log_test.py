@@ -128,6 +128,22 @@ def test_report_summary(repo):
     assert s["top_refused"] == [{"input": "cargo test --workspace", "count": 2}]
 
 
+def test_report_counts_advisory_codes_apart_from_the_combined_decision(repo):
+    """R01 reports on a call that B01 refused: R01 is counted as context, B01 as deny, the call as
+    one deny. A record written before the log kept per-code decisions: R01 (advisory) is context."""
+    _log(repo, codes=["B01", "R01"], decision="deny", findings={"B01": "deny", "R01": "context"},
+         input_text="cargo test --workspace")
+    _log(repo, codes=["R01"], decision="context", findings={"R01": "context"}, input_text="make check-full")
+    _log(repo, codes=["B01", "R01"], decision="deny", input_text="cargo test --all")  # an older record
+    s = log_view.summarize(decision_log.read(str(repo)), advisory={"R01"})
+    assert s["codes"]["R01"] == {"context": 3}, s["codes"]
+    assert s["codes"]["B01"] == {"deny": 2}
+    assert s["decisions"] == {"context": 1, "deny": 2}
+    # without knowing R01 is advisory, an old record can only be counted by its combined decision
+    assert log_view.summarize(decision_log.read(str(repo)))["codes"]["R01"] == {"context": 2, "deny": 1}
+    assert "R01" in log_view.advisory_codes() and "B01" not in log_view.advisory_codes()
+
+
 def test_report_cli(repo, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     fill(repo)

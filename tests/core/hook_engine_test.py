@@ -261,6 +261,30 @@ def test_every_decision_is_logged_with_the_spec_fields(repo):
     assert recs[0]["time"].endswith("Z")
 
 
+def test_the_log_keeps_each_codes_own_decision(repo):
+    """An advisory report on a call another guard refused is logged as context for its code."""
+    from swarmgate import decision_log
+
+    refuse = _guard("X14", lambda e, c: G.Finding("X14", "no"))
+    report = _guard("X15", lambda e, c: G.Finding("X15", "memory: 3G free", decision=G.CONTEXT), advisory=True)
+    call("PreToolUse", bash(repo, "make"), [refuse, report])
+    call("PreToolUse", bash(repo, "ls"), [report])
+    first, second = decision_log.read(str(repo))
+    assert first["decision"] == "deny" and first["findings"] == {"X14": "deny", "X15": "context"}
+    assert second["decision"] == "context" and second["findings"] == {"X15": "context"}
+    assert len(first["time"]) == len("2026-11-30T12:00:00.123Z"), first["time"]  # milliseconds
+
+
+def test_a_stop_blocks_per_code_in_the_logs_words(repo):
+    from swarmgate import decision_log
+
+    g = _guard("S98", lambda e, c: G.Finding("S98", "round not closed"), events=("Stop",), tools=())
+    base = {"session_id": "s1", "transcript_path": "", "cwd": str(repo), "hook_event_name": "Stop"}
+    call("Stop", {**base, "stop_hook_active": False}, [g])
+    call("Stop", {**base, "stop_hook_active": True}, [g])
+    assert [r["findings"] for r in decision_log.read(str(repo))] == [{"S98": "block"}, {"S98": "allow"}]
+
+
 def test_a_planted_symlink_at_the_log_does_not_break_the_answer(repo, tmp_path):
     target = tmp_path / "elsewhere.txt"
     target.write_text("keep\n")
