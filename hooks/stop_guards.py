@@ -111,7 +111,9 @@ def transcript_calls(path: str, limit: int = MAX_AUDITED_CALLS) -> tuple[list, i
 
     ``ran`` is False when the first line of the call's error result says a hook or the
     permission system refused it; True when it ran (a failing command ran too: "Exit code 1")
-    or no result was written (the call was cut short).
+    or no result was written (the call was cut short). Lines read is -1 when the file cannot
+    be opened (``unreadable(path)`` says why): then nothing was judged, which must never read
+    as "nothing to report".
     """
     import json
 
@@ -160,6 +162,15 @@ def transcript_calls(path: str, limit: int = MAX_AUDITED_CALLS) -> tuple[list, i
                 ran = False
         out.append((tid, name, ti, ran, cwd))
     return out, n
+
+
+def unreadable(path: str) -> str:
+    """Why ``path`` cannot be read as a transcript (for the line that says so)."""
+    try:
+        with open(path, "rb"):
+            return "it could be opened a moment ago"
+    except OSError as e:
+        return e.strerror or type(e).__name__
 
 
 def audit(event, config, calls: list) -> list:
@@ -225,7 +236,7 @@ def _stop_outcome(event, config) -> dict:
     from swarmgate.hooks.dispatch_prompt_parse import prompt_digest
 
     out: dict = {"H01": None, "H02": None, "dirs": [], "released": [], "calls": 0, "misses": 0,
-                 "transcript": "", "recorded": False}
+                 "transcript": "", "recorded": False, "unread": ""}
     p = event.payload
     message = p.get("last_assistant_message") if isinstance(p.get("last_assistant_message"), str) else ""
     active = bool(p.get("stop_hook_active"))
@@ -265,7 +276,16 @@ def _stop_outcome(event, config) -> dict:
                                                 event.cwd or event.repo)
 
     if config.guard_mode("H02") != "off" and tpath and not _broken("h02-no-audit"):
-        calls, _n = transcript_calls(tpath)
+        calls, n = transcript_calls(tpath)
+        if n < 0:
+            out["unread"] = unreadable(tpath)
+            who = f"{aid or '?'} ({event.agent_type or '?'})"
+            out["H02"] = G.Finding(
+                "H02", f"H02 could not read the transcript of subagent {who} ({tpath}: {out['unread']}): "
+                       f"none of its calls was re-judged, so a hook that did not fire would go unnoticed. "
+                       f"Re-judge it by hand once the file is readable: `swarmgate replay {tpath}`.",
+                decision=G.CONTEXT)
+            return out
         out["calls"] = sum(1 for c in calls if c[3])
         misses = audit(event, config, calls)
         out["misses"] = len(misses)
@@ -381,7 +401,9 @@ def check_c03(event, config):
             parts.append("H01 no leftover scratch or work directories")
         if o["released"]:
             parts.append(f"scratch locks released: {', '.join(o['released'])}")
-        if o["transcript"]:
+        if o["unread"]:
+            parts.append(f"H02 could not read the transcript ({o['unread']}): nothing was re-judged")
+        elif o["transcript"]:
             parts.append(f"H02 re-judged {o['calls']} call(s) from the transcript, "
                          f"{o['misses']} a guard refuses")
         else:

@@ -167,6 +167,21 @@ def test_h02_clean_transcript(repo, tmp_path):
     assert "H02 re-judged 2 call(s) from the transcript, 0 a guard refuses" in ans["systemMessage"]
 
 
+@pytest.mark.parametrize("make", ["missing", "directory"])
+def test_h02_says_it_could_not_read_the_transcript(repo, tmp_path, make):
+    """An unreadable transcript never reads as a clean one ("re-judged 0 call(s))."""
+    tp = tmp_path / "agent-ag1.jsonl"
+    if make == "directory":
+        tp.mkdir()  # root opens any file, whatever its mode: a directory cannot be read as one
+    ans = answer("SubagentStop", stop_payload(transcript_path=str(tp)), repo)
+    msg = ans["systemMessage"]
+    assert "decision" not in ans  # H02 never blocks
+    assert "[H02]" not in msg or "could not read the transcript" in msg
+    assert "H02 could not read the transcript of subagent ag1" in msg and str(tp) in msg, msg
+    assert "H02 could not read the transcript (" in msg and "re-judged 0" not in msg, msg
+    assert f"swarmgate replay {tp}" in msg
+
+
 # --- S01 ------------------------------------------------------------------------------
 
 RECORD = ("# Round r7\n\ngoal: ship the parser\nexit: tests pass\n\n## Tasks\n\n"
