@@ -245,12 +245,12 @@ def shell_write_targets(command: str, cwd: str = "") -> list[tuple[str, str]]:
     """[(path as written, how)] files a shell command writes.
 
     Uses swarmgate's bash parser (``swarmgate.hooks.bash_tree.analyze`` and
-    ``write_scope.shell_writes``) when present, else a quote-aware scan of
+    ``shell_writes.shell_writes``) when present, else a quote-aware scan of
     redirections and ``tee``.
     """
     try:
         from swarmgate.hooks.bash_tree import analyze
-        from swarmgate.hooks.write_scope import shell_writes
+        from swarmgate.hooks.shell_writes import shell_writes
     except Exception:  # noqa: BLE001 - the parser is optional here
         return _fallback_writes(command)
     try:

@@ -117,7 +117,7 @@ def judgements(payloads, repo: str, seconds: float = 1.0) -> dict:
     from swarmgate.hook_engine import evaluate
     from swarmgate.hook_protocol import HookEvent
     from swarmgate.hooks import registry
-    from swarmgate.hooks.bash_guards import analysis_of
+    from swarmgate.hooks.shell_event import analysis_of
 
     config = load_config(repo)
     every = [g for g in registry.guards() if g.applies("PreToolUse", "Bash")]

@@ -11,7 +11,10 @@ import importlib
 # Order matters only for the order of reasons in a combined answer.
 MODULES = (
     "swarmgate.hooks.file_guards",
-    "swarmgate.hooks.bash_guards",
+    "swarmgate.hooks.heavy_guards",
+    "swarmgate.hooks.scope_guards",
+    "swarmgate.hooks.shell_job_guards",
+    "swarmgate.hooks.shell_protection_guards",
     "swarmgate.hooks.timer_guards",
     "swarmgate.hooks.write_scope",
     "swarmgate.hooks.resource_report",

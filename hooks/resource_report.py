@@ -32,7 +32,8 @@ def gpu_words(analysis, patterns) -> str | None:
 
 def check_r01(event, config):
     from swarmgate.break_switch import broken
-    from swarmgate.hooks.bash_guards import analysis_of, heavy_commands
+    from swarmgate.hooks.heavy_commands import heavy_commands
+    from swarmgate.hooks.shell_event import analysis_of
 
     if broken("r01-silent"):
         return None

@@ -130,7 +130,7 @@ def _timer_command(cmd, next_cmds, min_sleep: float):
 
 
 def check_t01(event, config):
-    from swarmgate.hooks.bash_guards import broken
+    from swarmgate.hooks.shell_event import broken
 
     if broken(event, "t01-allow-timers"):
         return None
@@ -153,7 +153,7 @@ def check_t01(event, config):
             f"place where people and swarm-watch can see and cancel it.",
             f"run `{first} <when> <message>` instead (or give {event.tool_name} a prompt that starts "
             f"with `{first}`).")
-    from swarmgate.hooks.bash_guards import analysis_of
+    from swarmgate.hooks.shell_event import analysis_of
 
     analysis = analysis_of(event, config)
     if analysis is None:

@@ -322,8 +322,10 @@ def test_monitor_runs_through_the_same_guards(cjudge):
 # ------------------------------------------------------------------ cases, switches, registry
 
 def _bash_guards():
-    from swarmgate.hooks import bash_guards, timer_guards, write_scope
-    return bash_guards.GUARDS + timer_guards.GUARDS + write_scope.GUARDS
+    from swarmgate.hooks import (heavy_guards, scope_guards, shell_job_guards, shell_protection_guards, timer_guards,
+                                 write_scope)
+    return (heavy_guards.GUARDS + scope_guards.GUARDS + shell_job_guards.GUARDS + shell_protection_guards.GUARDS
+            + timer_guards.GUARDS + write_scope.GUARDS)
 
 
 @pytest.mark.parametrize("g", _bash_guards(), ids=lambda g: g.code)

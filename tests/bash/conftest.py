@@ -18,7 +18,9 @@ def _state_dir(tmp_path, monkeypatch):
 class Judge:
     """Run the Bash-side guards (B01 B02 B10 B30 B31 G01 T01 W01) on one command in ``repo``."""
 
-    MODULES = ("swarmgate.hooks.bash_guards", "swarmgate.hooks.timer_guards", "swarmgate.hooks.write_scope")
+    MODULES = ("swarmgate.hooks.heavy_guards", "swarmgate.hooks.scope_guards",
+               "swarmgate.hooks.shell_job_guards", "swarmgate.hooks.shell_protection_guards",
+               "swarmgate.hooks.timer_guards", "swarmgate.hooks.write_scope")
 
     def __init__(self, repo: str, config_text: str = "") -> None:
         self.repo = repo

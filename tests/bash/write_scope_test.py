@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from swarmgate.hooks.command_patterns import basename
-from swarmgate.hooks.write_scope import command_write_targets, glob_allows, resolve
+from swarmgate.hooks.shell_writes import command_write_targets, resolve
+from swarmgate.hooks.write_scope import glob_allows
 
 CONFIG = """\
 [write]

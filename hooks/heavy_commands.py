@@ -1,0 +1,85 @@
+"""Which commands of a shell call are heavy (the `[heavy] patterns`, `[bash] make_targets`),
+whether they run under a memory-capped runner, and the rewrite that puts them there.
+
+Shared by B01, B02 (hooks/heavy_guards.py) and R01 (hooks/resource_report.py).
+"""
+from __future__ import annotations
+
+from swarmgate.hooks.shell_event import analysis_of, core_text, launchers, runnable
+from swarmgate.hooks.test_runs import not_a_run
+
+def heavy_match(cmd, config, cwd, repo) -> str | None:
+    from swarmgate.hooks.command_patterns import first_match
+
+    if not_a_run(cmd):
+        return None
+    hit = first_match(cmd, config["heavy"]["patterns"], cwd=cwd, repo=repo)
+    if hit:
+        return hit
+    targets = config["bash"]["make_targets"]
+    if targets and cmd.words and cmd.name in ("make", "gmake"):
+        skip = False
+        for a in cmd.args:
+            if skip:
+                skip = False
+                continue
+            if a in ("-C", "-f", "-j", "-l", "-o", "-W", "--directory", "--file", "--makefile"):
+                skip = True
+                continue
+            if a in targets:
+                return f"make {a}"
+    return None
+
+
+def heavy_commands(event, config):
+    """[(index, cmd, pattern)] heavy commands of the event's shell command (cached per event)."""
+    analysis = analysis_of(event, config)
+    if analysis is None:
+        return []
+
+    def build():
+        cwd = event.cwd or event.repo
+        out = []
+        seen = set()
+        for i, c in runnable(analysis.commands):
+            hit = heavy_match(c, config, cwd, event.repo)
+            if hit:
+                seen.add(id(c))
+                # one started by another heavy command (a heavy gate script's lines) is judged through it
+                if not any(id(p) in seen for p in launchers(analysis.commands, i)):
+                    out.append((i, c, hit))
+        return out
+    return event.derived("bash.heavy", build)
+
+
+_CAP_HINTS: dict = {}
+
+
+def cap_hint(config) -> str:
+    """The cap to suggest: the config's default prediction, as run-with-memory-cap takes it."""
+    n = config["memory"]["default_prediction"]
+    hint = _CAP_HINTS.get(n)
+    if hint is None:
+        gib = int(n) / (1 << 30) if isinstance(n, int) else 8
+        hint = f"{int(gib)}G" if gib >= 1 and gib == int(gib) else f"{max(1, int(int(n) / (1 << 20)))}M"
+        _CAP_HINTS[n] = hint
+    return hint
+
+
+def runner_of(cmd, runners) -> str | None:
+    names = set(runners)
+    for w in tuple(getattr(cmd, "wrappers", ()) or ()) + tuple(getattr(cmd, "via", ()) or ()):
+        base = w.split()[0].rsplit("/", 1)[-1] if w else ""
+        if base in names or w in names:
+            return base
+    return None
+
+
+def rewrite_target(analysis, idx: int) -> str:
+    """What to put after `run-with-memory-cap CAP --`: the outermost command that leads to the
+    heavy one (`bash scripts/verify.sh`, not the script's line), without its prefix, wrappers kept."""
+    chain = launchers(analysis.commands, idx)
+    top = chain[-1] if chain else analysis.commands[idx]
+    if top.name in ("run-with-memory-cap", "host-dispatch", "multi-host-run"):
+        top = chain[-2] if len(chain) >= 2 else analysis.commands[idx]
+    return core_text(top)

@@ -1,0 +1,209 @@
+"""What a shell call leaves running (SPEC §4.3): B30 unbounded wait loops, B31 nested
+background jobs.
+
+Decisions (also in docs/bash-guards.md):
+- B30 counts a loop as bounded by a `timeout` around it, a `read` condition
+  (ends at end of input), or a numeric comparison (a counter, `$SECONDS`) in
+  its condition or guarding a `break`. A `break` on any other condition
+  (`until curl -s ...`) does not bound a wait: the service may never come.
+"""
+from __future__ import annotations
+
+from swarmgate import guard as G
+from swarmgate.hooks.shell_event import analysis_of, broken, main_call, short, subagent_call
+
+_NUMERIC_OPS = frozenset(("-lt", "-le", "-gt", "-ge", "-eq", "-ne"))
+
+
+def _is_numeric_test(cmd) -> bool:
+    if not cmd.words:
+        return False
+    name = cmd.name
+    args = list(cmd.args)
+    if name in ("[", "test", "[["):
+        return any(a in _NUMERIC_OPS for a in args)
+    if name in ("let", "expr"):
+        return any(op in " ".join(args) for op in ("<", ">", "==", "!="))
+    return False
+
+
+def _cmds_of(loop, attr):
+    return [c for c in (getattr(loop, attr, ()) or ()) if getattr(c, "words", None)]
+
+
+def _split_loop_text(loop) -> tuple:
+    """(condition text, body text) of a while/until loop, from its source text."""
+    import re
+
+    text = getattr(loop, "text", "") or ""
+    m = re.match(r"\s*(?:while|until)\b(.*?)(?:;|\n|\s)\s*do\b(.*)", text, re.S)
+    if not m:
+        return "", text
+    return m.group(1), m.group(2)
+
+
+_TEXT_NUMERIC = None
+
+
+def _text_has_counter(text: str) -> bool:
+    """A numeric comparison in [[ ]] / (( )) / [ ] text, or the $SECONDS clock."""
+    global _TEXT_NUMERIC
+    if _TEXT_NUMERIC is None:
+        import re
+        _TEXT_NUMERIC = re.compile(r"\s-(?:lt|le|gt|ge|eq|ne)\s|\(\([^)]*(?:<|>|==|!=)[^)]*\)\)|\$\{?SECONDS\b")
+    return bool(_TEXT_NUMERIC.search(text))
+
+
+def loop_bound(loop) -> str | None:
+    """What bounds a while/until loop, or None."""
+    cond = _cmds_of(loop, "condition_commands")
+    body = _cmds_of(loop, "body_commands")
+    every = cond + body
+    if every and all(any((w.split()[0] if w else "") == "timeout"
+                         for w in tuple(getattr(x, "wrappers", ()) or ()) + tuple(getattr(x, "via", ()) or ()))
+                     for x in every):
+        # a timeout around the loop shows on every command of it; one on a single
+        # command inside only bounds that command
+        return "a timeout around it"
+    if any(c.name in ("read", "mapfile", "readarray", "getopts", "shift") for c in cond):
+        return "its condition reads input (ends at end of input)"
+    if any(_is_numeric_test(c) for c in cond):
+        return "a counter compared in its condition"
+    cond_text, body_text = _split_loop_text(loop)
+    if _text_has_counter(cond_text):
+        return "a counter compared in its condition"
+    if getattr(loop, "has_break", False) and (any(_is_numeric_test(c) for c in body)
+                                              or _text_has_counter(body_text)):
+        return "a counter guarding a break"
+    return None
+
+
+def _always_true(loop) -> bool:
+    cond = _cmds_of(loop, "condition_commands")
+    kind = getattr(loop, "kind", "")
+    if not cond:
+        ct = " ".join(_split_loop_text(loop)[0].split())
+        if kind == "while":
+            return ct in ("true", ":", "[ 1 ]", "(( 1 ))", "((1))")
+        return ct == "false"
+    if kind == "while":
+        return all(c.name in ("true", ":") or (c.name in ("[", "test") and list(c.args) in (["1", "]"], ["1"]))
+                   for c in cond)
+    return all(c.name == "false" for c in cond)
+
+
+def check_b30(event, config):
+    if broken(event, "b30-allow-unbounded-loops"):
+        return None
+    if event.tool_name == "Monitor":
+        return None   # the Monitor tool kills its command at timeout_ms (30 min at most): bounded
+    analysis = analysis_of(event, config)
+    if analysis is None:
+        return None
+    findings = []
+    for loop in getattr(analysis, "loops", ()) or ():
+        kind = getattr(loop, "kind", "")
+        if kind not in ("while", "until"):
+            continue
+        cmds = _cmds_of(loop, "condition_commands") + _cmds_of(loop, "body_commands")
+        sleeps = any(c.name == "sleep" for c in cmds)
+        if not sleeps and not (_always_true(loop) and not getattr(loop, "has_break", False)):
+            continue
+        if loop_bound(loop):
+            continue
+        text = short(getattr(loop, "text", "") or "", 100)
+        findings.append(G.Finding(
+            "B30",
+            f"wait loop with no bound: `{text}` polls with no timeout and no counter; if what it waits "
+            f"for never comes it runs forever and holds the session.",
+            f"bound it: `timeout 600 bash -c '<the loop>'`, or count tries "
+            f"(`n=0; until <check> || [ $n -ge 60 ]; do sleep 5; n=$((n+1)); done`)."))
+    return findings
+
+
+def check_b31(event, config):
+    if broken(event, "b31-allow-nested-background"):
+        return None
+    analysis = analysis_of(event, config)
+    if analysis is None:
+        return None
+    nested = list(getattr(analysis, "nested_background", ()) or ())
+    if (event.tool_input.get("run_in_background") is True or event.tool_name == "Monitor") and not nested:
+        for c in analysis.commands:
+            if getattr(c, "background", 0):
+                nested.append(getattr(c, "text", "") or " ".join(c.words))
+                break
+    if not nested:
+        return None
+    return G.Finding(
+        "B31",
+        f"nested background: `{short(nested[0], 100)}` is sent to the background inside something "
+        f"already in the background; nobody waits for it, its exit code is lost and it outlives the "
+        f"session (orphan jobs are how machines fill up unseen).",
+        "background once: run the command in the foreground inside the background job, or use "
+        "Bash's run_in_background (without `&`), or `detached-run start --label NAME -- CMD` for "
+        "jobs that must outlive the session.")
+
+
+GUARDS = (
+    G.Guard(
+        code="B30",
+        summary="no wait loop without a bound (while/until polling with no timeout and no counter)",
+        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b30,
+        doc=G.GuardDoc(
+            why="A loop that polls until something appears runs forever when it never appears: the tool "
+                "call hangs, the session waits, nobody notices for hours.",
+            example="`while true; do curl -s localhost:8080 && break; sleep 5; done`, "
+                    "`until [ -f out/done ]; do sleep 10; done`",
+            instead="`timeout 600 bash -c 'until [ -f out/done ]; do sleep 10; done'`, or a counter: "
+                    "`n=0; while [ $n -lt 60 ]; do ...; sleep 5; n=$((n+1)); done`.",
+            exceptions="`for` loops (bounded lists), `while read ...` loops (end at end of input), loops "
+                       "with a numeric comparison in the condition or guarding a break, loops inside "
+                       "`timeout`, and the Monitor tool's commands (Monitor stops them at its timeout_ms). "
+                       "A break on any other condition does not bound a wait.",
+        ),
+        breaks={"b30-allow-unbounded-loops": "unbounded wait loops pass"},
+        cases=(
+            G.Case("main-while-true-sleep", "PreToolUse",
+                   main_call("while true; do curl -s localhost:8080 && break; sleep 5; done"),
+                   fires=True, breaks=("b30-allow-unbounded-loops",)),
+            G.Case("subagent-until-file", "PreToolUse",
+                   subagent_call("until [ -f out/done ]; do sleep 10; done; cat out/result"),
+                   fires=True, breaks=("b30-allow-unbounded-loops",)),
+            G.Case("main-for-seq", "PreToolUse",
+                   main_call("for i in $(seq 30); do curl -s localhost:8080 && break; sleep 1; done"),
+                   fires=False),
+            G.Case("subagent-timeout-wrapped", "PreToolUse",
+                   subagent_call("timeout 60 bash -c 'until [ -f out/done ]; do sleep 1; done'"), fires=False),
+            G.Case("main-counter", "PreToolUse",
+                   main_call("n=0; while [ $n -lt 10 ]; do sleep 1; n=$((n+1)); done"), fires=False),
+            G.Case("subagent-read-loop", "PreToolUse",
+                   subagent_call("while read -r f; do wc -l \"$f\"; done < files.txt"), fires=False),
+        ),
+    ),
+    G.Guard(
+        code="B31",
+        summary="no background job inside a background job",
+        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b31,
+        doc=G.GuardDoc(
+            why="A job sent to the background inside another background job is waited for by nobody: its "
+                "exit code is lost, it outlives the session and keeps memory and cores nobody accounts for.",
+            example="`( cargo build & ) &`, `nohup ./long.sh & ` inside a backgrounded subshell, "
+                    "`bash -c 'server &' &`",
+            instead="Background once (Bash's run_in_background, or one `&`), or "
+                    "`detached-run start --label NAME -- CMD` for work that must outlive the session.",
+            exceptions="A single `&` (or `nohup cmd &`) at the top level passes; inside a Bash call with "
+                       "run_in_background or a Monitor command, which are background jobs already, it does not.",
+        ),
+        breaks={"b31-allow-nested-background": "nested background jobs pass"},
+        cases=(
+            G.Case("main-subshell-nested", "PreToolUse", main_call("( cargo build & ) &"),
+                   fires=True, breaks=("b31-allow-nested-background",)),
+            G.Case("subagent-bash-c-nested", "PreToolUse", subagent_call("bash -c 'python3 server.py &' &"),
+                   fires=True, breaks=("b31-allow-nested-background",)),
+            G.Case("main-single-background", "PreToolUse", main_call("nohup python3 server.py > /tmp/s.log 2>&1 &"),
+                   fires=False),
+            G.Case("subagent-echo-ampersand", "PreToolUse", subagent_call("echo 'a & b' && ls"), fires=False),
+        ),
+    ),
+)
