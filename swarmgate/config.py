@@ -79,6 +79,23 @@ def _size(v: Any) -> int:
     return parse_size(v)
 
 
+def _size_or_auto(v: Any) -> int | str:
+    if v == "auto":
+        return "auto"
+    try:
+        return _size(v)
+    except ValueError:
+        raise ValueError("expected \"auto\" or a size such as \"4G\" or \"512M\"") from None
+
+
+def _cpus_or_auto(v: Any) -> float | str:
+    if v == "auto":
+        return "auto"
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.01 <= v <= 4096:
+        raise ValueError("expected \"auto\" or a number of CPUs between 0.01 and 4096 (e.g. 1.5)")
+    return float(v)
+
+
 def _optional(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return check  # absence is handled by the default None
 
@@ -151,6 +168,14 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "wait": Key(3600, _int(0), "seconds a run waits for admission"),
         "report_every": Key(60, _int(1), "seconds between 'who holds what' lines while waiting"),
         "backend": Key("auto", _choice("auto", "systemd", "cgroup2", "cgroup1"), "cgroup backend"),
+    },
+    "agents": {
+        "memory_cap": Key("auto", _size_or_auto,
+                          "memory cap of each subagent's containment cgroup; auto: the runner's total "
+                          "/ ([dispatch] max_concurrent + 1)"),
+        "cpu_max": Key("auto", _cpus_or_auto,
+                       "CPUs each subagent's containment cgroup may use (throttled beyond); auto: the "
+                       "machine's CPUs / [dispatch] max_concurrent, at least 0.5"),
     },
     "gate": {
         "link": Key([], _strlist, "ignored paths linked into the gate's temporary tree"),

@@ -22,6 +22,7 @@ class Exit(enum.IntEnum):
     PEER_CLEANUP = 246      # peer run tree could not be verified deleted
     SIGNALLED = 247         # stopped by a signal; partial results fetched
     LOCK_TIMEOUT = 248      # workspace lock not acquired in time
+    HEAVY_REFUSED = 249     # a heavy program refused where it starts (exec-time shim)
     OWN_CAP = 250           # hit its own memory cap
     USAGE = 251             # usage error, or the cap could not be set up
     NO_TURN = 252           # admission wait exhausted, or can never fit here
@@ -39,6 +40,7 @@ MEANING: dict[int, str] = {
     Exit.PEER_CLEANUP: "peer run tree could not be verified deleted",
     Exit.SIGNALLED: "stopped by a signal; partial results fetched, cleanup done",
     Exit.LOCK_TIMEOUT: "workspace lock not acquired in time",
+    Exit.HEAVY_REFUSED: "a heavy program refused where it starts (exec-time check): no authorization for it",
     Exit.OWN_CAP: "hit its own memory cap: raise the cap or shrink the job",
     Exit.USAGE: "usage error, or the cap could not be set up (never runs uncapped)",
     Exit.NO_TURN: "no turn: admission wait exhausted, or can never fit here",

@@ -54,6 +54,14 @@ def test_values_are_read_and_normalised(repo):
     assert cfg["write"]["implementer"] == ["src/**"] and cfg["write"]["main"] == ["**"]
 
 
+def test_agents_keys_take_auto_or_a_value(repo):
+    write_cfg(repo, "[agents]\nmemory_cap = '1.5G'\ncpu_max = 2\n")
+    cfg = load_config(str(repo))
+    assert cfg["agents"] == {"memory_cap": 1536 * 1024 * 1024, "cpu_max": 2.0}
+    write_cfg(repo, "[agents]\nmemory_cap = 'auto'\ncpu_max = 'auto'\n")
+    assert load_config(str(repo))["agents"] == {"memory_cap": "auto", "cpu_max": "auto"}
+
+
 @pytest.mark.parametrize("text, names", [
     ("[nosuch]\nx = 1\n", ["unknown section [nosuch]"]),
     ("[threads]\nheavy_defualt = 3\n", ["unknown key [threads] heavy_defualt", "heavy_default"]),
@@ -70,6 +78,11 @@ def test_values_are_read_and_normalised(repo):
     ("[memory]\nmargin = -1\n", ["[memory] margin", "negative"]),
     ("[guards]\nB01 = 'maybe'\n", ["[guards] B01", "'maybe'", "'on', 'off', 'warn'"]),
     ("[write]\nimplementer = 'src/**'\n", ["[write] implementer", "list"]),
+    ("[agents]\nmemory_cap = 'half'\n", ["[agents] memory_cap", "'half'", "auto"]),
+    ("[agents]\nmemory_cap = true\n", ["[agents] memory_cap", "auto"]),
+    ("[agents]\ncpu_max = 0\n", ["[agents] cpu_max", "0", "number of CPUs"]),
+    ("[agents]\ncpu_max = '2'\n", ["[agents] cpu_max", "'2'", "number of CPUs"]),
+    ("[agents]\nswap = 1\n", ["unknown key [agents] swap", "cpu_max", "memory_cap"]),
     ("threads = 3\n", ["[threads] must be a table"]),
     ("[threads\n", ["not valid TOML"]),
 ])
