@@ -26,6 +26,9 @@ import time
 
 import pytest
 
+# the `layout` marker (v1 here; v2 and systemd inside user-mode Linux): tests/vm/plugin.py
+pytest_plugins = ("tests.vm.plugin",)
+
 MARK = "SWARMGATE_TEST_SESSION"
 CGROUP_ROOT = "/sys/fs/cgroup"
 CGROUP_PREFIXES = ("swarmgate", "slurm_")

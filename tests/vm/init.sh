@@ -1,0 +1,91 @@
+#!/bin/sh
+# PID 1 of a user-mode Linux guest booted by tests/vm/uml.py (docs/testing.md, "Tests inside user-mode Linux").
+#
+# The root is the host's / through hostfs, read-only; this script never makes it writable. It mounts
+# tmpfs where the guest must write (/run, /tmp, /var, /dev/shm) and the one host directory made for
+# this boot (the share: job in, results out) at /var/tmp, then, by layout:
+#   v2       mounts a fresh cgroup2 hierarchy (no controller enabled yet) and runs tests/vm/guest.py;
+#   systemd  puts a tmpfs overlay over /etc (a fresh machine-id) and execs systemd as PID 1 with a
+#            target that runs guest.py as a service and powers off when it ends.
+# The kernel passes sgvm_share, sgvm_layout, sgvm_python and sgvm_checkout in the environment.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+
+say() { echo "sgvm-init: $*"; }
+
+power_off() {
+  sync
+  # reboot(2) with RB_POWER_OFF: UML exits; PID 1 must never return (a kernel panic instead)
+  "$sgvm_python" -I -S -c 'import ctypes; ctypes.CDLL(None).reboot(0x4321fedc)'
+  say "power off failed; halting here"
+  while :; do sleep 3600; done
+}
+
+load_module() {  # finit_module(2) from the UML package's modules (the guest has no modprobe of its own)
+  "$sgvm_python" -I -S -c '
+import ctypes, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+sys.exit(0 if ctypes.CDLL(None, use_errno=True).syscall(313, fd, b"", 0) == 0 else 1)' \
+    "/usr/lib/uml/modules/$(uname -r)/kernel/$1"
+}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+grep -q ' /dev ' /proc/mounts || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/shm /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t devpts -o mode=620,ptmxmode=666 devpts /dev/pts
+mount -t tmpfs -o mode=755 tmpfs /run
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=755 tmpfs /var
+mkdir -p /var/tmp /var/log /var/lib /var/cache /var/spool /run/lock
+ln -s /run /var/run
+ln -s /run/lock /var/lock
+if ! mount -t hostfs -o "$sgvm_share" none /var/tmp; then
+  say "cannot mount the share $sgvm_share"
+  power_off
+fi
+hostname "sgvm-$sgvm_layout"
+
+case "$sgvm_layout" in
+  v2)
+    mount -t cgroup2 none /sys/fs/cgroup || say "cannot mount cgroup2"
+    "$sgvm_python" -B "$sgvm_checkout/tests/vm/guest.py"
+    power_off
+    ;;
+  systemd)
+    mkdir -p /run/sgvm/etc-upper /run/sgvm/etc-work
+    if load_module fs/overlayfs/overlay.ko \
+        && mount -t overlay overlay -o lowerdir=/etc,upperdir=/run/sgvm/etc-upper,workdir=/run/sgvm/etc-work /etc; then
+      : > /etc/machine-id  # empty: systemd makes a fresh one for this boot
+    else
+      say "no overlay for /etc: binding an empty machine-id only"
+      : > /run/sgvm/machine-id
+      mount --bind /run/sgvm/machine-id /etc/machine-id
+    fi
+    mkdir -p /run/systemd/system
+    cat > /run/systemd/system/swarmgate-vm.target <<EOF
+[Unit]
+Description=swarmgate tests inside user-mode Linux
+Wants=swarmgate-vm.service systemd-journald.socket
+EOF
+    cat > /run/systemd/system/swarmgate-vm.service <<EOF
+[Unit]
+Description=swarmgate test run
+DefaultDependencies=no
+After=systemd-journald.socket
+SuccessAction=poweroff-force
+FailureAction=poweroff-force
+[Service]
+Type=oneshot
+ExecStart=$sgvm_python -B $sgvm_checkout/tests/vm/guest.py
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/console
+EOF
+    exec /lib/systemd/systemd --unit=swarmgate-vm.target --log-target=console --log-level=notice \
+      --show-status=false
+    ;;
+esac
+say "unknown layout $sgvm_layout"
+power_off

@@ -1,0 +1,209 @@
+"""The ``layout`` marker: a test names the cgroup layouts it must pass on; the VM ones run in user-mode Linux.
+
+    @pytest.mark.layout("v1", "v2", "systemd")
+    def test_x(sandbox): ...
+
+- ``v1``: this host's cgroup v1 memory controller (the development machines);
+- ``v2``: a fresh cgroup v2 hierarchy inside user-mode Linux (no systemd);
+- ``systemd``: systemd as PID 1 inside user-mode Linux (cgroup v2, systemd owns the tree).
+
+A marked test is collected once per layout (``test_x[v1]``, ``test_x[v2]``, ...; the ``layout``
+fixture gives the name). On the host, ``[v1]`` runs here as usual and every ``[v2]``/``[systemd]`` item
+becomes a proxy: the first proxy of a layout boots ONE VM (tests/vm/uml.py) that runs every selected
+case of that layout with pytest, and each proxy then reports its own case's outcome, failure text and
+captured output as a pytest result here. Inside the VM (SWARMGATE_VM_LAYOUT, set by tests/vm/guest.py)
+only that layout's cases run, and every phase's report is appended to SWARMGATE_VM_RESULTS.
+
+No VM here (no linux.uml, not root): the proxies skip with the reason, and fail instead under
+SWARMGATE_REQUIRE_REAL_PARTS=1. SWARMGATE_VM_TIMEOUT bounds each boot (seconds, default 1500).
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+LAYOUTS = ("v1", "v2", "systemd")
+VM_LAYOUTS = ("v2", "systemd")
+IN_VM = "SWARMGATE_VM_LAYOUT"
+RESULTS = "SWARMGATE_VM_RESULTS"
+PASSED_IN = ("SWARMGATE_REQUIRE_REAL_PARTS", "SWARMGATE_LEFTOVERS", "SWARMGATE_SELFTEST_VERBOSE")
+MEMORY = {"v2": "1G", "systemd": "1G"}
+_runs_key = pytest.StashKey["VmRuns"]()
+
+
+def timeout_s() -> float:
+    try:
+        return float(os.environ.get("SWARMGATE_VM_TIMEOUT", "1500"))
+    except ValueError:
+        return 1500.0
+
+
+def inside_vm() -> str | None:
+    """The layout of the VM this process runs in, or None on the host."""
+    return os.environ.get(IN_VM) or None
+
+
+def require(reason: str) -> None:
+    if os.environ.get("SWARMGATE_REQUIRE_REAL_PARTS") == "1":
+        pytest.fail(f"real part missing (SWARMGATE_REQUIRE_REAL_PARTS=1): {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "layout(*names): run the test on each named cgroup layout "
+                                       "(v1 on this host; v2 and systemd inside user-mode Linux)")
+    config.stash[_runs_key] = VmRuns()
+
+
+def pytest_generate_tests(metafunc):
+    marker = metafunc.definition.get_closest_marker("layout")
+    if marker is None:
+        return
+    names = list(marker.args)
+    bad = [n for n in names if n not in LAYOUTS]
+    if not names or bad:
+        raise pytest.UsageError(f"{metafunc.definition.nodeid}: layout({', '.join(map(repr, names))}): "
+                                f"name one or more of {', '.join(LAYOUTS)}")
+    if "layout" not in metafunc.fixturenames:
+        metafunc.fixturenames.append("layout")
+    metafunc.parametrize("layout", names, ids=names)
+
+
+def layout_of(item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or item.get_closest_marker("layout") is None:
+        return None
+    return callspec.params.get("layout")
+
+
+@pytest.hookimpl(trylast=True)  # after -k/-m deselection: only what runs gets a VM
+def pytest_collection_modifyitems(session, config, items):
+    here = inside_vm()
+    keep, dropped = [], []
+    for item in items:
+        lay = layout_of(item)
+        if here:
+            (keep if lay == here else dropped).append(item)
+        elif lay in VM_LAYOUTS:
+            keep.append(VmCase.from_original(item, lay))
+        else:
+            keep.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = keep
+
+
+class VmCaseFailed(Exception):
+    """The case failed inside the VM (or the VM could not run it); the text says which and why."""
+
+
+class VmCase(pytest.Item):
+    """The host's stand-in for a case that runs inside a VM of its layout."""
+
+    def __init__(self, *, layout: str, **kw) -> None:
+        super().__init__(**kw)
+        self.layout = layout
+
+    @classmethod
+    def from_original(cls, item, layout: str) -> VmCase:
+        case = cls.from_parent(item.parent, name=item.name, layout=layout)
+        case.own_markers = list(item.own_markers)
+        case.keywords.update(item.keywords)
+        case.add_marker(pytest.mark.timeout(timeout_s() + 120))
+        return case
+
+    def runtest(self) -> None:
+        from tests.vm import uml
+
+        reason = uml.unavailable()
+        if reason:
+            require(reason)
+        boot = self.config.stash[_runs_key].get(self.layout, self.session)
+        report(self.nodeid, self.layout, boot)
+
+    def repr_failure(self, excinfo, style=None):
+        if excinfo.errisinstance(VmCaseFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.name} (inside user-mode Linux)"
+
+
+class VmRuns:
+    """One boot per layout per test session, made when the first case of that layout runs."""
+
+    def __init__(self) -> None:
+        self.boots: dict = {}
+
+    def get(self, layout: str, session):
+        if layout not in self.boots:
+            from tests.vm import uml
+
+            nodeids = [i.nodeid for i in session.items if isinstance(i, VmCase) and i.layout == layout]
+            env = {k: os.environ[k] for k in PASSED_IN if k in os.environ}
+            boot = uml.boot(layout, nodeids, timeout=timeout_s(), mem=MEMORY[layout], env=env)
+            self.boots[layout] = boot
+            if boot.left:
+                raise VmCaseFailed(f"host processes of the {layout} VM survived the kill: {boot.left}")
+        return self.boots[layout]
+
+
+def report(nodeid: str, layout: str, boot) -> None:
+    """Turn the guest's records for ``nodeid`` into this item's outcome."""
+    recs = [r for r in boot.records if r.get("nodeid") == nodeid]
+    where = f"inside the {layout} VM"
+    if not recs:
+        collect = [r for r in boot.records if r.get("when") == "collect" and nodeid.startswith(r.get("nodeid", "?"))]
+        detail = "\n".join(r.get("longrepr", "") for r in collect)
+        raise VmCaseFailed(f"no result {where}: {boot.why_no_results()}\n{detail}\n{boot.tail()}")
+    for r in recs:
+        if r.get("outcome") == "failed":
+            captured = "".join(f"\n----- {title} -----\n{text}" for title, text in r.get("sections", []))
+            raise VmCaseFailed(f"[{r.get('when')} failed {where}]\n{r.get('longrepr', '')}{captured}")
+    for r in recs:
+        if r.get("outcome") == "skipped":
+            pytest.skip(f"{where}: {r.get('reason') or r.get('longrepr', '')}")
+    if not any(r.get("when") == "call" and r.get("outcome") == "passed" for r in recs):
+        raise VmCaseFailed(f"no passing call phase {where}: {recs}")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    runs = config.stash.get(_runs_key, None)
+    if not runs or not runs.boots:
+        return
+    terminalreporter.section("user-mode Linux", sep="-")
+    for layout, boot in runs.boots.items():
+        calls = [r for r in boot.records if r.get("when") == "call"]
+        passed = sum(1 for r in calls if r.get("outcome") == "passed")
+        terminalreporter.line(f"{layout}: {len(calls)} case(s) run inside, {passed} passed; boot and run "
+                              f"{boot.seconds:.1f}s" + (" (killed at its time bound)" if boot.timed_out else ""))
+
+
+# --- inside the VM: every phase's report goes to the results file for the host ---
+
+def _append(rec: dict) -> None:
+    path = os.environ.get(RESULTS)
+    if not path or not inside_vm():
+        return
+    line = json.dumps(rec) + "\n"
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(line)
+        f.flush()
+        os.fsync(f.fileno())  # the VM may be killed at any moment after this
+
+
+def pytest_runtest_logreport(report):
+    reason = ""
+    if report.skipped and isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2]).removeprefix("Skipped: ")
+    _append({"nodeid": report.nodeid, "when": report.when, "outcome": report.outcome,
+             "longrepr": report.longreprtext if report.failed else "", "reason": reason,
+             "duration": round(report.duration, 3), "sections": report.sections if report.failed else []})
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        _append({"nodeid": report.nodeid, "when": "collect", "outcome": "failed", "longrepr": report.longreprtext})

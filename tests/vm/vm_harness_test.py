@@ -1,0 +1,84 @@
+"""The user-mode Linux harness itself: what a guest offers, and that a boot leaves nothing on the host."""
+import errno
+import os
+import sys
+
+import pytest
+
+from tests.vm import plugin, uml
+
+
+def _mounts() -> dict[str, tuple[str, list[str]]]:
+    out = {}
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            parts = line.split()
+            out[parts[1]] = (parts[2], parts[3].split(","))
+    return out
+
+
+@pytest.mark.layout("v2", "systemd")
+def test_the_guest_root_is_read_only_and_nothing_writes_bytecode(layout):
+    for path in ("/sgvm-probe", os.path.join(uml.CHECKOUT, "sgvm-probe")):
+        with pytest.raises(OSError) as e:
+            open(path, "w")
+        assert e.value.errno == errno.EROFS, path
+    mounts = _mounts()
+    assert mounts["/"][0] == "hostfs" and "ro" in mounts["/"][1]
+    for path in ("/tmp", "/run"):
+        assert mounts[path][0] == "tmpfs", path
+    assert mounts["/var/tmp"][0] == "hostfs" and "rw" in mounts["/var/tmp"][1]  # the share, nothing else
+    assert sys.dont_write_bytecode and os.environ["PYTHONDONTWRITEBYTECODE"] == "1"
+
+
+@pytest.mark.layout("v2", "systemd")
+def test_the_guest_offers_its_layout(layout):
+    from swarmgate.hosts import cgroups
+
+    assert plugin.inside_vm() == layout
+    with open("/proc/1/comm") as f:
+        pid1 = f.read().strip()
+    assert pid1 == {"v2": "init.sh", "systemd": "systemd"}[layout]
+    assert cgroups.detect() == {"v2": "cgroup2", "systemd": "systemd"}[layout]
+    with open("/sys/fs/cgroup/cgroup.controllers") as f:
+        assert "memory" in f.read().split()
+    assert not os.path.isdir("/sys/fs/cgroup/memory")  # no v1 controller beside it
+
+
+def test_a_vm_past_its_time_bound_is_killed_and_leaves_nothing_behind():
+    reason = uml.unavailable()
+    if reason:
+        plugin.require(reason)
+    boot = uml.boot("v2", [], timeout=20, init_only="sleep 600")
+    assert "sgvm-guest: v2" in boot.console, boot.tail()  # it was up and sleeping when the bound hit
+    assert boot.timed_out and boot.exit is None
+    assert boot.left == []
+    assert not any(os.path.exists(p) for p in boot.paths), boot.paths
+    with pytest.raises(plugin.VmCaseFailed, match="past its time bound"):
+        plugin.report("tests/x_test.py::test_y[v2]", "v2", boot)
+
+
+def _boot(records, exit=0):
+    b = uml.Boot()
+    b.records, b.exit = records, exit
+    return b
+
+
+def test_each_case_reports_its_own_outcome_from_the_guest_records():
+    nid = "tests/a_test.py::test_x[v2]"
+    ok = [{"nodeid": nid, "when": w, "outcome": "passed"} for w in ("setup", "call", "teardown")]
+    plugin.report(nid, "v2", _boot(ok))
+    failed = ok[:1] + [{"nodeid": nid, "when": "call", "outcome": "failed", "longrepr": "assert 1 == 2",
+                        "sections": [["Captured stdout call", "hello"]]}] + ok[2:]
+    with pytest.raises(plugin.VmCaseFailed) as e:
+        plugin.report(nid, "v2", _boot(failed))
+    assert "call failed inside the v2 VM" in str(e.value) and "assert 1 == 2" in str(e.value)
+    assert "hello" in str(e.value)
+    skipped = [{"nodeid": nid, "when": "setup", "outcome": "skipped", "reason": "no earlyoom"}]
+    with pytest.raises(pytest.skip.Exception, match="no earlyoom"):
+        plugin.report(nid, "v2", _boot(skipped))
+    with pytest.raises(plugin.VmCaseFailed, match="without reporting this test"):
+        plugin.report(nid, "v2", _boot(ok[:0]))
+    broken = [{"nodeid": "tests/a_test.py", "when": "collect", "outcome": "failed", "longrepr": "ImportError: x"}]
+    with pytest.raises(plugin.VmCaseFailed, match="ImportError: x"):
+        plugin.report(nid, "v2", _boot(broken, exit=2))
