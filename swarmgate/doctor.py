@@ -49,7 +49,8 @@ def check_entry_point() -> Check:
 
 
 def check_settings(repo: str) -> Check:
-    from swarmgate.install import HOOK_GROUPS, SETTINGS, is_our_group
+    from swarmgate.install import (HOOK_GROUPS, PERMISSION_DENY, SETTINGS, hook_executable, is_our_group,
+                                   refusing_group)
 
     path = os.path.join(repo, SETTINGS)
     fix = f"swarmgate install {shlex.quote(repo)}"
@@ -66,17 +67,21 @@ def check_settings(repo: str) -> Check:
     missing = []
     bad_paths: set[str] = set()
     no_timeout = 0
+    fail_open = []
     for event, matcher, _ in HOOK_GROUPS:
         groups = [g for g in hooks.get(event) or [] if is_our_group(g) and g.get("matcher") == matcher]
+        name = f"{event}" + (f" [{matcher}]" if matcher else "")
         if not groups:
-            missing.append(f"{event}" + (f" [{matcher}]" if matcher else ""))
+            missing.append(name)
             continue
         for h in groups[0]["hooks"]:
-            exe = shlex.split(h["command"])[0]
+            exe = hook_executable(h)
             if not os.path.isabs(exe) or not os.access(exe, os.X_OK):
                 bad_paths.add(exe)
             if not isinstance(h.get("timeout"), int):
                 no_timeout += 1
+            if event == "PreToolUse" and h.get("onFailure") != "block" and refusing_group(event, matcher):
+                fail_open.append(name)
     if missing:
         return Check(FAIL, f"{path} lacks swarmgate's hooks for " + ", ".join(missing), fix)
     if bad_paths:
@@ -84,31 +89,45 @@ def check_settings(repo: str) -> Check:
                      + ", ".join(sorted(bad_paths)), fix + " (from the swarmgate checkout you use now)")
     if no_timeout:
         return Check(FAIL, f"{path}: {no_timeout} swarmgate hook entries have no timeout", fix)
-    return Check(OK, f"{path} wires {len(HOOK_GROUPS)} hook groups")
+    if fail_open:
+        return Check(FAIL, f"{path}: the hooks for {', '.join(sorted(set(fail_open)))} lack `\"onFailure\": "
+                     "\"block\"`: a hook that crashes, cannot start or times out lets the call through", fix)
+    perms = data.get("permissions") if isinstance(data.get("permissions"), dict) else {}
+    deny = perms.get("deny") if isinstance(perms.get("deny"), list) else []
+    lacking = [r for r in PERMISSION_DENY if r not in deny]
+    if lacking:
+        return Check(FAIL, f"{path}: permissions.deny lacks {len(lacking)} of swarmgate's rules "
+                     f"(e.g. {lacking[0]}), the second line behind the hooks", fix)
+    return Check(OK, f"{path} wires {len(HOOK_GROUPS)} hook groups (failing hooks block) and "
+                 f"{len(PERMISSION_DENY)} deny rules")
 
 
 def check_hook_answers(repo: str) -> Check:
     """Run the wired Bash hook command, as Claude Code would, on a harmless `ls`."""
     import time
 
-    from swarmgate.install import SETTINGS, is_our_group
+    from swarmgate.install import SETTINGS, hook_argv, is_our_group
 
     try:
         with open(os.path.join(repo, SETTINGS), encoding="utf-8") as f:
             hooks = json.load(f).get("hooks") or {}
-        cmd = next(g["hooks"][0]["command"] for g in hooks.get("PreToolUse") or []
-                   if is_our_group(g) and g.get("matcher") == "Bash|Monitor")
+        argv = next(hook_argv(g["hooks"][0]) for g in hooks.get("PreToolUse") or []
+                    if is_our_group(g) and g.get("matcher") == "Bash|Monitor")
     except (OSError, ValueError, AttributeError, StopIteration, KeyError, IndexError, TypeError):
         return Check(NOTE, "hook not run (the Bash hook is not wired; see the settings line above)")
+    cmd = shlex.join(argv[2:] if argv[:2] == ["/bin/sh", "-c"] else argv)
     payload = json.dumps({"session_id": "swarmgate-doctor", "transcript_path": "", "cwd": repo,
                           "hook_event_name": "PreToolUse", "tool_name": "Bash",
                           "tool_input": {"command": "ls", "description": "swarmgate doctor"}})
     t0 = time.monotonic()
     try:
-        proc = subprocess.run(["/bin/sh", "-c", cmd], input=payload, capture_output=True, text=True, cwd=repo,
+        proc = subprocess.run(argv, input=payload, capture_output=True, text=True, cwd=repo,
                               env={**os.environ, "CLAUDE_PROJECT_DIR": repo}, timeout=60)
     except subprocess.TimeoutExpired:
         return Check(FAIL, f"the hook `{cmd}` did not answer within 60 s", "run `swarmgate doctor` again; report it")
+    except OSError as e:
+        return Check(FAIL, f"the hook `{cmd}` cannot start ({e})",
+                     "./install.sh in the swarmgate checkout, then " f"swarmgate install {shlex.quote(repo)}")
     ms = (time.monotonic() - t0) * 1000
     try:
         answer = json.loads(proc.stdout)

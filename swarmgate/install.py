@@ -14,8 +14,16 @@ Wires a repository:
   settings file goes back byte for byte to what it was before, when the user
   has not changed it since) and the templates the user did not change.
 
-Every hook entry calls the installed entry point by absolute path, with an
-explicit timeout from the config's [hooks] section.
+Every hook entry calls the installed entry point by absolute path in the
+exec form (`command` + `args`: no shell between Claude Code and the hook),
+with an explicit timeout from the config's [hooks] section. Every group
+where a refusing guard runs carries `"onFailure": "block"`: a hook that
+cannot start (a deleted venv), crashes, times out or prints no valid JSON
+then blocks the call instead of letting it through (Claude Code 2.1.332;
+the client ignores it on Stop and SubagentStop). `permissions.deny` rules
+(PERMISSION_DENY) are a second line for what must never happen, enforced by
+the client itself even where no hook runs; uninstall removes exactly the
+rules install added.
 """
 from __future__ import annotations
 
@@ -62,7 +70,22 @@ _DIR_TEMPLATES = (("rules", ".claude/rules"), ("agents", ".claude/agents"))
 # keeps the repository's decision log and caches out of git
 GITIGNORE = (".swarmgate/.gitignore", "# written by swarmgate install: the decision log and caches stay local\n*\n")
 
-_OUR_COMMAND = re.compile(r"(?:^|/|')swarmgate'? hook [A-Za-z]+$")
+_OUR_COMMAND = re.compile(r"(?:^|/|')swarmgate'? hook [A-Za-z]+$")  # the shell form older installs wrote
+_OUR_HOOK_KEYS = {"type", "command", "args", "timeout", "onFailure"}
+
+# The client's own rules, a second line behind the hooks for what must never happen (they hold
+# even when no hook runs). Edit(...) rules cover every built-in file-writing tool; a leading /
+# is the project root. Checked against the real client in tests/e2e/fail_closed_e2e_test.py.
+PERMISSION_DENY: tuple[str, ...] = (
+    "Edit(/.claude/settings*.json)",
+    "Edit(/.claude/swarmgate.toml)",
+    "Bash(git commit --no-verify*)",
+    "Bash(git commit * --no-verify)",
+    "Bash(git commit * --no-verify *)",
+    "Bash(git commit -n *)",
+    "Bash(git commit * -n)",
+    "Bash(git commit * -n *)",
+)
 
 
 class InstallError(Exception):
@@ -134,7 +157,29 @@ def _write_bytes(path: str, data: bytes) -> None:
 # --- settings.json ---
 
 def hook_command(entry: str, event: str) -> str:
+    """The shell form of a hook command (what installs before the exec form wrote; for messages)."""
     return f"{shlex.quote(entry)} hook {event}"
+
+
+def hook_entry(entry: str, event: str, timeout: int, refusing: bool) -> dict[str, Any]:
+    """One hook handler in the exec form: `command` is the executable, `args` its arguments."""
+    h: dict[str, Any] = {"type": "command", "command": entry, "args": ["hook", event], "timeout": timeout}
+    if refusing:
+        h["onFailure"] = "block"
+    return h
+
+
+def refusing_group(event: str, matcher: str | None) -> bool:
+    """Whether a refusing (non-advisory) guard runs in the group for (event, matcher)."""
+    from swarmgate.hooks import registry
+
+    tools = set(matcher.split("|")) if matcher else None
+    for g in registry.guards():
+        if g.advisory or event not in g.events:
+            continue
+        if tools is None or not g.tools or tools & set(g.tools):
+            return True
+    return False
 
 
 def desired_groups(entry: str, hooks_cfg: dict) -> dict[str, list[dict]]:
@@ -144,26 +189,49 @@ def desired_groups(entry: str, hooks_cfg: dict) -> dict[str, list[dict]]:
         group: dict[str, Any] = {}
         if matcher is not None:
             group["matcher"] = matcher
-        group["hooks"] = [{"type": "command", "command": hook_command(entry, event),
-                           "timeout": int(hooks_cfg[timeout_key])}]
+        group["hooks"] = [hook_entry(entry, event, int(hooks_cfg[timeout_key]), refusing_group(event, matcher))]
         out.setdefault(event, []).append(group)
     return out
 
 
+def _is_our_hook(h: Any) -> bool:
+    if not isinstance(h, dict) or h.get("type") != "command" or not set(h) <= _OUR_HOOK_KEYS:
+        return False
+    cmd = h.get("command")
+    if not isinstance(cmd, str):
+        return False
+    args = h.get("args")
+    if args is None:  # the shell form
+        return bool(_OUR_COMMAND.search(cmd.strip()))
+    return (isinstance(args, list) and len(args) == 2 and args[0] == "hook" and isinstance(args[1], str)
+            and args[1].isalpha() and os.path.isabs(cmd) and os.path.basename(cmd) == "swarmgate")
+
+
+def hook_argv(h: dict[str, Any]) -> list[str]:
+    """The argv Claude Code runs for a command hook: the exec form as is, the shell form through sh."""
+    args = h.get("args")
+    if isinstance(args, list):
+        return [str(h.get("command", "")), *map(str, args)]
+    return ["/bin/sh", "-c", str(h.get("command", ""))]
+
+
+def hook_executable(h: dict[str, Any]) -> str:
+    """The program a command hook starts (the first word of the shell form)."""
+    if isinstance(h.get("args"), list):
+        return str(h.get("command", ""))
+    words = shlex.split(str(h.get("command", "")))
+    return words[0] if words else ""
+
+
 def is_our_group(group: Any) -> bool:
-    """A group swarmgate wrote: only `matcher` and `hooks`, every hook a `swarmgate hook EVENT` command."""
+    """A group swarmgate wrote: only `matcher` and `hooks`, every hook a `swarmgate hook EVENT` command
+    (the exec form, or the shell form older installs wrote)."""
     if not isinstance(group, dict) or not set(group) <= {"matcher", "hooks"}:
         return False
     hooks = group.get("hooks")
     if not isinstance(hooks, list) or not hooks:
         return False
-    for h in hooks:
-        if not isinstance(h, dict) or h.get("type") != "command":
-            return False
-        cmd = h.get("command")
-        if not isinstance(cmd, str) or not _OUR_COMMAND.search(cmd.strip()):
-            return False
-    return True
+    return all(_is_our_hook(h) for h in hooks)
 
 
 def load_settings(path: str) -> tuple[bytes | None, dict]:
@@ -189,6 +257,15 @@ def load_settings(path: str) -> tuple[bytes | None, dict]:
             if not isinstance(groups, list):
                 raise InstallError(f"{path}: `hooks.{event}` is a {type(groups).__name__}, expected a list "
                                    "of matcher groups; nothing was written")
+    perms = data.get("permissions")
+    if perms is not None:
+        if not isinstance(perms, dict):
+            raise InstallError(f"{path}: `permissions` is a {type(perms).__name__}, expected an object; "
+                               "nothing was written")
+        deny = perms.get("deny")
+        if deny is not None and not isinstance(deny, list):
+            raise InstallError(f"{path}: `permissions.deny` is a {type(deny).__name__}, expected a list of "
+                               "rules; nothing was written")
     return raw, data
 
 
@@ -210,6 +287,34 @@ def merge_hooks(data: dict, wanted: dict[str, list[dict]]) -> dict:
             before = sum(1 for g in old[:at] if not is_our_group(g))
             merged = kept[:before] + groups + kept[before:]
         hooks[event] = merged
+    return new
+
+
+def merge_deny(data: dict, rules: Sequence[str]) -> tuple[dict, list[str]]:
+    """A copy of ``data`` with every rule of ``rules`` in `permissions.deny` (missing ones appended,
+    the user's own rules untouched and in place), and the rules that were added."""
+    new = json.loads(json.dumps(data))
+    perms = new.setdefault("permissions", {})
+    deny = perms.setdefault("deny", [])
+    added = [r for r in rules if r not in deny]
+    deny.extend(added)
+    return new, added
+
+
+def strip_deny(data: dict, added: Sequence[str], created_permissions_key: bool = False,
+               created_deny_key: bool = False) -> dict:
+    """A copy of ``data`` without the deny rules install added; a `deny` list (and `permissions`)
+    install created is dropped when nothing else is left in it."""
+    new = json.loads(json.dumps(data))
+    perms = new.get("permissions")
+    if not isinstance(perms, dict) or not isinstance(perms.get("deny"), list):
+        return new
+    ours = set(added)
+    perms["deny"] = [r for r in perms["deny"] if r not in ours]
+    if not perms["deny"] and created_deny_key:
+        del perms["deny"]
+    if not perms and created_permissions_key:
+        del new["permissions"]
     return new
 
 
@@ -363,13 +468,14 @@ def plan_install(repo: str, entry: str) -> Plan:
     hooks_cfg = _hooks_config(repo, pending_toml)
     settings_path = os.path.join(repo, SETTINGS)
     raw, data = load_settings(settings_path)
-    new = merge_hooks(data, desired_groups(entry, hooks_cfg))
+    new, added_deny = merge_deny(merge_hooks(data, desired_groups(entry, hooks_cfg)), PERMISSION_DENY)
     settings = dict(manifest.get("settings") or {})
     if new == data and raw is not None:
-        plan.say("unchanged", f"{SETTINGS} (swarmgate's hooks already wired)")
+        plan.say("unchanged", f"{SETTINGS} (swarmgate's hooks and deny rules already in place)")
     else:
         new_bytes = dump_settings(new, _indent_of(raw))
         old_hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else None
+        old_perms = data.get("permissions") if isinstance(data.get("permissions"), dict) else None
         if "before" not in settings:
             # the state before swarmgate first touched the file, for an exact uninstall
             settings = {
@@ -380,6 +486,13 @@ def plan_install(repo: str, entry: str) -> Plan:
         else:  # a newer swarmgate may wire events the last install did not
             settings["created_events"] = sorted(set(settings.get("created_events") or ())
                                                 | (set(new["hooks"]) - set(old_hooks or {})))
+        # the deny rules this install adds (a rule the user already had stays theirs)
+        if added_deny:
+            settings["added_deny"] = sorted(set(settings.get("added_deny") or ()) | set(added_deny))
+            if old_perms is None:
+                settings["created_permissions_key"] = True
+            if old_perms is None or "deny" not in old_perms:
+                settings["created_deny_key"] = True
         if raw is not None:
             backup = backup_path(settings_path)
             plan.backups.append((settings_path, backup))
@@ -387,6 +500,8 @@ def plan_install(repo: str, entry: str) -> Plan:
         plan.writes.append((SETTINGS, new_bytes))
         n = sum(len(g) for g in desired_groups(entry, hooks_cfg).values())
         plan.say("wired", f"{SETTINGS}: {n} hook groups calling {entry}")
+        if added_deny:
+            plan.say("denied", f"{SETTINGS}: {len(added_deny)} permissions.deny rules (a second line behind the hooks)")
 
     new_manifest = {"version": 1, "entry_point": entry, "files": files, "settings": settings}
     if plan.writes and new_manifest != manifest:
@@ -401,8 +516,10 @@ def plan_uninstall(repo: str) -> Plan:
     settings_path = os.path.join(repo, SETTINGS)
     raw, data = load_settings(settings_path)
     if raw is not None:
-        stripped = strip_hooks(data, settings.get("created_events") or (),
-                               bool(settings.get("created_hooks_key")))
+        stripped = strip_deny(strip_hooks(data, settings.get("created_events") or (),
+                                          bool(settings.get("created_hooks_key"))),
+                              settings.get("added_deny") or (), bool(settings.get("created_permissions_key")),
+                              bool(settings.get("created_deny_key")))
         before = settings.get("before", False)
         try:
             before_data = ({} if before is None or (isinstance(before, str) and not before.strip())
@@ -422,7 +539,7 @@ def plan_uninstall(repo: str) -> Plan:
         else:
             plan.backups.append((settings_path, backup_path(settings_path)))
             plan.writes.append((SETTINGS, dump_settings(stripped, _indent_of(raw))))
-            plan.say("unwired", f"{SETTINGS}: swarmgate's hook groups removed, the rest kept")
+            plan.say("unwired", f"{SETTINGS}: swarmgate's hook groups and deny rules removed, the rest kept")
     for rel, sha in sorted((manifest.get("files") or {}).items()):
         cur = _read_bytes(os.path.join(repo, rel))
         if cur is None:

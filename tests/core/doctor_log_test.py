@@ -41,7 +41,22 @@ def test_doctor_finds_a_dead_entry_point_and_a_bad_config(repo, capsys):
     out = capsys.readouterr().out
     assert "not an existing absolute executable: /nowhere/.venv/bin/swarmgate" in out
     assert "FAIL config:" in out and "heavy_default" in out
-    assert "FAIL the hook `/nowhere/.venv/bin/swarmgate hook PreToolUse` exited 127" in out
+    assert "FAIL the hook `/nowhere/.venv/bin/swarmgate hook PreToolUse` cannot start" in out
+
+
+def test_doctor_finds_hooks_that_fail_open_and_missing_deny_rules(repo, capsys):
+    assert install.main([str(repo)]) == 0
+    p = repo / ".claude" / "settings.json"
+    wired = p.read_text()
+    p.write_text(wired.replace('"onFailure": "block"', '"onFailure": "continue"'))
+    c = doctor.check_settings(str(repo))
+    assert c.status == doctor.FAIL and "lack `\"onFailure\": \"block\"`" in c.what and "Bash|Monitor" in c.what
+    data = json.loads(wired)
+    data["permissions"]["deny"].remove("Edit(/.claude/swarmgate.toml)")
+    p.write_text(json.dumps(data))
+    c = doctor.check_settings(str(repo))
+    assert c.status == doctor.FAIL and "permissions.deny lacks 1" in c.what
+    assert c.fix == f"swarmgate install {repo}"
 
 
 def test_doctor_runs_the_hook_and_reports_a_refusal(repo, capsys):

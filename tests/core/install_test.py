@@ -58,8 +58,12 @@ def test_fresh_repository(repo, capsys):
             assert I.is_our_group(g)
             got.add((event, g.get("matcher")))
             (h,) = g["hooks"]
-            assert h == {"type": "command", "command": f"{entry} hook {event}", "timeout": 30}
+            # the exec form (no shell); every group where a refusing guard runs blocks when the hook fails
+            refusing = event in ("PreToolUse", "Stop", "SubagentStop")
+            assert h == {"type": "command", "command": entry, "args": ["hook", event], "timeout": 30,
+                         **({"onFailure": "block"} if refusing else {})}, (event, g.get("matcher"))
     assert got == wanted
+    assert s["permissions"] == {"deny": list(I.PERMISSION_DENY)}
     for m in ("Agent|Task", "Bash|Monitor", "Write|Edit|MultiEdit|NotebookEdit", "SendMessage",
               "CronCreate|ScheduleWakeup"):
         assert ("PreToolUse", m) in got
@@ -85,7 +89,9 @@ def test_merge_keeps_the_users_settings_and_groups(repo):
     assert I.main([str(repo)]) == 0
     s = settings(repo)
     before = json.loads(USER_SETTINGS)
-    assert s["permissions"] == before["permissions"] and s["env"] == before["env"]
+    assert s["env"] == before["env"]
+    # the user's rules first, untouched; ours appended
+    assert s["permissions"] == {"allow": ["Bash(ls:*)"], "deny": ["Read(./.env)", *I.PERMISSION_DENY]}
     assert s["hooks"]["Notification"] == before["hooks"]["Notification"]
     pre = s["hooks"]["PreToolUse"]
     assert pre[0] == before["hooks"]["PreToolUse"][0]  # the user's group first, untouched
@@ -241,13 +247,13 @@ def test_git_hook_option(repo, capsys):
 
 
 def test_the_installed_hook_command_really_refuses(repo, tmp_path):
-    """Run the command line exactly as written into settings.json, through a shell, as Claude Code does."""
+    """Run the command exactly as written into settings.json, in the exec form (no shell), as Claude Code does."""
     assert I.main([str(repo)]) == 0
     s = settings(repo)
-    cmd = [g for g in s["hooks"]["PreToolUse"] if g["matcher"].startswith("Write")][0]["hooks"][0]["command"]
+    h = [g for g in s["hooks"]["PreToolUse"] if g["matcher"].startswith("Write")][0]["hooks"][0]
     payload = json.dumps({"session_id": "s", "cwd": str(repo), "hook_event_name": "PreToolUse",
                           "tool_name": "Edit", "tool_input": {"file_path": ".claude/settings.json"}})
-    proc = subprocess.run(["/bin/sh", "-c", cmd], input=payload, capture_output=True, text=True, cwd=repo,
+    proc = subprocess.run([h["command"], *h["args"]], input=payload, capture_output=True, text=True, cwd=repo,
                           env={"PATH": "/usr/bin:/bin", "SWARMGATE_STATE_DIR": str(tmp_path / "st")}, timeout=60)
     assert proc.returncode == 0, proc.stderr
     ans = json.loads(proc.stdout)
@@ -255,13 +261,71 @@ def test_the_installed_hook_command_really_refuses(repo, tmp_path):
     assert "[G01]" in ans["hookSpecificOutput"]["permissionDecisionReason"]
 
 
-def test_path_with_spaces_is_quoted(tmp_path):
-    cmd = I.hook_command("/a b/.venv/bin/swarmgate", "Stop")
+def test_our_groups_are_recognised_in_both_forms_and_nothing_else_is(tmp_path):
+    entry = "/a b/.venv/bin/swarmgate"  # the exec form needs no quoting: no shell reads it
+    h = I.hook_entry(entry, "Stop", 3, refusing=True)
+    assert h == {"type": "command", "command": entry, "args": ["hook", "Stop"], "timeout": 3, "onFailure": "block"}
+    assert I.is_our_group({"hooks": [h]})
+    # the shell form older installs wrote is still ours (replaced in place, removed by uninstall)
+    cmd = I.hook_command(entry, "Stop")
     assert cmd == "'/a b/.venv/bin/swarmgate' hook Stop"
     assert I.is_our_group({"hooks": [{"type": "command", "command": cmd, "timeout": 3}]})
     assert not I.is_our_group({"hooks": [{"type": "command", "command": "swarmgate-ish hook Stop; rm -rf /"}]})
     assert not I.is_our_group({"matcher": "Bash", "hooks": [{"type": "command", "command": cmd},
                                                            {"type": "command", "command": "mine"}]})
+    for foreign in ({**h, "args": ["hook", "Stop", "--extra"]}, {**h, "command": "swarmgate"},
+                    {**h, "command": "/x/not-swarmgate"}, {**h, "args": "hook Stop"}, {**h, "async": True}):
+        assert not I.is_our_group({"hooks": [foreign]}), foreign
+
+
+def test_refusing_groups_come_from_the_registry():
+    assert I.refusing_group("PreToolUse", "Bash|Monitor")
+    assert I.refusing_group("PreToolUse", "SendMessage")
+    assert I.refusing_group("SubagentStop", None)  # H01
+    assert not I.refusing_group("SessionStart", None)
+    assert not I.refusing_group("PostToolUse", "Bash|Monitor")  # P01 is advisory
+
+
+def test_deny_rules_the_user_already_had_stay_theirs(repo):
+    (repo / ".claude").mkdir()
+    mine = {"permissions": {"deny": ["Edit(/.claude/swarmgate.toml)", "Bash(rm -rf *)"]}}
+    (repo / ".claude" / "settings.json").write_text(json.dumps(mine))
+    assert I.main([str(repo)]) == 0
+    deny = settings(repo)["permissions"]["deny"]
+    assert deny[:2] == mine["permissions"]["deny"] and sorted(deny) == sorted(set(deny))
+    assert set(I.PERMISSION_DENY) <= set(deny)
+    # the user drops one of ours and adds one after install: uninstall removes only what install added
+    s = settings(repo)
+    s["permissions"]["deny"] = [r for r in s["permissions"]["deny"] if r != "Bash(git commit -n *)"] + ["Read(x)"]
+    (repo / ".claude" / "settings.json").write_text(json.dumps(s))
+    assert I.main([str(repo), "--uninstall"]) == 0
+    assert settings(repo) == {"permissions": {"deny": ["Edit(/.claude/swarmgate.toml)", "Bash(rm -rf *)",
+                                                       "Read(x)"]}}
+
+
+def test_malformed_permissions_writes_nothing(repo, capsys):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text('{"permissions": {"deny": "Bash"}}')
+    before = snapshot(repo)
+    assert I.main([str(repo)]) == 1
+    assert "`permissions.deny` is a str" in capsys.readouterr().err
+    assert snapshot(repo) == before
+
+
+def test_an_install_from_before_the_deny_rules_upgrades_and_still_uninstalls_exactly(repo, monkeypatch):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(USER_SETTINGS)
+    before = snapshot(repo)
+    full = I.PERMISSION_DENY
+    monkeypatch.setattr(I, "PERMISSION_DENY", ())  # an older swarmgate
+    assert I.main([str(repo)]) == 0
+    assert settings(repo)["permissions"]["deny"] == ["Read(./.env)"]
+    monkeypatch.setattr(I, "PERMISSION_DENY", full)
+    assert I.main([str(repo)]) == 0
+    assert settings(repo)["permissions"]["deny"] == ["Read(./.env)", *I.PERMISSION_DENY]
+    assert I.main([str(repo), "--uninstall"]) == 0
+    after = snapshot(repo)
+    assert {k: v for k, v in after.items() if I.BACKUP_MARK not in k} == before
 
 
 def test_indentation_of_the_users_file_is_kept(repo):

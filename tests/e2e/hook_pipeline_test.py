@@ -87,11 +87,14 @@ def test_session_start_after_compaction_reports_afresh(claude_repo):
 
 def test_g01_deny_reaches_the_model_as_the_tools_error(claude_repo):
     settings = claude_repo.repo / ".claude" / "settings.json"
+    cache = claude_repo.repo / ".swarmgate" / "cache" / "config.json"
     before = settings.read_bytes()
     run = claude_repo.run("script:g01", [
         Conversation("script:g01", [
-            tool("Write", {"file_path": str(settings), "content": '{"hooks": {}}\n'}),
+            tool("Write", {"file_path": str(cache), "content": '{"key": "forged"}\n'}),
             bash("echo '{}' > .claude/settings.json"),  # the shell side of G01
+            # the client's own deny rule (install's second line) refuses this before any hook runs
+            tool("Write", {"file_path": str(settings), "content": '{"hooks": {}}\n'}),
             done("gave up"),
         ]),
     ])
@@ -99,12 +102,14 @@ def test_g01_deny_reaches_the_model_as_the_tools_error(claude_repo):
     (shell,) = run.results_of("Bash")
     assert shell.is_error and "[G01]" in shell.text, run.describe()
     results = run.results_of("Write")
-    assert len(results) == 1, run.describe()
+    assert len(results) == 2, run.describe()
     assert results[0].is_error
     assert results[0].text.startswith("PreToolUse:Write hook error:"), results[0].text
     assert "[G01]" in results[0].text
+    assert results[1].is_error and "denied by your permission settings" in results[1].text, run.describe()
     assert settings.read_bytes() == before
-    assert [d["tool_name"] for d in run.permission_denials] == ["Write", "Bash"]
+    assert not cache.exists() or "forged" not in cache.read_text()
+    assert [d["tool_name"] for d in run.permission_denials] == ["Write", "Bash", "Write"]
     deny = run.decisions(event="PreToolUse", tool="Write")
     assert [(d["decision"], d["codes"]) for d in deny] == [("deny", ["G01"])]
 
@@ -112,11 +117,10 @@ def test_g01_deny_reaches_the_model_as_the_tools_error(claude_repo):
 def test_a_break_switch_outside_a_self_test_makes_the_hooks_refuse(claude_repo):
     """SWARMGATE_BREAK in the session's environment (not a self-test): every tool call is refused,
     naming the variable; typed inline into a command, G01 refuses it too."""
-    settings = claude_repo.repo / ".claude" / "settings.json"
-    before = settings.read_bytes()
+    notes = claude_repo.repo / "notes.txt"
     run = claude_repo.run("script:break", [
         Conversation("script:break", [
-            tool("Write", {"file_path": str(settings), "content": "{}\n"}),
+            tool("Write", {"file_path": str(notes), "content": "{}\n"}),
             bash("echo harmless"),
             done("blocked"),
         ]),
@@ -127,7 +131,7 @@ def test_a_break_switch_outside_a_self_test_makes_the_hooks_refuse(claude_repo):
     for res in (write, echo):
         assert res.is_error and "SWARMGATE_BREAK=g01-allow-file-tools is set outside a self-test" in res.text, \
             run.describe()
-    assert settings.read_bytes() == before
+    assert not notes.exists()
 
     inline = claude_repo.run("script:break-inline", [
         Conversation("script:break-inline", [bash("SWARMGATE_BREAK=b01-allow-heavy echo hi"), done("no")]),
