@@ -337,7 +337,8 @@ def round_status(event, config) -> dict:
 def _round_status(event, config) -> dict:
     from swarmgate.agents import records as R
 
-    st: dict = {"path": None, "round": None, "open": [], "removed": [], "error": None}
+    st: dict = {"path": None, "round": None, "open": [], "removed": [], "unverified": [], "has_verify": False,
+                "error": None}
     try:
         path = R.current_record(event.repo, config, session=event.session_id or None)
     except Exception as e:  # noqa: BLE001
@@ -353,38 +354,61 @@ def _round_status(event, config) -> dict:
         return st
     st["round"] = rec.get("round")
     st["open"] = R.open_tasks(rec)
+    st["has_verify"] = bool(rec.get("verify"))
     try:
-        st["removed"] = R.removed_tasks(rec, R.read_snapshot(path))
+        snap = R.read_snapshot(path)
+        st["removed"] = R.removed_tasks(rec, snap)
     except Exception:  # noqa: BLE001 - the snapshot is a bonus; the open tasks decide
-        st["removed"] = []
+        snap, st["removed"] = {}, []
+    if rec.get("verify") or any(isinstance(r, dict) and r.get("planned_verify") for r in snap.values()):
+        from swarmgate.agents import record_verify as V
+        try:
+            results = V.latest_results(path)
+        except Exception:  # noqa: BLE001 - unreadable results: no verify counts as passed
+            results = {}
+        st["unverified"] = R.unverified_closed(rec, snap, results)
     return st
 
 
-def judge_s01(status: dict, flight: list, repo: str):
-    if not status["path"] or (not status["open"] and not status["removed"]):
+def _unjudged(status: dict) -> int:
+    return len(status["open"]) + len(status["removed"]) + len(status.get("unverified") or [])
+
+
+def judge_s01(status: dict, flight: list, repo: str, check_verify: bool = True):
+    unverified = status.get("unverified") or [] if check_verify else []
+    if not status["path"] or (not status["open"] and not status["removed"] and not unverified):
         return None
     if flight:
         return None
     rel = os.path.relpath(status["path"], repo)
     rnd = status["round"] or rel
-    tasks = [f"{t['id']} ({_short(t.get('description') or '', 60)})" for t in status["open"][:12]]
-    tasks += [f"{t.get('id')} (removed from the table without a verdict)" for t in status["removed"][:6]]
-    first = (status["open"] or status["removed"])[0].get("id")
-    return G.Finding(
-        "S01", f"round {rnd} ({rel}) is not closed: {len(status['open']) + len(status['removed'])} task(s) have "
-               f"no verdict: {', '.join(tasks)}. The record is your memory across compactions; a task left "
-               f"open is silently lost.",
-        f"give each a verdict: `swarmgate records verdict {rnd} {first} close|next-round|drop` "
-        f"(`swarmgate records restore {rnd}` puts removed rows back), or dispatch the next batch.")
+    parts, ways = [], []
+    if status["open"] or status["removed"]:
+        tasks = [f"{t['id']} ({_short(t.get('description') or '', 60)})" for t in status["open"][:12]]
+        tasks += [f"{t.get('id')} (removed from the table without a verdict)" for t in status["removed"][:6]]
+        first = (status["open"] or status["removed"])[0].get("id")
+        parts.append(f"{len(status['open']) + len(status['removed'])} task(s) have no verdict: {', '.join(tasks)}. "
+                     f"The record is your memory across compactions; a task left open is silently lost.")
+        ways.append(f"give each a verdict: `swarmgate records verdict {rnd} {first} close|next-round|drop` "
+                    f"(`swarmgate records restore {rnd}` puts removed rows back), or dispatch the next batch")
+    if unverified:
+        shown = "; ".join(f"{t['id']}: {why}" for t, why in unverified[:8])
+        first = unverified[0][0]["id"]
+        parts.append(f"{len(unverified)} closed task(s) have no passing verify: {shown}. A task is judged by its "
+                     f"verify, not by the report of the agent that did it.")
+        ways.append(f"run it: `swarmgate records verify {first}`; or, if it is done though its verify did not "
+                    f"pass, say why in the verdict: `swarmgate records verdict {rnd} {first} close --reason "
+                    f"\"<why>\"` (or give it next-round / drop)")
+    return G.Finding("S01", f"round {rnd} ({rel}) is not closed: " + " ".join(parts), "; ".join(ways) + ".")
 
 
 def check_s01(event, config):
     if _broken("s01-allow-open-round") or event.agent_id:
         return None
     status = round_status(event, config)
-    if not status["path"] or (not status["open"] and not status["removed"]):
+    if not status["path"] or not _unjudged(status):
         return None
-    return judge_s01(status, in_flight(event), event.repo)
+    return judge_s01(status, in_flight(event), event.repo, check_verify=not _broken("s01-skip-verify"))
 
 
 # --- C03: the summary -----------------------------------------------------------------
@@ -417,12 +441,13 @@ def check_c03(event, config):
     if not status["path"]:
         return None
     rel = os.path.relpath(status["path"], event.repo)
-    n = len(status["open"]) + len(status["removed"])
+    n = _unjudged(status)
     if n == 0:
-        text = f"S01 round {status['round']} ({rel}): every task has a verdict."
+        text = f"S01 round {status['round']} ({rel}): every task has a verdict" + (
+            " and every closed task's verify passed." if status["has_verify"] else ".")
     else:
         flight = in_flight(event)
-        text = (f"S01 round {status['round']} ({rel}): {n} task(s) without a verdict"
+        text = (f"S01 round {status['round']} ({rel}): {n} task(s) without a verdict or a passing verify"
                 + (f"; still in flight: {', '.join(flight[:5])} (a pause, not the end of the round)" if flight else "")
                 + ".")
     return G.Finding("C03", "swarmgate stop check: " + text, decision=G.CONTEXT)
@@ -470,6 +495,10 @@ _RECORD_OPEN = ("# Round r1\n\ngoal: ship the parser\nexit: tests pass\n\n## Tas
                 "| t1 | parse the header | - | yes | 1 | close |\n"
                 "| t2 | wire the hook | t1 | no | 2 | |\n")
 _RECORD_DONE = _RECORD_OPEN.replace("| 2 | |", "| 2 | next-round |")
+_VERIFY = "\n## Verify\n\n| task | command | expect exit | max retries |\n|---|---|---|---|\n| t1 | make test | 0 | 0 |\n"
+_RECORD_UNVERIFIED = _RECORD_DONE + _VERIFY
+_RECORD_EXCUSED = _RECORD_DONE.replace("| 1 | close |", "| 1 | close: checked by hand, make test needs the GPU |") \
+    + _VERIFY
 
 GUARDS = (
     G.Guard(
@@ -521,16 +550,24 @@ GUARDS = (
                    files={**_state(), "t/agent-a9.jsonl": _transcript("git status && ls -la")}),
         )),
     G.Guard(
-        code="S01", summary="the main agent may not end a round while the record has tasks with no verdict",
+        code="S01", summary="the main agent may not end a round while the record has tasks with no verdict "
+                            "or closed tasks whose verify did not pass",
         events=("Stop",), tools=(), check=check_s01, budget_ms=10000,
         doc=G.GuardDoc(
             why="The scheduling record is the main agent's memory across compactions. A task that leaves the "
-                "round without a verdict (close / next round / drop) is forgotten for good.",
-            example="Stop while records/r1.md has `| t2 | wire the hook | t1 | no | 2 | |`",
-            instead="`swarmgate records verdict ROUND ID close|next-round|drop` for each open task.",
+                "round without a verdict (close / next round / drop) is forgotten for good. A task is judged by "
+                "its verify command (the record's `## Verify` table), not by the report of the agent that did "
+                "it: a closed task whose verify never passed is not done.",
+            example="Stop while records/r1.md has `| t2 | wire the hook | t1 | no | 2 | |`, or closes t1 "
+                    "while `swarmgate records verify t1` never passed",
+            instead="`swarmgate records verdict ROUND ID close|next-round|drop` for each open task; "
+                    "`swarmgate records verify ID` for each closed task with a verify, or a verdict that says why "
+                    "it did not pass: `swarmgate records verdict ROUND ID close --reason \"...\"`.",
             exceptions="A Stop while background work, wake-ups or subagents of this session are in flight is a "
-                       "pause and is let through. Never blocks twice (stop_hook_active)."),
-        breaks={"s01-allow-open-round": "a round ends with tasks left open"},
+                       "pause and is let through. A verify changed or removed after it was planned does not "
+                       "count as passed. Never blocks twice (stop_hook_active)."),
+        breaks={"s01-allow-open-round": "a round ends with tasks left open",
+                "s01-skip-verify": "a round ends with closed tasks whose verify did not pass"},
         cases=(
             G.Case("open-task", "Stop", {"stop_hook_active": False, "background_tasks": []}, fires=True,
                    breaks=("s01-allow-open-round",), files={"records/r1.md": _RECORD_OPEN}),
@@ -541,6 +578,11 @@ GUARDS = (
                        {"id": "b1", "type": "subagent", "status": "running", "description": "batch 2"}]},
                    fires=False, files={"records/r1.md": _RECORD_OPEN}),
             G.Case("no-record", "Stop", {"stop_hook_active": False}, fires=False),
+            G.Case("closed-without-a-passing-verify", "Stop", {"stop_hook_active": False}, fires=True,
+                   breaks=("s01-allow-open-round", "s01-skip-verify"),
+                   files={"records/r1.md": _RECORD_UNVERIFIED}),
+            G.Case("closed-with-a-reason", "Stop", {"stop_hook_active": False}, fires=False,
+                   files={"records/r1.md": _RECORD_EXCUSED}),
         )),
     G.Guard(
         code="C03", summary="Stop/SubagentStop: a short summary of what H01, H02 and S01 checked",

@@ -99,11 +99,11 @@ def test_command_round_trip(repo, sg):
     assert p.returncode == 0, p.stderr
     path = repo / "records" / "r1.md"
     assert p.stdout.strip() == str(path)
-    assert sg(repo, "new", "r1", "--goal", "g", "--exit", "e").returncode == 1
+    assert sg(repo, "new", "r1", "--goal", "g", "--exit", "e").returncode == 251
     assert sg(repo, "add-task", "r1", "t1", "-d", "a | b", "--batch", "1", "--inputs-ready", "yes").returncode == 0
     assert sg(repo, "add-task", "r1", "t2", "-d", "hook", "--deps", "t1", "--batch", "2").returncode == 0
     p = sg(repo, "add-task", "r1", "t1", "-d", "again")
-    assert p.returncode == 1 and "already" in p.stderr
+    assert p.returncode == 251 and "already" in p.stderr
     assert sg(repo, "update", "r1", "t2", "--inputs-ready", "yes").returncode == 0
     p = sg(repo, "verdict", "r1", "t1", "close")
     assert p.returncode == 0 and "open: t2" in p.stdout
@@ -112,10 +112,10 @@ def test_command_round_trip(repo, sg):
         ("t1", "a | b", True, "close"), ("t2", "hook", True, None)]
     assert rec["session"] == "s1" and rec["created"]
     p = sg(repo, "add-task", "r1", "t3", "-d", "x", "--deps", "t9")
-    assert p.returncode == 1 and "depends on t9" in p.stderr
+    assert p.returncode == 251 and "depends on t9" in p.stderr
     p = sg(repo, "current")
     assert p.returncode == 0 and "round r1" in p.stdout and "t2" in p.stdout
-    assert sg(repo, "verdict", "r1", "nosuch", "drop").returncode == 1
+    assert sg(repo, "verdict", "r1", "nosuch", "drop").returncode == 251
 
 
 def test_edits_keep_everything_outside_the_table(repo, sg):
@@ -202,9 +202,9 @@ def test_current_record_prefers_the_newest_open_round_of_this_session(repo):
 
 def test_unreadable_record_is_a_clear_error(repo, sg):
     p = sg(repo, "validate", "nosuch")
-    assert p.returncode == 1 and "no such record" in p.stderr
+    assert p.returncode == 251 and "no such record" in p.stderr
     p = sg(repo, "add-task", "../../etc", "t1", "-d", "x")
-    assert p.returncode == 1 and "round name" in p.stderr
+    assert p.returncode == 251 and "round name" in p.stderr
 
 
 def test_selftest_switch_turns_the_cell_red():

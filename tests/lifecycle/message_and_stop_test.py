@@ -237,6 +237,44 @@ def test_s01_task_removed_without_verdict_blocks(repo):
     assert ans.get("decision") == "block" and "t2 (removed from the table without a verdict)" in ans["reason"]
 
 
+def test_s01_a_closed_tasks_verify_must_pass_or_the_verdict_says_why(repo):
+    """The three ways round S01's verify rule: never run it, weaken it after planning, remove it."""
+    from swarmgate.agents import records as R
+
+    def records(*args):
+        assert R.main(["--repo", str(repo), *args]) == 0, args
+
+    def stop():
+        return answer("Stop", {"stop_hook_active": False}, repo)
+
+    _record(repo, RECORD.replace("| 2 | |", "| 2 | drop |"))
+    records("update", "r7", "t1", "--verify", "test -d .claude")
+    ans = stop()
+    assert ans.get("decision") == "block" and "t1: its verify `test -d .claude` has not run" in ans["reason"]
+    assert "swarmgate records verify t1" in ans["reason"] and "--reason" in ans["reason"]
+    assert R.main(["--repo", str(repo), "verify", "t1"]) == 0
+    ans = stop()
+    assert "decision" not in ans and "every closed task's verify passed" in ans["systemMessage"], ans
+    # weakened after it was planned: a pass of `true` is not a pass of the planned verify
+    records("update", "r7", "t1", "--verify", "true")
+    assert R.main(["--repo", str(repo), "verify", "t1"]) == 0
+    ans = stop()
+    assert ans.get("decision") == "block" and "verify changed since it was planned" in ans["reason"], ans
+    records("update", "r7", "t1", "--no-verify")
+    assert "planned verify `test -d .claude` was removed" in stop()["reason"]
+    # the way out the agent is told: a verdict that says why
+    records("verdict", "r7", "t1", "close", "--reason", "the planned check moved to the gate")
+    assert "decision" not in stop()
+    # a failed verify blocks too
+    records("verdict", "r7", "t1", "close")
+    records("update", "r7", "t1", "--verify", "test -d .claude")
+    assert R.main(["--repo", str(repo), "verify", "t1"]) == 0
+    (repo / ".claude").rename(repo / ".claude-moved")
+    assert R.main(["--repo", str(repo), "verify", "t1"]) == 1
+    (repo / ".claude-moved").rename(repo / ".claude")
+    assert "last ended fail (exit 1)" in stop()["reason"]
+
+
 def test_stop_through_the_real_entry_point(repo):
     _record(repo)
     ans = hook("Stop", {"stop_hook_active": False}, repo)
