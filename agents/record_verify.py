@@ -82,13 +82,14 @@ def heavy_reason(command: str, config, repo: str) -> str | None:
     The same reading as B01's: the command is read as the main agent's Bash call would be.
     """
     from swarmgate.hook_protocol import HookEvent
-    from swarmgate.hooks import bash_guards as B
+    from swarmgate.hooks.heavy_commands import heavy_commands
+    from swarmgate.hooks.shell_event import analysis_of
 
     event = HookEvent("PreToolUse", {"session_id": "", "cwd": repo, "tool_name": "Bash",
                                      "tool_input": {"command": command}}, repo)
     try:
-        hits = B.heavy_commands(event, config)
-        analysis = B.analysis_of(event, config)
+        hits = heavy_commands(event, config)
+        analysis = analysis_of(event, config)
     except Exception as e:  # noqa: BLE001 - what cannot be read is treated as heavy (capped)
         return f"the shell reader could not read it ({type(e).__name__}: {e})"
     if hits:
