@@ -25,8 +25,11 @@ import time
 V1_ROOT = "/sys/fs/cgroup/memory"
 V2_ROOT = "/sys/fs/cgroup"
 ROOT_ENV = "SWARMGATE_CGROUP_ROOT"  # must be a cgroup mount of the right type (tests, self-test)
+CPU_ROOT_ENV = "SWARMGATE_CGROUP_CPU_ROOT"  # v1 only: the cpu controller's mount beside ROOT_ENV
 RUN_PREFIX = "run-"
+AGENT_PREFIX = "agent-"
 UNLIMITED_V1 = 9223372036854771712
+CPU_PERIOD_US = 100_000
 
 
 class CgroupError(Exception):
@@ -75,6 +78,37 @@ def owner_of(name: str) -> tuple[int, int | None] | None:
     if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
         return None
     return int(parts[0]), (int(parts[1]) or None)
+
+
+def agent_name(owner_pid: int, owner_start: int | None, agent_id: str) -> str:
+    """An agent cgroup's name carries its session process (owner) and the agent's id, so a dead
+    session's agent cgroups are found without the ledger, like dead wrappers' runs."""
+    aid = "".join(c for c in agent_id if c.isalnum() or c in "_")[:48] or "x"
+    return f"{AGENT_PREFIX}{owner_pid}-{owner_start or 0}-{aid}"
+
+
+def agent_owner(name: str) -> tuple[int, int | None, str] | None:
+    """(session pid, start, agent id) from an agent cgroup's name, or None when it is not one."""
+    if not name.startswith(AGENT_PREFIX):
+        return None
+    parts = name[len(AGENT_PREFIX):].split("-", 2)
+    if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit() or not parts[2]:
+        return None
+    return int(parts[0]), (int(parts[1]) or None), parts[2]
+
+
+class AgentCgroup:
+    """What ``create_agent`` made: every cgroup directory a process must join (the memory one
+    first), and what could not be limited (a line for SessionStart and doctor)."""
+
+    __slots__ = ("name", "paths", "memory_path", "cpu_limited", "note")
+
+    def __init__(self, name: str, paths: list[str], cpu_limited: bool, note: str = "") -> None:
+        self.name = name
+        self.paths = list(paths)
+        self.memory_path = self.paths[0]
+        self.cpu_limited = cpu_limited
+        self.note = note
 
 
 def _read(path: str) -> str:
@@ -259,8 +293,10 @@ class Backend:
                       and os.path.isdir(self.run_path(slice_name, n)))
 
     def remove_slice(self, slice_name: str) -> bool:
-        """Kill, then remove every run cgroup and the slice itself (tests and self-tests)."""
+        """Kill, then remove every run and agent cgroup and the slice itself (tests and self-tests)."""
         ok = True
+        for n in self.agents(slice_name):
+            ok = self.remove_agent(slice_name, n) and ok
         for n in self.runs(slice_name):
             p = self.run_path(slice_name, n)
             self.kill_all(p)
@@ -269,6 +305,49 @@ class Backend:
 
     def describe(self) -> str:
         return f"{self.name} at {self.root}"
+
+    # --- agent cgroups (per-subagent containment) ---
+    def agents(self, slice_name: str) -> list[str]:
+        """Names of the agent cgroups under the slice."""
+        try:
+            names = os.listdir(self.slice_path(slice_name))
+        except OSError:
+            return []
+        return sorted(n for n in names if n.startswith(AGENT_PREFIX)
+                      and os.path.isdir(self.run_path(slice_name, n)))
+
+    def agent_paths(self, slice_name: str, name: str) -> list[str]:
+        """Every directory of the agent cgroup a process must join, the memory one first."""
+        return [self.run_path(slice_name, name)]
+
+    def create_agent(self, slice_name: str, name: str, cap: int, cpus: float | None) -> AgentCgroup:
+        """An agent cgroup with a memory cap and (where a CPU controller is offered) a CPU limit
+        of ``cpus`` CPUs. Idempotent: an existing one gets the limits again. CgroupError when the
+        memory side cannot be made; a missing CPU controller is a note, not an error."""
+        raise CgroupError(f"{self.name}: agent cgroups are not available with this backend")
+
+    def remove_agent(self, slice_name: str, name: str, timeout_s: float = 2.0) -> bool:
+        """Kill what is left in the agent cgroup and remove it (every hierarchy)."""
+        ok = True
+        for path in self.agent_paths(slice_name, name):
+            if os.path.isdir(path):
+                self.kill_all(path)
+                ok = self.remove(path, timeout_s) and ok
+        return ok
+
+    def cpu_throttled(self, path: str) -> int | None:
+        """How many periods the agent was throttled in (cpu.stat nr_throttled), None when unknown."""
+        stat = _keyed(os.path.join(path, "cpu.stat"))
+        return stat.get("nr_throttled")
+
+    def enclosing_agent(self, slice_name: str) -> str | None:
+        """The agent cgroup (memory side) this process sits in, or None."""
+        cur = self.current()
+        base = self.slice_path(slice_name) + "/"
+        if not cur or not cur.startswith(base):
+            return None
+        first = cur[len(base):].split("/", 1)[0]
+        return base + first if first.startswith(AGENT_PREFIX) else None
 
 
 class CgroupV1(Backend):
@@ -342,6 +421,60 @@ class CgroupV1(Backend):
             raise
         return path
 
+    def cpu_root(self) -> str | None:
+        """Where the v1 cpu controller is mounted (beside the memory one), or None."""
+        if getattr(self, "_cpu_root", "") != "":
+            return self._cpu_root
+        root = None
+        override = os.environ.get(CPU_ROOT_ENV)
+        for point, fstype, opts in mounts():
+            if fstype == "cgroup" and "cpu" in opts and (not override or point == os.path.realpath(override)):
+                root = point
+                break
+        self._cpu_root = root
+        return root
+
+    def agent_paths(self, slice_name: str, name: str) -> list[str]:
+        paths = [self.run_path(slice_name, name)]
+        cpu = self.cpu_root()
+        if cpu:
+            paths.append(os.path.join(cpu, slice_name, name))
+        return paths
+
+    def create_agent(self, slice_name: str, name: str, cap: int, cpus: float | None) -> AgentCgroup:
+        path = self.run_path(slice_name, name)
+        self._mkdir(path)
+        try:
+            self._set_limit(path, cap)
+        except CgroupError:
+            self.remove(path)
+            raise
+        paths, note, limited = [path], "", False
+        cpu = self.cpu_root()
+        if cpu is None:
+            note = "no cpu controller is mounted (cgroup v1): agents are not CPU-limited"
+        elif cpus is not None:
+            cpath = os.path.join(cpu, slice_name, name)
+            try:
+                self._mkdir(os.path.join(cpu, slice_name))
+                self._mkdir(cpath)
+                _write(os.path.join(cpath, "cpu.cfs_period_us"), str(CPU_PERIOD_US))
+                _write(os.path.join(cpath, "cpu.cfs_quota_us"), str(max(1000, int(cpus * CPU_PERIOD_US))))
+                paths.append(cpath)
+                limited = True
+            except (CgroupError, OSError) as e:
+                note = f"cannot set a CPU limit in {cpath}: {getattr(e, 'strerror', None) or e}"
+                if os.path.isdir(cpath):
+                    self.remove(cpath)
+        return AgentCgroup(name, paths, limited, note)
+
+    def remove_slice(self, slice_name: str) -> bool:
+        cpu = self.cpu_root()
+        ok = super().remove_slice(slice_name)
+        if cpu and os.path.isdir(os.path.join(cpu, slice_name)):
+            ok = self.remove(os.path.join(cpu, slice_name)) and ok
+        return ok
+
     def counters(self, path: str) -> Counters:
         stat = _keyed(os.path.join(path, "memory.stat"))
         oomc = _keyed(os.path.join(path, "memory.oom_control"))
@@ -366,13 +499,41 @@ class CgroupV2(Backend):
         self.root = root
 
     def _enable_memory(self, parent: str) -> None:
+        self._enable(parent, "memory")
+
+    def _enable(self, parent: str, controller: str) -> None:
         ctl = os.path.join(parent, "cgroup.subtree_control")
         try:
-            if "memory" in _read(ctl).split():
+            if controller in _read(ctl).split():
                 return
-            _write(ctl, "+memory")
+            _write(ctl, "+" + controller)
         except OSError as e:
-            raise CgroupError(f"cannot enable the memory controller in {ctl}: {e.strerror}") from None
+            raise CgroupError(f"cannot enable the {controller} controller in {ctl}: {e.strerror}") from None
+
+    def create_agent(self, slice_name: str, name: str, cap: int, cpus: float | None) -> AgentCgroup:
+        slice_path = self.slice_path(slice_name)  # the caller made it (ensure_slice)
+        note, limited = "", False
+        if cpus is not None:
+            try:
+                self._enable(os.path.dirname(slice_path), "cpu")
+                self._enable(slice_path, "cpu")
+            except CgroupError as e:
+                note = f"agents are not CPU-limited: {e}"
+        path = self.run_path(slice_name, name)
+        self._mkdir(path)
+        try:
+            self._set(path, "memory.max", cap)
+            self._set(path, "memory.swap.max", 0, optional=True)
+        except CgroupError:
+            self.remove(path)
+            raise
+        if cpus is not None and not note:
+            try:
+                _write(os.path.join(path, "cpu.max"), f"{max(1000, int(cpus * CPU_PERIOD_US))} {CPU_PERIOD_US}")
+                limited = True
+            except OSError as e:
+                note = f"cannot write {os.path.join(path, 'cpu.max')}: {e.strerror}"
+        return AgentCgroup(name, [path], limited, note)
 
     def _mkdir(self, path: str) -> None:
         try:

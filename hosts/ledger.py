@@ -7,7 +7,10 @@ use ``statefile.locked`` on this path interoperate); it is taken directly here
 because importing filelock costs more than the whole run of a small command.
 
 Each booking: label, cap, booked bytes, basis (history|cap|unbounded), the
-wrapper's pid + process start time, its run cgroup, since. ``reconcile()``
+wrapper's pid + process start time, its run cgroup, since. Agent cgroups
+(hosts/agent_cgroups.py) are booked here too, keyed ``agent:<name>``, basis
+"agent", held by their session's process; a dead session's agent cgroups go
+like a dead wrapper's runs. ``reconcile()``
 drops bookings and waiters whose wrapper is gone (pid dead, or reused by
 another process) and removes run cgroups whose owner is dead, killing what
 is left in them: a wrapper killed with SIGKILL leaves no phantom booking and
@@ -116,7 +119,7 @@ def reconcile(data: dict, backend=None, slice_name: str | None = None) -> list[s
                     notes.append(f"dropped the booking of dead wrapper pid {rec.get('pid')} "
                                  f"(label {rec.get('label')!r})")
     if backend is not None and slice_name:
-        from swarmgate.hosts.cgroups import owner_of
+        from swarmgate.hosts.cgroups import agent_owner, owner_of
 
         live = {b.get("cgroup") for b in data["bookings"].values()}
         for name in backend.runs(slice_name):
@@ -130,6 +133,13 @@ def reconcile(data: dict, backend=None, slice_name: str | None = None) -> list[s
             backend.kill_all(path)
             if backend.remove(path):
                 notes.append(f"removed the run cgroup {name} of dead wrapper pid {pid}")
+        for name in backend.agents(slice_name):
+            owner = agent_owner(name)
+            if owner is None or backend.run_path(slice_name, name) in live or is_alive(owner[0], owner[1]):
+                continue
+            if backend.remove_agent(slice_name, name):
+                notes.append(f"removed the agent cgroup {name} of dead session pid {owner[0]} "
+                             f"(agent {owner[2]})")
     return notes
 
 

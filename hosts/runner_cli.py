@@ -28,6 +28,22 @@ def machine_memory() -> int:
     raise OSError("MemTotal missing from /proc/meminfo")
 
 
+def runner_total(cfg) -> int:
+    """The total every capped run (and agent cgroup) shares: [memory] total, else the machine's
+    memory less [memory] margin. ValueError with the fix when that leaves nothing (or cannot be read)."""
+    mem = cfg["memory"]
+    if mem["total"]:
+        return int(mem["total"])
+    try:
+        total = machine_memory() - int(mem["margin"])
+    except OSError as e:
+        raise ValueError(f"cannot read the machine's memory: {e}") from None
+    if total <= 0:
+        raise ValueError(f"[memory] margin {mem['margin']} leaves nothing for capped runs on this machine; "
+                         f"lower it or set [memory] total in {cfg.path or '.claude/swarmgate.toml'}")
+    return total
+
+
 def parse(argv: list[str]) -> dict | str:
     """The options as a dict, or an error message. Hand-rolled: argparse is not needed on the run path."""
     if "--" not in argv:
@@ -107,16 +123,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as e:
         return _fail(str(e))
     mem = cfg["memory"]
-    if mem["total"]:
-        total = int(mem["total"])
-    else:
-        try:
-            total = machine_memory() - int(mem["margin"])
-        except OSError as e:
-            return _fail(f"cannot read the machine's memory: {e}")
-        if total <= 0:
-            return _fail(f"[memory] margin {mem['margin']} leaves nothing for capped runs on this "
-                         f"machine; lower it or set [memory] total in {cfg.path or '.claude/swarmgate.toml'}")
+    try:
+        total = runner_total(cfg)
+    except ValueError as e:
+        return _fail(str(e))
     slice_name = mem["slice"]
     if not valid_name(slice_name):
         return _fail(f"[memory] slice = {slice_name!r}: use letters, digits, '-', '_' or '.'")

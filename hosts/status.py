@@ -16,17 +16,14 @@ def gather() -> dict:
     from swarmgate.statefile import StateError
 
     notes: list[str] = []
+    slice_name, backend_kind, total, cfg = "swarmgate-heavy", "auto", None, None
     try:
         cfg = load_config()
-        mem = cfg["memory"]
-        slice_name, backend_kind = mem["slice"], mem["backend"]
-        total = mem["total"]
-        if not total:
-            from swarmgate.hosts.runner_cli import machine_memory
-            total = machine_memory() - int(mem["margin"])
-    except (ConfigError, OSError) as e:
+        slice_name, backend_kind = cfg["memory"]["slice"], cfg["memory"]["backend"]
+        from swarmgate.hosts.runner_cli import runner_total
+        total = runner_total(cfg)
+    except (ConfigError, ValueError) as e:
         notes.append(f"config: {e}")
-        slice_name, backend_kind, total = "swarmgate-heavy", "auto", None
     backend = None
     try:
         backend = cgroups.get(backend_kind)
@@ -45,19 +42,25 @@ def gather() -> dict:
         notes.append(str(e))
         data, hist = ledger.empty(), {"labels": {}}
     now = time.time()
-    bookings = []
+    bookings, agents = [], []
     for key, b in sorted(data["bookings"].items(), key=lambda kv: kv[1].get("since", 0)):
-        use = peak = None
+        use = peak = oom = None
         path = b.get("cgroup")
         if backend is not None and path:
             try:
                 c = backend.counters(path)
-                use, peak = c.usage, c.peak
+                use, peak, oom = c.usage, c.peak, c.oom_kill
             except OSError:
                 pass
-        bookings.append({"id": key, "label": b.get("label"), "pid": b.get("pid"), "cap": b.get("cap"),
-                         "booked": b.get("booked"), "basis": b.get("basis"), "use": use, "peak": peak,
-                         "for_s": round(now - float(b.get("since") or now), 1), "cgroup": path})
+        row = {"id": key, "label": b.get("label"), "pid": b.get("pid"), "cap": b.get("cap"),
+               "booked": b.get("booked"), "basis": b.get("basis"), "use": use, "peak": peak,
+               "for_s": round(now - float(b.get("since") or now), 1), "cgroup": path}
+        if b.get("kind") == "agent":
+            row.update({"agent_id": b.get("agent_id"), "agent_type": b.get("agent_type"),
+                        "session": b.get("session"), "cpus": b.get("cpus"), "oom_kills": oom})
+            agents.append(row)
+        else:
+            bookings.append(row)
     waiters = [{"id": k, "label": w.get("label"), "pid": w.get("pid"), "need": w.get("need"),
                 "cap": w.get("cap"), "for_s": round(now - float(w.get("since") or now), 1)}
                for k, w in sorted(data["waiters"].items(), key=lambda kv: kv[1].get("since", 0))]
@@ -76,8 +79,8 @@ def gather() -> dict:
                "ceiling_hit": bool(v.get("ceiling_hit")), "pushed_out": bool(v.get("pushed_out")),
                "last_outcome": v.get("last_outcome")}
               for k, v in sorted(hist["labels"].items(), key=lambda kv: -(kv[1].get("last") or 0))]
-    return {"total": total, "slice": sl, "bookings": bookings, "waiters": waiters, "history": labels,
-            "notes": notes}
+    return {"total": total, "slice": sl, "bookings": bookings, "agents": agents, "waiters": waiters,
+            "history": labels, "notes": notes}
 
 
 def render(rep: dict) -> None:
@@ -103,6 +106,17 @@ def render(rep: dict) -> None:
         t.add_row(str(b["label"]), str(b["pid"]), h(b["cap"]), h(b["booked"]), str(b["basis"]),
                   h(b["use"]), h(b["peak"]), f"{b['for_s']:.0f}s")
     con.print(t)
+    if rep["agents"]:
+        a = Table(title="subagents (containment cgroups, booked at their cap)")
+        for col in ("agent", "type", "session", "cap", "cpus", "uses", "peak", "OOM kills", "for"):
+            a.add_column(col)
+        for x in rep["agents"]:
+            a.add_row(str(x["agent_id"]), str(x["agent_type"]), str(x["session"] or "-")[:8], h(x["cap"]),
+                      "-" if x["cpus"] is None else f"{x['cpus']:g}", h(x["use"]), h(x["peak"]),
+                      str(x["oom_kills"] if x["oom_kills"] is not None else "-"), f"{x['for_s']:.0f}s")
+        con.print(a)
+    else:
+        con.print("no subagent containment cgroups")
     if rep["waiters"]:
         w = Table(title="waiting")
         for col in ("label", "pid", "needs", "cap", "for"):

@@ -102,11 +102,13 @@ def parse_payload(event_name: str, text: str, repo: str | None = None) -> HookEv
 
 
 def render(event_name: str, decision: str, reason: str, context: str, note: str = "",
-           stop_hook_active: bool = False) -> dict:
+           stop_hook_active: bool = False, updated_input: dict | None = None) -> dict:
     """The JSON answer for ``event_name``.
 
     decision: "deny" | "ask" | "allow"; reason: why (deny/ask); context: text
-    added to the agent's context; note: a line for the person (systemMessage).
+    added to the agent's context; note: a line for the person (systemMessage);
+    updated_input: PreToolUse only, the whole tool input to run instead (Claude Code
+    2.1.332 runs it, for subagents too; never sent with a deny).
     """
     out: dict = {}
     if event_name == "PreToolUse":
@@ -116,6 +118,8 @@ def render(event_name: str, decision: str, reason: str, context: str, note: str 
             hso["permissionDecisionReason"] = reason
         if context:
             hso["additionalContext"] = context
+        if updated_input is not None and decision != "deny":
+            hso["updatedInput"] = updated_input
         if len(hso) > 1:
             out["hookSpecificOutput"] = hso
     elif event_name in STOP_EVENTS:
