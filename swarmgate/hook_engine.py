@@ -252,11 +252,38 @@ def _fail(event_name: str, msg: str) -> str:
 
 
 def main(event_name: str) -> int:
+    """Read stdin, answer, write the answer; every step inside the protection.
+
+    The whole answer is encoded before anything is written (UTF-8; a stray surrogate becomes its
+    JSON escape), so a write is all or nothing from our side. If writing fails (stdout closed,
+    EPIPE), a refusal goes to stderr with exit 2, the protocol's other way to refuse: the client
+    runs a call whose hook printed a cut-short JSON answer and exited 0 (measured,
+    tests/e2e/fail_closed_e2e_test.py)."""
     try:
-        data = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    except Exception:  # noqa: BLE001
-        data = ""
-    out, code = answer(event_name, data)
-    sys.stdout.write(out + "\n")
-    sys.stdout.flush()
+        try:
+            data = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+        except Exception:  # noqa: BLE001 - unreadable stdin is bad input: answered below
+            data = ""
+        out, code = answer(event_name, data)
+        blob = (out + "\n").encode("utf-8", "backslashreplace")
+    except BaseException as e:  # noqa: BLE001 - even a MemoryError gets a definite answer
+        out = _fail(event_name, f"swarmgate: internal error in the hook entry ({type(e).__name__}); "
+                                "refusing to be safe (fail closed)")
+        blob, code = (out + "\n").encode("utf-8", "backslashreplace"), 0
+    try:
+        _write_all(1, blob)
+    except BaseException as e:  # noqa: BLE001
+        try:
+            os.write(2, f"swarmgate: could not write the hook answer ({type(e).__name__}: {e}); "
+                        "refusing (exit 2)\n".encode("ascii", "backslashreplace"))
+        except BaseException:  # noqa: BLE001
+            pass
+        return 2 if event_name == "PreToolUse" else 1
     return code
+
+
+def _write_all(fd: int, blob: bytes) -> None:
+    view = memoryview(blob)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]

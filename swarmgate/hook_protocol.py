@@ -88,6 +88,8 @@ def parse_payload(event_name: str, text: str, repo: str | None = None) -> HookEv
         payload = json.loads(text)
     except ValueError as e:
         raise HookInputError(f"hook input is not valid JSON: {e}") from None
+    if "\\ud" in text or "\\uD" in text:  # only a JSON escape can carry a surrogate in
+        payload = without_lone_surrogates(payload)
     if not isinstance(payload, dict):
         raise HookInputError(f"hook input is a JSON {type(payload).__name__}, expected an object")
     for key in ("tool_input",):
@@ -99,6 +101,27 @@ def parse_payload(event_name: str, text: str, repo: str | None = None) -> HookEv
         from swarmgate.config import find_repo
         repo = find_repo(payload.get("cwd") if isinstance(payload.get("cwd"), str) and payload.get("cwd") else None)
     return HookEvent(event_name, payload, repo)
+
+
+def without_lone_surrogates(value):
+    """``value`` with every lone UTF-16 surrogate in its strings (keys too) replaced by U+FFFD.
+
+    JSON may escape a lone surrogate (`"x\\ud800"`); Python decodes it into a str that no codec
+    will encode, so the first guard that writes, logs or stats it would crash. The client encodes
+    such a string as UTF-8 before it runs or writes anything, which also turns the lone surrogate
+    into U+FFFD: judging the replaced text judges what will run. A valid pair (an escaped emoji)
+    becomes its character."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_lone_surrogates(v) for v in value]
+    return value
 
 
 def render(event_name: str, decision: str, reason: str, context: str, note: str = "",
@@ -141,4 +164,6 @@ def render(event_name: str, decision: str, reason: str, context: str, note: str 
 
 
 def dumps(answer: dict) -> str:
-    return json.dumps(answer, ensure_ascii=False)
+    """The answer as JSON in ASCII (non-ASCII as \\u escapes): always encodable, whatever a
+    guard put into a reason (a file name read back with surrogateescape, say)."""
+    return json.dumps(answer, ensure_ascii=True)

@@ -133,7 +133,10 @@ def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
 def append_jsonl(path: Path, record: dict) -> None:
     """Append one JSON line with a single O_APPEND write (atomic for small records)."""
     path = os.fspath(path)
-    line = (fast_json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+    # backslashreplace: a lone surrogate (a file name read back with surrogateescape) becomes its
+    # JSON escape, so the line stays valid UTF-8 and valid JSON instead of raising
+    line = (fast_json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode(
+        "utf-8", "backslashreplace")
     try:
         fd = _open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     except FileNotFoundError:
