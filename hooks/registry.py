@@ -20,6 +20,7 @@ MODULES = (
     "swarmgate.hooks.resource_report",
     "swarmgate.hooks.watch_start",
     "swarmgate.hooks.dispatch_guards",
+    "swarmgate.hooks.task_order",
     "swarmgate.hooks.message_guards",
     "swarmgate.hooks.subagent_context",
     "swarmgate.hooks.stop_guards",

@@ -139,6 +139,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "thread_cap_line": Key("thread cap", _str(), "label of the thread cap line (D15)"),
         "thread_cap_reason_line": Key("thread cap reason", _str(), "label of the line justifying another cap (D15)"),
         "scratch_line": Key("scratch", _str(), "label of a scratch-directory line (D16)"),
+        "task_line": Key("task", _str(), "label of the line naming the record's task a dispatch is for (D30)"),
+        "require_task": Key(False, _bool, "a dispatch while the round has open tasks must name one (D30)"),
         "agents_dir": Key(".claude/agents", _str(), "where agent definitions live (D21)"),
         "pending_seconds": Key(120, _int(1, 3600),
                                "a dispatch let through counts as running for this long until its SubagentStart "
