@@ -96,14 +96,14 @@ from swarmgate.hooks.bash_parse import OutOfTime, needs_lexical, parse_text
 from swarmgate.hooks.bash_results import (Analysis, Loop, Program, Redirect, SimpleCommand,
                                           Unverifiable, command_name)
 from swarmgate.hooks.bash_walker import Ctx, Walker
-from swarmgate.hooks.bash_wrappers import INTERPRETERS, SHELLS
+from swarmgate.hooks.bash_wrappers import INTERPRETERS, SHELLS, compile_config
 
 __all__ = ["Redirect", "SimpleCommand", "Loop", "Unverifiable", "Program", "Analysis", "analyze",
            "SHELLS", "INTERPRETERS", "command_name"]
 
 
 def analyze(command: str, *, cwd: str, max_depth: int = 6, budget_s: float = 2.0,
-            max_script_bytes: int = 1 << 20, parser: str = "auto") -> Analysis:
+            max_script_bytes: int = 1 << 20, parser: str = "auto", wrappers: dict | None = None) -> Analysis:
     """Every simple command ``command`` would execute (see the module doc).
 
     Never raises; answers within ``budget_s`` (what is left unread is
@@ -129,6 +129,7 @@ def analyze(command: str, *, cwd: str, max_depth: int = 6, budget_s: float = 2.0
     else:
         cwd = None
     w = Walker(an, cwd, max_depth, deadline, max_script_bytes)
+    w.extra_wrappers = compile_config(wrappers)
     w.parser = parser
     ctx = Ctx()
     try:

@@ -15,8 +15,9 @@ from swarmgate.hooks.bash_parse import OutOfTime, parse_text
 from swarmgate.hooks.bash_results import (Analysis, Loop, Program, Redirect, SimpleCommand,
                                           Unverifiable, command_name)
 from swarmgate.hooks.bash_words import base_vars, c_unescape, expand, shell_quote
-from swarmgate.hooks.bash_wrappers import (INTERP_PREFIXES, INTERPRETERS, OPT_ARGS, RUNNERS,
-                                           SHELLS, SPECIAL, WRAPPER_LABELS, opt_value, skip_opts)
+from swarmgate.hooks.bash_programs import READERS
+from swarmgate.hooks.bash_wrappers import (INTERP_PREFIXES, INTERPRETERS, PYTHON, SHELLS, SPECIAL,
+                                           TABLE, find_command, is_python, lookup)
 from swarmgate.hooks.makefile_reader import MAKE_BUILTINS, make_expand, parse_makefile
 
 _MAX_TREE_NEST = 200           # walker recursion bound (nested nodes)
@@ -90,6 +91,7 @@ class Walker:
         self.aliases: dict[str, str | None] = {}
         self.expanded_loops = 0
         self.active_aliases: list[str] = []
+        self.extra_wrappers: dict | None = None   # `[bash] wrappers` entries (bash_wrappers.Wrapper)
 
     # -- bookkeeping ---------------------------------------------------------
     def tick(self) -> None:
@@ -411,8 +413,9 @@ class Walker:
         args = words[1:]
         largs = last[1:]
         self._note_writes(sc, args, redirs, node, feed)
-        if (name not in SPECIAL and name not in self.funcs and name not in self.aliases and "/" not in w0
-                and not name.startswith(INTERP_PREFIXES)):
+        if (name not in SPECIAL and name not in TABLE and name not in self.funcs and name not in self.aliases
+                and "/" not in w0 and not name.startswith(INTERP_PREFIXES)
+                and (self.extra_wrappers is None or name not in self.extra_wrappers)):
             return   # an ordinary command: nothing more runs through it
 
         # control flow inside loops
@@ -534,17 +537,17 @@ class Walker:
             return
         for prefix, opts in INTERPRETERS.items():
             if name == prefix or (name.startswith(prefix) and name[len(prefix):].replace(".", "").isdigit()):
-                if prefix in ("python", "pypy"):
+                if is_python(name):
                     # `python -m pytest ...` runs the module as a command: yield it as one
-                    i = skip_opts(args, 0, {"-W", "-X", "-Q"})
-                    if 0 < i <= len(args) and args[i - 1] == "-m" and i < len(args):
+                    f = find_command(PYTHON, args)
+                    if f.kind == "argv":
                         self._io = (redirs, raw_redirs, feed)
-                        self._inner(args, largs, i, env, ctx.sub("python -m", wrapper=name), text)
-                        return
-                    k = next((j for j, a in enumerate(args[:i]) if a == "-m"), None)
-                    if k is not None and k + 1 < len(args):
-                        self._io = (redirs, raw_redirs, feed)
-                        self._inner(args, largs, k + 1, env, ctx.sub("python -m", wrapper=name), text)
+                        sub = ctx.sub(PYTHON.label, wrapper=name)
+                        if f.text:
+                            words = [f.text] + args[f.index + 1:]
+                            self._inner(words, [largs[f.index]] + largs[f.index + 1:], 0, env, sub, text)
+                        else:
+                            self._inner(args, largs, f.index, env, sub, text)
                         return
                 self._interpreter(name, args, opts, raw_redirs, text, ctx)
                 return
@@ -554,205 +557,35 @@ class Walker:
 
     # -- wrappers ------------------------------------------------------------
     def _wrapped(self, name, args, largs, env, ctx, text, feed) -> bool | None:
-        """Unwrap a wrapper command; True when handled, None when not a wrapper."""
-        if name == "env":
-            i = 0
-            env2 = dict(env)
-            n = len(args)
-            while i < n:
-                a = args[i]
-                if a in ("-S", "--split-string") and i + 1 < n:
-                    self._nested_text(args[i + 1] + " " + " ".join(args[i + 2:]),
-                                      ctx.sub("env", wrapper="env"), "env -S", text)
-                    return True
-                if a == "--":
-                    i += 1
-                    break
-                if a.startswith("-"):
-                    i += 2 if a in OPT_ARGS["env"] else 1
-                    continue
-                k = a.find("=")
-                if k > 0:
-                    env2[a[:k]] = a[k + 1:]
-                    i += 1
-                    continue
-                break
-            while i < n and "=" in args[i] and args[i].split("=", 1)[0].isidentifier():
-                env2[args[i].split("=", 1)[0]] = args[i].split("=", 1)[1]
-                i += 1
-            return self._inner(args, largs, i, env2, ctx.sub("env", wrapper="env"), text)
-        if name in ("nice", "nohup", "setsid", "stdbuf", "ionice", "exec", "builtin", "time",
-                    "doas", "flock"):
-            takes = OPT_ARGS.get(name, set())
-            i = skip_opts(args, 0, takes)
-            if name == "nice" and args and args[0].startswith("-") and args[0][1:].isdigit():
-                i = skip_opts(args, 1, takes)
-            if name == "ionice" and any(a in ("-p", "--pid", "-P", "--pgid", "-u", "--uid") for a in args[:i]):
-                return True
-            if name == "flock":
-                for j, a in enumerate(args[:i]):
-                    if a in ("-c", "--command") and j + 1 < len(args):
-                        self._nested_text(args[j + 1], ctx.sub("flock", wrapper="flock"), "flock -c", text)
-                        return True
-                i += 1   # the lock file
-                if i < len(args) and args[i] in ("-c", "--command") and i + 1 < len(args):
-                    self._nested_text(args[i + 1], ctx.sub("flock", wrapper="flock"), "flock -c", text)
-                    return True
-            label = name if name in WRAPPER_LABELS else None
-            bg = None
-            if name == "setsid" and any(a in ("-f", "--fork") or (a.startswith("-") and not a.startswith("--") and "f" in a)
-                                        for a in args[:i]):
-                bg = self._detach(ctx, text)   # setsid -f forks into the background
-            return self._inner(args, largs, i, env, ctx.sub(label, wrapper=name, bg=bg), text)
-        if name == "command":
-            i = 0
-            while i < len(args) and args[i].startswith("-") and args[i] != "--":
-                if "v" in args[i] or "V" in args[i]:
-                    return True   # lookup only: nothing runs
-                i += 1
-            if i < len(args) and args[i] == "--":
-                i += 1
-            return self._inner(args, largs, i, env, ctx.sub(None, wrapper="command"), text)
-        if name in ("sudo", "doas"):
-            takes = OPT_ARGS[name]
-            i = skip_opts(args, 0, takes)
-            env2 = dict(env)
-            while i < len(args) and "=" in args[i] and args[i].split("=", 1)[0].isidentifier():
-                k, v = args[i].split("=", 1)
-                env2[k] = v
-                i += 1
-            bg = None
-            if any(a in ("-b", "--background") or (a.startswith("-") and not a.startswith("--") and "b" in a)
-                   for a in args[:i]):
-                bg = self._detach(ctx, text)   # sudo -b runs it in the background
-            return self._inner(args, largs, i, env2, ctx.sub(name, wrapper=name, bg=bg), text)
-        if name == "timeout":
-            i = skip_opts(args, 0, OPT_ARGS["timeout"])
-            return self._inner(args, largs, i + 1, env, ctx.sub("timeout", wrapper="timeout"), text)
-        if name in ("chrt", "taskset"):
-            if any(a in ("-p", "--pid") or (a.startswith("-") and not a.startswith("--") and "p" in a)
-                   for a in args[:2]):
-                return True
-            i = skip_opts(args, 0, OPT_ARGS[name])
-            return self._inner(args, largs, i + 1, env, ctx.sub(None, wrapper=name), text)
-        if name == "xargs":
-            i = skip_opts(args, 0, OPT_ARGS["xargs"])
-            if i >= len(args):
-                return True   # xargs without a command runs echo
-            replace = any(o.startswith(("-I", "-i", "--replace")) for o in args[:i])
-            if not replace:
-                # the words it reads are appended: known when the input is literal,
-                # else one dynamic placeholder word ($XARGS_INPUT)
-                extra = self._input_words()
-                if extra is None:
-                    args, largs = args + ["$XARGS_INPUT"], largs + [len("$XARGS_INPUT")]
-                else:
-                    args, largs = args + extra[:64], largs + [-1] * len(extra[:64])
-            return self._inner(args, largs, i, env, ctx.sub("xargs", wrapper="xargs"), text)
-        if name == "watch":
-            i = skip_opts(args, 0, OPT_ARGS["watch"])
-            if i < len(args):
-                # watch hands its arguments to `sh -c` joined by spaces (unless -x)
-                if any(a in ("-x", "--exec") for a in args[:i]):
-                    return self._inner(args, largs, i, env, ctx.sub("watch", wrapper="watch"), text)
-                self._nested_text(" ".join(args[i:]), ctx.sub("watch", wrapper="watch"), "watch", text)
-            return True
-        if name == "parallel":
-            i = skip_opts(args, 0, OPT_ARGS["parallel"])
-            rest = args[i:]
-            sep = next((k for k, a in enumerate(rest) if a in (":::", "::::", ":::+", "::::+")), len(rest))
-            cmd_words = rest[:sep]
-            sub = ctx.sub("parallel", wrapper="parallel")
-            if cmd_words and sep < len(rest) and rest[sep] == ":::":
-                # one job per argument: {} replaced, or the argument appended
-                for a in rest[sep + 1:sep + 17]:
-                    if a.startswith(":::"):
-                        break
-                    words = [w.replace("{}", a) for w in cmd_words]
-                    if not any("{}" in w for w in cmd_words):
-                        words.append(a)
-                    self._nested_text(" ".join(words), sub, "parallel", text)
-            elif cmd_words:
-                self._nested_text(" ".join(cmd_words + ["$PARALLEL_INPUT"]), sub, "parallel", text)
-            elif sep < len(rest) and rest[sep] == ":::":
-                # no command: each argument is a command line
-                for a in rest[sep + 1:]:
-                    if a.startswith(":::"):
-                        break
-                    self._nested_text(a, sub, "parallel", text)
-            else:
-                self.unverifiable("parallel reads the commands it runs from its input", text)
-            return True
-        if name == "srun" or name == "systemd-run":
-            i = skip_opts(args, 0, OPT_ARGS[name])
-            return self._inner(args, largs, i, env, ctx.sub(name, wrapper=name), text)
-        if name in RUNNERS:
-            a = list(args)
-            if name == "detached-run":
-                if not a or a[0] != "start":
-                    return True
-                a = a[1:]
-                off = len(args) - len(a)
-            else:
-                off = 0
-            if "--" in a:
-                i = a.index("--") + 1
-            else:
-                i = skip_opts(a, 0, OPT_ARGS[name])
-                if name == "run-with-memory-cap" and i < len(a):
-                    i += 1   # the CAP
-            return self._inner(args, largs, i + off, env, ctx.sub(name, wrapper=name), text)
-        if name == "su":
-            code = opt_value(args, "c", ("--command",))
-            if code is not None:
-                self._nested_text(code, ctx.sub("su", wrapper="su"), "su -c", text)
-            return True
-        if name == "ssh":
-            # ssh [opts] HOST [COMMAND...]: the command runs on HOST through its shell
-            i = skip_opts(args, 0, {"-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L",
-                                     "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w"})
-            if i + 1 < len(args):
-                self._nested_text(" ".join(args[i + 1:]), ctx.sub(f"ssh:{args[i]}", wrapper="ssh"),
-                                  "ssh", text)
-            return True
-        if name in ("uv", "poetry", "pipenv", "pdm", "hatch", "rye") and args[:1] == ["run"]:
-            i = skip_opts(args, 1, {"--with", "--python", "-p", "--env", "-e", "--directory",
-                                     "--project", "--package", "--extra", "--group"})
-            return self._inner(args, largs, i, env, ctx.sub(f"{name} run", wrapper=name), text)
-        if name in ("nix-shell", "nix") :
-            for k, a in enumerate(args):
-                if a in ("--run", "--command", "-c") and k + 1 < len(args):
-                    rest = args[k + 1] if name == "nix-shell" else " ".join(args[k + 1:])
-                    self._nested_text(rest, ctx.sub(name, wrapper=name), name, text)
-                    return True
-            return True
-        if name == "script":
-            code = opt_value(args, "c", ("--command",))
-            if code is not None:
-                self._nested_text(code, ctx.sub("script -c", wrapper="script"), "script -c", text)
-                return True
-            return None
-        if name in ("tmux", "screen"):
-            # tmux new[-session] [-d] ... 'cmd' / screen -dm cmd...: a detached background job
-            if name == "tmux" and args[:1] and args[0] in ("new", "new-session", "new-window", "split-window", "send-keys"):
-                i = skip_opts(args, 1, {"-s", "-n", "-c", "-t", "-x", "-y", "-e", "-F", "-l"})
-                if args[0] == "send-keys":
-                    return True
-                if i < len(args):
-                    self._nested_text(" ".join(args[i:]), ctx.sub(name, bg=self._detach(ctx, text),
-                                                                  wrapper=name), name, text)
-                return True
-            if name == "screen" and any(a.startswith("-d") or a.startswith("-D") for a in args):
-                i = skip_opts(args, 0, {"-S", "-c", "-e", "-h", "-p", "-T", "-t", "-X"})
-                return self._inner(args, largs, i, env, ctx.sub(name, bg=self._detach(ctx, text),
-                                                                wrapper=name), text)
-            return True
-        if name == "swarmgate" and args[:1] == ["preflight"]:
-            if len(args) > 1:
+        """Follow what a wrapper runs; True when handled, None when ``name`` runs nothing more."""
+        reader = READERS.get(name)
+        if reader is not None:
+            got = reader(self, name, args, largs, env, ctx, text)
+            if got is not None:
+                return got
+        if name == "swarmgate":
+            if args[:1] == ["preflight"] and len(args) > 1:
                 self._script_arg(args[1], largs[1], env, ctx.sub("swarmgate preflight"), text,
                                  "swarmgate preflight", share=False)
             return True
-        return None
+        w = lookup(name, self.extra_wrappers)
+        if w is None:
+            return None
+        f = find_command(w, args)
+        if f.kind == "none":
+            return True
+        label = w.label.replace("{}", f.operand or "") if w.label else None
+        bg = self._detach(ctx, text) if f.detach else None
+        sub = ctx.sub(label, wrapper=name, bg=bg)
+        if f.kind == "shell":
+            self._nested_text(f.text, sub, f"{name} (shell text)", text)
+            return True
+        env2 = dict(env)
+        env2.update(f.env)
+        if f.text:   # -mMOD, --command=PROG
+            words = [f.text] + args[f.index + 1:]
+            return self._inner(words, [largs[f.index]] + largs[f.index + 1:], 0, env2, sub, text)
+        return self._inner(args, largs, f.index, env2, sub, text)
 
     def _detach(self, ctx: Ctx, text: str) -> int:
         """A wrapper that puts its command in the background: one more level."""
@@ -782,19 +615,23 @@ class Walker:
 
     def _input_words(self) -> list | None:
         """The words on the current command's stdin when they are literal, else None."""
+        body = self._input_text()
+        return None if body is None else body.split()
+
+    def _input_text(self) -> str | None:
+        """The text on the current command's stdin when it is literal, else None."""
         redirs, _, feed = self._io
         for r in redirs:
             if r.op in ("<<", "<<-") and r.fd in (None, 0):
-                body = self._heredoc_text(r)
-                return None if body is None else body.split()
+                return self._heredoc_text(r)
             if r.op == "<<<":
-                return None if "$" in r.target else r.target.split()
+                return None if "$" in r.target else r.target
             if r.op == "<" and r.fd in (None, 0):
                 return None
         if feed is not None:
             out = self._static_output(feed)
             if out is not None and out[0] == "text":
-                return out[1].split()
+                return out[1]
         return None
 
     def _find(self, args, largs, env, ctx, text) -> None:

@@ -18,17 +18,17 @@ A command run by `xargs` gets arguments nobody can read statically: it
 matches when its known arguments begin the pattern (`xargs cargo test` may
 become `cargo test --workspace`), not when they diverge from it.
 
-Besides the command as written, two other views of it are matched, because
-they run the same program: `python -m MOD ARGS` (as `MOD ARGS`) and
-`uv run` / `poetry run` / `pipenv run` / `pdm run` / `hatch run` / `npx` /
-`bunx` / `pnpm exec` (as the command they run).
+Besides the command as written, the program an environment runner starts is
+matched too (`python -m MOD ARGS` as `MOD ARGS`, `uv run CMD`, `npx CMD`,
+`conda run CMD`); `views(..., through="all")` follows every wrapper
+(`timeout 60 CMD`, `strace -f CMD`) for a raw argv. The one wrapper table
+(`bash_wrappers`) says where each wrapper's command is. This is the one
+pattern matcher: the guards, the interpreter-code scan and the exec-time
+shims all match through it.
 """
 from __future__ import annotations
 
 _GLOB_CHARS = frozenset("*?[")
-_PY_NAMES = ("python", "python3", "pypy", "pypy3")
-_RUNNERS = {"uv": ("run",), "poetry": ("run",), "pipenv": ("run",), "pdm": ("run",),
-            "hatch": ("run",), "pnpm": ("exec", "dlx"), "npx": (), "bunx": (), "rye": ("run",)}
 _cache: dict = {}
 
 
@@ -179,41 +179,23 @@ def _ordered(pat: Pattern, args, cwd: str, repo: str, open_tail: bool = False) -
     return open_tail and k >= 1
 
 
-def views(name: str, args) -> list:
-    """(name, args) pairs under which a command is matched: as written, plus
-    `python -m MOD` and `uv run CMD`-style launchers as the program they run."""
+def views(name: str, args, extra: dict | None = None, *, through: str = "runners") -> list:
+    """(name, args) pairs under which a command is matched: as written, then the program that
+    the wrapper table says it runs (innermost last). ``through="runners"`` (the default, for
+    commands the bash reader yields: it yields what wrappers run by itself) follows only
+    environment runners, which run the same program (``python -m MOD``, ``uv run CMD``, ``npx
+    CMD``); ``through="all"`` follows every wrapper (``timeout 60 CMD``, ``strace -f CMD``:
+    for a raw argv, such as an exec-time check sees)."""
+    from swarmgate.hooks.bash_wrappers import inner_argv
+
     out = [(name, args)]
-    base = name
-    if base.startswith(_PY_NAMES) or base in _PY_NAMES:
-        # python [opts] -m MOD ARGS
-        skip = False
-        for i, a in enumerate(args):
-            if skip:
-                skip = False
-                continue
-            if a == "-m" and i + 1 < len(args):
-                out.append((args[i + 1], list(args[i + 2:])))
-                break
-            if a.startswith("-m") and len(a) > 2:
-                out.append((a[2:], list(args[i + 1:])))
-                break
-            if a in ("-X", "-W", "--check-hash-based-pycs"):
-                skip = True
-                continue
-            if not a.startswith("-") or a in ("-c", "-"):
-                break
-    elif base in _RUNNERS:
-        subs = _RUNNERS[base]
-        rest = list(args)
-        if subs:
-            if not rest or rest[0] not in subs:
-                return out
-            rest = rest[1:]
-        while rest and rest[0].startswith("-"):
-            rest = rest[1:]
-        if rest:
-            out.append((basename(rest[0]), rest[1:]))
-            out.extend(views(basename(rest[0]), rest[1:])[1:])
+    cur = (basename(name), list(args))
+    for _ in range(8):
+        nxt = inner_argv(cur[0], cur[1], extra, runners_only=through != "all")
+        if nxt is None:
+            break
+        cur = (basename(nxt[0]), nxt[1])
+        out.append(cur)
     return out
 
 
@@ -272,9 +254,11 @@ class PatternSet:
         self._glob_hits: dict = {}
 
     def _names_of(self, cmd) -> set:
+        from swarmgate.hooks.bash_wrappers import TABLE, is_python
+
         name = cmd.name
         names = {name}
-        if name in _RUNNERS or name.startswith(_PY_NAMES):
+        if is_python(name) or (name in TABLE and TABLE[name].env_runner):
             names.update(basename(v) for v, _ in views(name, list(cmd.args))[1:])
         if self.wants_bash and (name in ("source", ".") or "/" in cmd.words[0]):
             names.add("bash")
