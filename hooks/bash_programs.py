@@ -103,8 +103,11 @@ def read_xargs(wk, name, args, largs, env, ctx, text):
             words = [a.replace(repl, line) for a in args[i:]]
             wk._inner(words, [-1] * len(words), 0, env, sub, text)
         return True
-    words = list(args[i:])
-    lw = [len(a) if repl in a else la for a, la in zip(words, largs[i:])]
+    # unknown input: each word holding the replacement string is unknown ($XARGS_INPUT, so a
+    # shell text made of it is read as a dynamic word, not as a literal `{}`)
+    words = [a.replace(repl, "$XARGS_INPUT") if repl and repl in a else a for a in args[i:]]
+    lw = [len(a) if "$XARGS_INPUT" in a and repl in b else la
+          for a, b, la in zip(words, args[i:], largs[i:])]
     return wk._inner(words, lw, 0, env, sub, text)
 
 

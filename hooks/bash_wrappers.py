@@ -30,7 +30,9 @@ An entry (``Wrapper``) says, for one program name:
   ``run-with-memory-cap 8G --label x -- CMD``); ``--`` then ends them;
 - ``env_runner``: it runs a program from a managed environment or package (``uv run``,
   ``npx``, ``conda run``, ``python -m``): a pattern naming that program matches the
-  runner's own argv too (``command_patterns.views``), as an exec-time check sees it.
+  runner's own argv too (``command_patterns.views``), as an exec-time check sees it;
+- ``anywhere``: the shell option or command flag may follow operands (``su - USER -c
+  TEXT``, ``nix shell PKG -c CMD``), not only the options.
 
 Programs whose semantics no table entry can say (shells, ``env -S``, ``xargs``,
 ``find -exec``, ``parallel``, ``make``, interpreters, ``tar``, ``sed``, ``awk``,
@@ -50,7 +52,8 @@ INTERPRETERS = {  # name prefix -> options that take inline code
 INTERP_PREFIXES = tuple(INTERPRETERS)
 
 FIELDS = ("subcommands", "options", "operands", "shell_options", "shell", "command_flags", "no_run",
-          "detach", "assignments", "runs_operand", "label", "operands_unless", "interleaved", "env_runner")
+          "detach", "assignments", "runs_operand", "label", "operands_unless", "interleaved", "env_runner",
+          "anywhere")
 # the fields `[bash] wrappers` may set, with what each must be
 CONFIG_FIELDS = {
     "subcommands": "a list of strings", "options": "a list of strings", "operands": "an integer 0-8",
@@ -66,7 +69,8 @@ class Wrapper:
     def __init__(self, name: str, *, subcommands=(), options=None, operands: int = 0,
                  shell_options=(), shell: bool = False, command_flags=(), no_run=(), detach=(),
                  assignments: bool = False, runs_operand: bool = True, label: str | None = None,
-                 operands_unless=(), interleaved: bool = False, env_runner: bool = False) -> None:
+                 operands_unless=(), interleaved: bool = False, env_runner: bool = False,
+                 anywhere: bool = False) -> None:
         self.name = name
         self.subcommands = tuple(tuple(s.split()) for s in subcommands)
         if isinstance(options, dict):
@@ -85,6 +89,7 @@ class Wrapper:
         self.operands_unless = frozenset(operands_unless)
         self.interleaved = interleaved
         self.env_runner = env_runner
+        self.anywhere = anywhere
 
     def __repr__(self) -> str:
         return f"Wrapper({self.name!r})"
@@ -188,7 +193,7 @@ _BUILTIN = [
     _w("run0", options=("-u", "--user", "-g", "--group", "--unit", "--property", "--description",
                         "--slice", "-D", "--chdir", "--setenv", "--nice", "--machine")),
     _w("pkexec", options=("--user",)),
-    _w("su", options=("-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w",
+    _w("su", anywhere=True, options=("-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w",
                       "--whitelist-environment"), shell_options=("-c", "--command", "--session-command"),
        runs_operand=False),
     _w("runuser", options=("-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w",
@@ -250,7 +255,7 @@ _BUILTIN = [
     _w("perf", subcommands=("record", "stat", "trace", "mem record", "c2c record", "sched record",
                             "lock record", "kmem record", "kvm record", "top"),
        options=("-e", "--event", "-o", "--output", "-p", "--pid", "-t", "--tid", "-c", "--count", "-F",
-                "--freq", "-g", "--call-graph", "-C", "--cpu", "-r", "--repeat", "-G", "--cgroup",
+                "--freq", "--call-graph", "-C", "--cpu", "-r", "--repeat", "-G", "--cgroup",
                 "-I", "--interval-print", "-x", "--field-separator", "-m", "--mmap-pages",
                 "--filter", "--exclude-perf", "-u", "--uid", "-j", "--branch-filter", "--switch-output",
                 "-D", "--delay")),
@@ -296,9 +301,9 @@ _BUILTIN = [
     _w("pixi", env_runner=True, subcommands=("run", "exec"), options=("-e", "--environment", "--manifest-path", "-s",
                                                      "--spec"), label="pixi run", shell=True),
     _w("rustup", env_runner=True, subcommands=("run",), operands=1, options=("--toolchain",), label="rustup run"),
-    _w("nix-shell", options=("-p", "--packages", "-A", "--attr", "-I", "--arg", "--argstr", "-E",
+    _w("nix-shell", anywhere=True, options=("-p", "--packages", "-A", "--attr", "-I", "--arg", "--argstr", "-E",
                              "--expr"), shell_options=("--run", "--command"), runs_operand=False),
-    _w("nix", subcommands=("develop", "shell", "run"), options=("-p", "--profile", "--expr", "-f",
+    _w("nix", anywhere=True, subcommands=("develop", "shell", "run"), options=("-p", "--profile", "--expr", "-f",
                                                                  "--file", "-I", "--include"),
        command_flags=("-c", "--command"), runs_operand=False),
     _w("npx", env_runner=True, options=_NPX, shell_options=("-c", "--call"), label="npx"),
@@ -325,13 +330,13 @@ _BUILTIN = [
        operands=1, label="lxc exec"),
     _w("toolbox", subcommands=("run",), options=("-c", "--container", "-d", "--distro", "-r",
                                                  "--release"), label="toolbox run"),
-    _w("distrobox", subcommands=("enter",), options=("-n", "--name"), command_flags=("--", "-e", "--exec"),
+    _w("distrobox", anywhere=True, subcommands=("enter",), options=("-n", "--name"), command_flags=("--", "-e", "--exec"),
        runs_operand=False, label="distrobox"),
-    _w("vagrant", subcommands=("ssh",), shell_options=("-c", "--command"), runs_operand=False),
+    _w("vagrant", anywhere=True, subcommands=("ssh",), shell_options=("-c", "--command"), runs_operand=False),
     # schedulers, job launchers, remote
     _w("srun", options=_SLURM_OPTS),
     _w("salloc", options=_SLURM_OPTS),
-    _w("sbatch", options=_SLURM_OPTS, shell_options=("--wrap",), runs_operand=False),
+    _w("sbatch", anywhere=True, options=_SLURM_OPTS, shell_options=("--wrap",), runs_operand=False),
     _w("mpirun", options=_MPI_OPTS), _w("mpiexec", options=_MPI_OPTS), _w("orterun", options=_MPI_OPTS),
     _w("prun", options=_MPI_OPTS),
     _w("ssh", options=("-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o",
@@ -350,7 +355,7 @@ _BUILTIN = [
                           "--inverse-glob", "-c", "--config", "-d", "--decoration")),
     _w("nodemon", options=("-w", "--watch", "-e", "--ext", "-i", "--ignore", "-d", "--delay", "-x",
                            "--exec", "--signal"), shell_options=("-x", "--exec")),
-    _w("script", options=("-t", "--timing", "-I", "--log-in", "-O", "--log-out", "-B", "--log-io",
+    _w("script", anywhere=True, options=("-t", "--timing", "-I", "--log-in", "-O", "--log-out", "-B", "--log-io",
                           "-T", "--log-timing", "-m", "--logging-format", "-E", "--echo"),
        shell_options=("-c", "--command"), runs_operand=False),
     _w("screen", options=("-S", "-c", "-e", "-h", "-p", "-T", "-t", "-X", "-L", "-Logfile"),
@@ -438,6 +443,12 @@ def _takes(w: Wrapper, opt: str) -> int:
     return w.options.get(opt, 0)
 
 
+def _known(w: Wrapper, a: str) -> bool:
+    """``a`` is one option of ``w`` as a whole word (``-np``, ``-ex``: single-dash long options)."""
+    return (a in w.options or a in w.no_run or a in w.shell_options or a in w.command_flags
+            or a in w.detach)
+
+
 def _cluster(a: str) -> bool:
     return a.startswith("-") and not a.startswith("--") and len(a) > 2
 
@@ -474,7 +485,7 @@ def find_command(w: Wrapper, args: list) -> Found:
                 i += 1
                 continue
             break
-        if _cluster(a):
+        if _cluster(a) and not _known(w, a):
             # getopt cluster: letters are flags until one takes a value, which takes the rest
             # of the cluster (-n5) or, when it is the last letter, the next word (-dmS name)
             step = 1
@@ -523,14 +534,16 @@ def find_command(w: Wrapper, args: list) -> Found:
         while i < n and args[i].startswith("-") and args[i] not in ("--", "-"):
             a = args[i]
             i += 1 if "=" in a else 1 + _takes(w, a)
-    # a shell option after the operands (`flock FILE -c TEXT`, `runuser USER -c TEXT`); where only
-    # a shell option runs something (`su - USER -c TEXT`), anywhere before `--`
+    # a shell option right after the operands (`flock FILE -c TEXT`, `runuser USER -c TEXT`);
+    # for `anywhere` entries (`su - USER -c TEXT`, `nix shell PKG -c CMD`), anywhere before `--`
     j = i
-    while j < n and w.shell_options:
+    while j < n and (w.shell_options or (w.command_flags and w.anywhere)):
         a = args[j]
         if a == "--":
             break
         opt = a.partition("=")[0]
+        if opt in w.command_flags and w.anywhere:
+            return Found("argv", j + 1, env=env, detach=detach, operand=operand)
         if opt in w.shell_options or (_cluster(a) and "-" + a[-1] in w.shell_options):
             if "=" in a and a.startswith("--"):
                 return Found("shell", text=a.partition("=")[2], env=env, detach=detach, operand=operand,
@@ -539,7 +552,7 @@ def find_command(w: Wrapper, args: list) -> Found:
                 return Found("shell", text=args[j + 1], env=env, detach=detach, operand=operand,
                              text_index=j + 1)
             return Found("none")
-        if w.runs_operand:
+        if not w.anywhere:
             break
         j += 1
     if i < n and args[i] == "--" and operands:

@@ -200,9 +200,11 @@ def views(name: str, args, extra: dict | None = None, *, through: str = "runners
 
 
 def matches_words(name: str, args, pattern, *, cwd: str = "", repo: str = "",
-                  open_tail: bool = False) -> bool:
+                  open_tail: bool = False, through: str = "runners") -> bool:
+    """Does the argv ``name args`` match? ``through="all"`` also looks through every wrapper
+    (for a raw argv that nothing has unwrapped, such as an exec-time check sees)."""
     pat = compile_pattern(pattern)
-    for vname, vargs in views(basename(name), args):
+    for vname, vargs in views(basename(name), args, through=through):
         vname = basename(vname)
         if vname == pat.name or (pat.name_glob and _name_glob(vname, pat.name)):
             if _ordered(pat, vargs, cwd, repo, open_tail):

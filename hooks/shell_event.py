@@ -14,20 +14,15 @@ Decisions (also in docs/bash-guards.md):
   or an `export A=1` earlier in the same command. A bare `A=1; cmd` is not
   exported and does not count.
 
-Light at import: only swarmgate.guard.
+Light at import: only swarmgate.guard and the wrapper table (data).
 """
 from __future__ import annotations
 
 from swarmgate import guard as G
+from swarmgate.hooks.bash_wrappers import LAUNCHERS  # noqa: F401 - who starts whom: the one wrapper table
 
 EXPORTERS = ("export", "declare", "typeset", "local", "readonly")
 SETTERS = frozenset(EXPORTERS + ("env",))
-# commands that start other commands with their own environment
-LAUNCHERS = frozenset(("bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "env", "nice", "nohup", "setsid",
-                       "stdbuf", "ionice", "exec", "builtin", "time", "doas", "sudo", "flock", "command",
-                       "timeout", "chrt", "taskset", "xargs", "watch", "parallel", "srun", "systemd-run",
-                       "run-with-memory-cap", "host-dispatch", "multi-host-run", "gpu-quiesce-run",
-                       "detached-run", "eval", "source", ".", "find", "swarmgate"))
 
 
 def broken(event, name: str) -> bool:
@@ -62,7 +57,7 @@ def analysis_of(event, config):
         budget_s = b["budget_ms"] / 1000.0
         an = analyze(text, cwd=event.cwd or event.repo or ".",
                      max_depth=int(b["max_depth"]), budget_s=budget_s,
-                     max_script_bytes=int(b["max_script_bytes"]))
+                     max_script_bytes=int(b["max_script_bytes"]), wrappers=b["wrappers"])
         # the reader records interpreter programs; judging them against the patterns is ours
         an.unverifiable.extend(unverifiable_programs(an, config["heavy"]["patterns"],
                                                      deadline=time.monotonic() + budget_s))

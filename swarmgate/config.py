@@ -96,6 +96,11 @@ def _cpus_or_auto(v: Any) -> float | str:
     return float(v)
 
 
+def _wrappers(v: Any) -> dict[str, Any]:
+    from swarmgate.hooks.bash_wrappers import from_config   # only when a config is parsed
+    return from_config(v)
+
+
 def _optional(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return check  # absence is handled by the default None
 
@@ -191,6 +196,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "budget_ms": Key(2000, _int(10), "time budget of one command's analysis"),
         "max_script_bytes": Key(1 << 20, _int(1), "larger scripts are not read (finding: unverifiable)"),
         "make_targets": Key([], _strlist, "make targets whose recipes count as heavy commands"),
+        "wrappers": Key({}, _wrappers, "extra programs that run an operand: name -> {options, operands, "
+                        "subcommands, shell_options, shell, command_flags, no_run, assignments} "
+                        "(docs/bash-tree.md)"),
     },
     "timers": {
         "allowed": Key(["remind"], _strlist, "the reminder commands timers must go through (T01)"),

@@ -678,7 +678,9 @@ def test_xargs_and_parallel_arguments():
     c = find(run("find . -name Cargo.toml | xargs -n1 cargo test"), "cargo")
     assert c.args == ["test", "$XARGS_INPUT"] and c.dynamic == [False, False, True]
     assert find(run("xargs cargo test <<< '--all'"), "cargo").args == ["test", "--all"]
-    assert find(run("xargs -I{} cp {} b/ < f"), "cp").args == ["{}", "b/"]
+    c = find(run("xargs -I{} cp {} b/ < f"), "cp")   # unknown input: the replaced word is unknown
+    assert c.args == ["$XARGS_INPUT", "b/"] and c.dynamic == [False, True, False]
+    assert find(run("printf 'a\\nb\\n' | xargs -I{} cp {} b/"), "cp").args == ["a", "b/"]
     an = run("parallel cargo test ::: --workspace --all")
     assert [c.args for c in an.commands if c.name == "cargo"] == [["test", "--workspace"], ["test", "--all"]]
     an = run("parallel 'cargo test -p {}' ::: a b")
