@@ -7,7 +7,12 @@ use ``statefile.locked`` on this path interoperate); it is taken directly here
 because importing filelock costs more than the whole run of a small command.
 
 Each booking: label, cap, booked bytes, basis (history|cap|unbounded), the
-wrapper's pid + process start time, its run cgroup, since. Agent cgroups
+wrapper's pid + process start time, its run cgroup, since, and the agent
+session it belongs to (``session_of()``: CLAUDE_CODE_SESSION_ID from the
+environment Claude Code gives every command; null outside a session), so
+`swarmgate status` can tell a session which runs are its own. Each finished
+run is also appended to the runs log (``log_run``), which `swarmgate report`
+reads: booked vs peak, exit code and class, per session. Agent cgroups
 (hosts/agent_cgroups.py) are booked here too, keyed ``agent:<name>``, basis
 "agent", held by their session's process; a dead session's agent cgroups go
 like a dead wrapper's runs. ``reconcile()``
@@ -145,3 +150,51 @@ def reconcile(data: dict, backend=None, slice_name: str | None = None) -> list[s
 
 def booking_id(pid: int, start: int | None) -> str:
     return f"{pid}-{start or 0}"
+
+
+SESSION_VARS = ("CLAUDE_CODE_SESSION_ID", "SWARMGATE_SESSION_ID")
+
+
+def session_of(env=None) -> str | None:
+    """The agent session a run belongs to: Claude Code exports CLAUDE_CODE_SESSION_ID to every
+    command of a session (main agent and subagents alike, measured with 2.1.332); other clients
+    or wrappers may set SWARMGATE_SESSION_ID. None outside a session (a person's shell)."""
+    env = os.environ if env is None else env
+    for var in SESSION_VARS:
+        value = env.get(var)
+        if value and len(value) <= 200:
+            return value
+    return None
+
+
+RUNS_LOG_MAX = 8 << 20  # bytes; the older half moves to runs.jsonl.1
+
+
+def log_run(rec: dict) -> None:
+    """Append one finished run to the runs log (what `swarmgate report` shows). Never raises."""
+    from swarmgate.statefile import append_jsonl
+
+    path = state_paths.runs_log_path()
+    try:
+        if os.path.getsize(path) > RUNS_LOG_MAX:
+            os.replace(path, str(path) + ".1")
+    except OSError:
+        pass
+    try:
+        append_jsonl(path, rec)
+    except Exception:  # noqa: BLE001 - the log is a report; the run's own result stands
+        pass
+
+
+def read_runs() -> list[dict]:
+    """Every logged run, oldest first (the rotated file, then the current one)."""
+    from swarmgate.statefile import read_jsonl
+
+    path = state_paths.runs_log_path()
+    out: list[dict] = []
+    for p in (str(path) + ".1", path):
+        try:
+            out += [r for r in read_jsonl(p) if isinstance(r, dict)]
+        except (OSError, StateError):
+            continue
+    return out

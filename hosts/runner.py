@@ -179,7 +179,7 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
                 booking = {"label": opts.label, "cap": opts.cap, "booked": pred.need, "basis": pred.basis,
                            "pid": me["pid"], "start": me["start"], "cgroup": run_path,
                            "since": round(time.time(), 3), "command": " ".join(opts.argv)[:300],
-                           "why": pred.why}
+                           "why": pred.why, "session": ledger.session_of()}
                 data["bookings"][bid] = booking
                 ledger.save(data)
                 return None, booking
@@ -192,7 +192,7 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
             elif not queued:
                 data["waiters"][bid] = {"label": opts.label, "need": pred.need, "cap": opts.cap,
                                         "pid": me["pid"], "start": me["start"],
-                                        "since": round(time.time(), 3)}
+                                        "since": round(time.time(), 3), "session": ledger.session_of()}
                 ledger.save(data)
             holders = holders_text(data, backend) if (give_up or not queued
                                                       or time.monotonic() >= next_report) else ""
@@ -548,6 +548,13 @@ def _execute(opts: Options, stop: _Stop) -> int:
                     history.save(hist)
         except (StateError, OSError) as e:
             say(f"could not update the ledger/history ({e}); the next run reconciles it")
+        if result is not None:
+            ledger.log_run({"label": opts.label, "session": booking.get("session") or ledger.session_of(),
+                            "pid": me["pid"], "cap": opts.cap, "booked": booking.get("booked"),
+                            "basis": booking.get("basis"), "peak": result[2], "exit": result[0],
+                            "outcome": result[1], "started": round(time.time() - duration, 3),
+                            "ended": round(time.time(), 3), "duration_s": round(duration, 3),
+                            "command": " ".join(opts.argv)[:300]})
 
 
 def _nested(opts: Options, backend, outer: str, me: dict) -> dict:

@@ -10,7 +10,9 @@ import time
 from typing import Sequence
 
 
-def gather() -> dict:
+def gather(session: str | None = None) -> dict:
+    """The ledger, slice and history; ``session`` (default: this shell's agent session) marks the
+    runs, agents and waiters that are its own ("yours")."""
     from swarmgate.config import ConfigError, load_config
     from swarmgate.hosts import cgroups, history, ledger
     from swarmgate.statefile import StateError
@@ -42,6 +44,7 @@ def gather() -> dict:
         notes.append(str(e))
         data, hist = ledger.empty(), {"labels": {}}
     now = time.time()
+    mine = session if session is not None else ledger.session_of()
     bookings, agents = [], []
     for key, b in sorted(data["bookings"].items(), key=lambda kv: kv[1].get("since", 0)):
         use = peak = oom = None
@@ -54,15 +57,17 @@ def gather() -> dict:
                 pass
         row = {"id": key, "label": b.get("label"), "pid": b.get("pid"), "cap": b.get("cap"),
                "booked": b.get("booked"), "basis": b.get("basis"), "use": use, "peak": peak,
-               "for_s": round(now - float(b.get("since") or now), 1), "cgroup": path}
+               "for_s": round(now - float(b.get("since") or now), 1), "cgroup": path,
+               "session": b.get("session"), "yours": bool(mine) and b.get("session") == mine}
         if b.get("kind") == "agent":
             row.update({"agent_id": b.get("agent_id"), "agent_type": b.get("agent_type"),
-                        "session": b.get("session"), "cpus": b.get("cpus"), "oom_kills": oom})
+                        "cpus": b.get("cpus"), "oom_kills": oom})
             agents.append(row)
         else:
             bookings.append(row)
     waiters = [{"id": k, "label": w.get("label"), "pid": w.get("pid"), "need": w.get("need"),
-                "cap": w.get("cap"), "for_s": round(now - float(w.get("since") or now), 1)}
+                "cap": w.get("cap"), "for_s": round(now - float(w.get("since") or now), 1),
+                "session": w.get("session"), "yours": bool(mine) and w.get("session") == mine}
                for k, w in sorted(data["waiters"].items(), key=lambda kv: kv[1].get("since", 0))]
     sl = None
     if backend is not None:
@@ -80,7 +85,7 @@ def gather() -> dict:
                "last_outcome": v.get("last_outcome")}
               for k, v in sorted(hist["labels"].items(), key=lambda kv: -(kv[1].get("last") or 0))]
     return {"total": total, "slice": sl, "bookings": bookings, "agents": agents, "waiters": waiters,
-            "history": labels, "notes": notes}
+            "history": labels, "notes": notes, "session": mine}
 
 
 def render(rep: dict) -> None:
@@ -99,11 +104,14 @@ def render(rep: dict) -> None:
                   f"limit {h(sl['limit'])}, in use {h(sl['usage'])} of which reclaimable {h(sl['reclaimable'])}")
     elif sl:
         con.print(f"[bold]slice[/bold] {sl['name']}: not created yet (total {h(rep['total'])})")
-    t = Table(title="running (booked)")
-    for col in ("label", "pid", "cap", "booked", "basis", "uses", "peak", "for"):
+    def whose(x) -> str:
+        return "[bold green]yours[/]" if x.get("yours") else str(x.get("session") or "-")[:8]
+
+    t = Table(title="running (booked)" + (f"; yours: session {rep['session'][:8]}" if rep.get("session") else ""))
+    for col in ("label", "pid", "session", "cap", "booked", "basis", "uses", "peak", "for"):
         t.add_column(col)
     for b in rep["bookings"]:
-        t.add_row(str(b["label"]), str(b["pid"]), h(b["cap"]), h(b["booked"]), str(b["basis"]),
+        t.add_row(str(b["label"]), str(b["pid"]), whose(b), h(b["cap"]), h(b["booked"]), str(b["basis"]),
                   h(b["use"]), h(b["peak"]), f"{b['for_s']:.0f}s")
     con.print(t)
     if rep["agents"]:
@@ -111,7 +119,7 @@ def render(rep: dict) -> None:
         for col in ("agent", "type", "session", "cap", "cpus", "uses", "peak", "OOM kills", "for"):
             a.add_column(col)
         for x in rep["agents"]:
-            a.add_row(str(x["agent_id"]), str(x["agent_type"]), str(x["session"] or "-")[:8], h(x["cap"]),
+            a.add_row(str(x["agent_id"]), str(x["agent_type"]), whose(x), h(x["cap"]),
                       "-" if x["cpus"] is None else f"{x['cpus']:g}", h(x["use"]), h(x["peak"]),
                       str(x["oom_kills"] if x["oom_kills"] is not None else "-"), f"{x['for_s']:.0f}s")
         con.print(a)
@@ -119,10 +127,10 @@ def render(rep: dict) -> None:
         con.print("no subagent containment cgroups")
     if rep["waiters"]:
         w = Table(title="waiting")
-        for col in ("label", "pid", "needs", "cap", "for"):
+        for col in ("label", "pid", "session", "needs", "cap", "for"):
             w.add_column(col)
         for x in rep["waiters"]:
-            w.add_row(str(x["label"]), str(x["pid"]), h(x["need"]), h(x["cap"]), f"{x['for_s']:.0f}s")
+            w.add_row(str(x["label"]), str(x["pid"]), whose(x), h(x["need"]), h(x["cap"]), f"{x['for_s']:.0f}s")
         con.print(w)
     else:
         con.print("nobody waiting")
@@ -147,8 +155,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 description="The runner's ledger (running bookings, waiters), the slice's use "
                                             "and the history peaks.")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument("--session", default=None,
+                   help="mark this session's runs as yours (default: $CLAUDE_CODE_SESSION_ID)")
     args = p.parse_args(list(sys.argv[1:] if argv is None else argv))
-    rep = gather()
+    rep = gather(args.session)
     if args.json:
         print(json.dumps(rep, indent=1, sort_keys=True))
     else:

@@ -55,6 +55,11 @@ def history_path() -> Path:
     return state_dir() / "runner" / "history.json"
 
 
+def runs_log_path() -> Path:
+    """One JSON line per finished capped run (label, session, booked, peak, exit): `swarmgate report`."""
+    return state_dir() / "runner" / "runs.jsonl"
+
+
 def alerts_dir() -> Path:
     return state_dir() / "alerts"
 

@@ -464,3 +464,52 @@ def test_cgroups_a_command_makes_inside_its_run_are_emptied_and_removed_too(sand
     assert r.returncode == 0, out(r)
     assert pid_gone(int(pidfile.read_text()))
     assert sandbox.backend().runs(sandbox.slice) == []
+
+
+def test_bookings_carry_the_session_and_status_marks_yours(sandbox, monkeypatch, capsys):
+    """The session comes from the environment Claude Code gives every command (CLAUDE_CODE_SESSION_ID)."""
+    from swarmgate.hosts import ledger, status
+
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", sandbox.repo)
+    for var in ledger.SESSION_VARS:
+        monkeypatch.delenv(var, raising=False)
+    mine = sandbox.start(["64M", "--label", "mine", "--", "sleep", "30"], CLAUDE_CODE_SESSION_ID="sess-mine")
+    theirs = sandbox.start(["64M", "--label", "theirs", "--", "sleep", "30"], CLAUDE_CODE_SESSION_ID="sess-other")
+    anyone = sandbox.start(["64M", "--label", "person", "--", "sleep", "30"])
+    try:
+        assert booking_of(sandbox, "mine")["session"] == "sess-mine"
+        assert booking_of(sandbox, "theirs")["session"] == "sess-other"
+        assert booking_of(sandbox, "person")["session"] is None
+        monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "sess-mine")
+        assert status.main(["--json"]) == 0
+        rep = json.loads(capsys.readouterr().out)
+        assert {b["label"]: b["yours"] for b in rep["bookings"]} == {"mine": True, "theirs": False, "person": False}
+        assert rep["session"] == "sess-mine"
+        monkeypatch.setenv("COLUMNS", "200")
+        assert status.main(["--session", "sess-other"]) == 0
+        text = capsys.readouterr().out
+        row = next(ln for ln in text.splitlines() if "theirs" in ln)
+        assert "yours" in row and "yours" not in next(ln for ln in text.splitlines() if "mine" in ln.split())
+    finally:
+        for p in (mine, theirs, anyone):
+            p.send_signal(signal.SIGTERM)
+            p.wait(15)
+    runs = sandbox._with_state(ledger.read_runs)
+    assert {r["label"]: r["session"] for r in runs} == {"mine": "sess-mine", "theirs": "sess-other", "person": None}
+
+
+def test_the_runs_log_keeps_booked_peak_and_exit_class(sandbox):
+    """What `swarmgate report` shows per run: an OOM is 250/own_cap with a peak at its cap."""
+    from swarmgate.hosts import ledger
+
+    ok = sandbox.run(["64M", "--label", "small", "--", *alloc(8)], CLAUDE_CODE_SESSION_ID="sess-r")
+    oom = sandbox.run(["48M", "--label", "big", "--", *alloc(200)], CLAUDE_CODE_SESSION_ID="sess-r")
+    assert ok.returncode == 0, out(ok)
+    assert oom.returncode == 250, out(oom)
+    runs = {r["label"]: r for r in sandbox._with_state(ledger.read_runs)}
+    assert (runs["small"]["exit"], runs["small"]["outcome"]) == (0, "ok")
+    assert (runs["big"]["exit"], runs["big"]["outcome"]) == (250, "own_cap")
+    assert runs["big"]["cap"] == 48 * MiB and runs["big"]["peak"] >= 40 * MiB, runs["big"]
+    assert runs["small"]["booked"] == 64 * MiB and 0 < runs["small"]["peak"] < 64 * MiB
+    for r in runs.values():
+        assert r["session"] == "sess-r" and r["ended"] >= r["started"] and r["duration_s"] >= 0
