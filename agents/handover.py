@@ -103,22 +103,23 @@ def find_transcript(agent_id: str, session: str | None = None, transcripts: str 
 
 def read_entries(path: str) -> tuple[list[dict], int]:
     """(entries, unreadable line count). Torn and garbage lines are skipped and counted."""
+    from swarmgate.bounded_read import TRANSCRIPT_MAX, read_bytes
+
     entries: list[dict] = []
     bad = 0
-    with open(path, "rb") as f:
-        for raw in f:
-            line = raw.decode("utf-8", errors="replace").strip()
-            if not line:
-                continue
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                bad += 1
-                continue
-            if isinstance(rec, dict):
-                entries.append(rec)
-            else:
-                bad += 1
+    for raw in read_bytes(path, TRANSCRIPT_MAX).split(b"\n"):
+        line = raw.decode("utf-8", errors="replace").strip()
+        if not line:
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            bad += 1
+            continue
+        if isinstance(rec, dict):
+            entries.append(rec)
+        else:
+            bad += 1
     return entries, bad
 
 
@@ -321,9 +322,9 @@ def _inline(text: str) -> str:
 
 def _meta(transcript: str) -> dict:
     path = transcript[:-len(".jsonl")] + ".meta.json" if transcript.endswith(".jsonl") else ""
+    from swarmgate.bounded_read import read_text
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        data = json.loads(read_text(path, 1 << 20, errors="strict"))
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}

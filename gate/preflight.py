@@ -116,9 +116,9 @@ def parse_header(text: str, where: str = "script") -> Header:
 
 
 def read_header(script: Path) -> Header:
+    from swarmgate.bounded_read import read_bytes
     try:
-        with open(script, "rb") as f:
-            head = f.read(64 * 1024)
+        head = read_bytes(str(script), 64 * 1024, truncate=True)  # a FIFO or device is refused, not waited on
     except OSError as e:
         h = Header()
         h.errors.append(Unmet("script", f"cannot read {script}: {e.strerror}", "check the path and its permissions"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 
+from swarmgate.bounded_read import read_bytes
 from swarmgate.hooks import bash_lexical as _lx
 from swarmgate.hooks.bash_parse import OutOfTime, parse_text
 from swarmgate.hooks.bash_results import (Analysis, Loop, Program, Redirect, SimpleCommand,
@@ -988,9 +989,8 @@ class Walker:
             self.problem(f"script {p} is {st.st_size} bytes, over the {self.max_script_bytes}-byte limit")
             self.unverifiable(f"script {p} is too large to read ({st.st_size} bytes)", text)
             return None
-        try:
-            with open(p, "rb") as fh:
-                data = fh.read(self.max_script_bytes + 1)
+        try:  # bounded: a FIFO or device put there after the stat is refused, not waited on
+            data = read_bytes(p, self.max_script_bytes)
         except OSError as e:
             self.problem(f"script {p} cannot be read: {e.strerror}")
             self.unverifiable(f"script {p} cannot be read", text)
@@ -1139,10 +1139,7 @@ class Walker:
         if p is None or not self._known_dir(p):
             return None
         try:
-            if os.path.getsize(p) > self.max_script_bytes:
-                return None
-            with open(p, "rb") as fh:
-                return fh.read(self.max_script_bytes).decode("utf-8")
+            return read_bytes(p, self.max_script_bytes).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return None
 
@@ -1258,8 +1255,7 @@ def script_kind(p: str) -> str:
     if not _stat.S_ISREG(st.st_mode):
         return "other"
     try:
-        with open(p, "rb") as fh:
-            head = fh.read(256)
+        head = read_bytes(p, 256, truncate=True)
     except OSError:
         return "other"
     if head.startswith(b"#!"):

@@ -99,8 +99,10 @@ def tail_records(path, limit: int = TAIL_BYTES) -> list:
     import json
     import os
 
+    from swarmgate.bounded_read import open_regular
+
     try:
-        fd = os.open(str(path), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd, _ = open_regular(str(path), follow=False)  # never a planted FIFO or symlink
     except OSError:
         return []
     try:

@@ -297,26 +297,27 @@ def first_user_prompt(transcript_path: str, max_lines: int = 50) -> str:
 
     if not transcript_path:
         return ""
+    from swarmgate.bounded_read import read_text
     try:
-        with open(transcript_path, encoding="utf-8", errors="replace") as f:
-            for i, line in enumerate(f):
-                if i >= max_lines:
-                    break
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue
-                if not isinstance(rec, dict) or rec.get("type") != "user":
-                    continue
-                msg = rec.get("message")
-                content = msg.get("content") if isinstance(msg, dict) else None
-                if isinstance(content, str):
-                    return content
-                if isinstance(content, list):
-                    texts = [b.get("text", "") for b in content
-                             if isinstance(b, dict) and b.get("type") == "text"]
-                    if texts:
-                        return "\n".join(texts)
+        head = read_text(transcript_path, 1 << 20, truncate=True)  # the first lines are all it needs
+        for i, line in enumerate(head.split("\n")):
+            if i >= max_lines:
+                break
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(rec, dict) or rec.get("type") != "user":
+                continue
+            msg = rec.get("message")
+            content = msg.get("content") if isinstance(msg, dict) else None
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                texts = [b.get("text", "") for b in content
+                         if isinstance(b, dict) and b.get("type") == "text"]
+                if texts:
+                    return "\n".join(texts)
     except OSError:
         return ""
     return ""

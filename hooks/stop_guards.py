@@ -117,37 +117,40 @@ def transcript_calls(path: str, limit: int = MAX_AUDITED_CALLS) -> tuple[list, i
     """
     import json
 
+    from swarmgate.bounded_read import TRANSCRIPT_MAX, read_text
+
     uses: dict = {}
     order: list = []
     results: dict = {}
     n = 0
     try:
-        f = open(path, encoding="utf-8", errors="replace")
+        text = read_text(path, TRANSCRIPT_MAX)
     except OSError:
         return [], -1
-    with f:
-        for line in f:
-            n += 1
-            try:
-                rec = json.loads(line)
-            except ValueError:
+    for line in text.split("\n"):
+        if not line:
+            continue
+        n += 1
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(rec, dict):
+            continue
+        msg = rec.get("message")
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if not isinstance(content, list):
+            continue
+        for b in content:
+            if not isinstance(b, dict):
                 continue
-            if not isinstance(rec, dict):
-                continue
-            msg = rec.get("message")
-            content = msg.get("content") if isinstance(msg, dict) else None
-            if not isinstance(content, list):
-                continue
-            for b in content:
-                if not isinstance(b, dict):
-                    continue
-                if b.get("type") == "tool_use" and b.get("name") in AUDIT_TOOLS and len(order) < limit:
-                    tid = str(b.get("id") or f"line{n}")
-                    uses[tid] = (b.get("name"), b.get("input") if isinstance(b.get("input"), dict) else {},
-                                 rec.get("cwd") or "")
-                    order.append(tid)
-                elif b.get("type") == "tool_result":
-                    results[str(b.get("tool_use_id") or "")] = b
+            if b.get("type") == "tool_use" and b.get("name") in AUDIT_TOOLS and len(order) < limit:
+                tid = str(b.get("id") or f"line{n}")
+                uses[tid] = (b.get("name"), b.get("input") if isinstance(b.get("input"), dict) else {},
+                             rec.get("cwd") or "")
+                order.append(tid)
+            elif b.get("type") == "tool_result":
+                results[str(b.get("tool_use_id") or "")] = b
     out = []
     for tid in order:
         name, ti, cwd = uses[tid]
@@ -166,11 +169,17 @@ def transcript_calls(path: str, limit: int = MAX_AUDITED_CALLS) -> tuple[list, i
 
 def unreadable(path: str) -> str:
     """Why ``path`` cannot be read as a transcript (for the line that says so)."""
-    try:
-        with open(path, "rb"):
-            return "it could be opened a moment ago"
-    except OSError as e:
-        return e.strerror or type(e).__name__
+    from swarmgate.bounded_read import TRANSCRIPT_MAX, probe
+
+    why = probe(path)
+    if why is None:
+        try:
+            if os.path.getsize(path) > TRANSCRIPT_MAX:
+                return f"it is larger than {TRANSCRIPT_MAX >> 20} MiB"
+        except OSError as e:
+            return e.strerror or type(e).__name__
+        return "it could be opened a moment ago"
+    return why
 
 
 def audit(event, config, calls: list) -> list:

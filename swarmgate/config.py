@@ -335,18 +335,23 @@ def _validate_stages(value: Any, where: str) -> list[dict[str, Any]]:
     return stages
 
 
+CONFIG_MAX_BYTES = 1 << 20  # a config larger than this is refused, not read (bounded_read)
+
+
 def parse_toml(path: str) -> dict[str, Any]:
     import tomllib
 
+    from swarmgate.bounded_read import read_bytes
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
+        return tomllib.loads(read_bytes(path, CONFIG_MAX_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: cannot read: not UTF-8 ({e})") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
 
 
 def find_repo(start: str | None = None) -> str:

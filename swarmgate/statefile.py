@@ -55,14 +55,27 @@ def _open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
         raise
 
 
-def read_text(path: Path) -> str | None:
-    """File content, or None if absent. Raises StateError on a symlink."""
+STATE_MAX_BYTES = 256 << 20  # a bound, not a size any state file should reach
+
+
+def read_text(path: Path, max_bytes: int = STATE_MAX_BYTES) -> str | None:
+    """File content, or None if absent. Raises StateError on a symlink, on anything but a regular
+    file (a planted FIFO or device) and on a file over ``max_bytes`` (swarmgate.bounded_read)."""
+    from swarmgate.bounded_read import FileRefused, open_regular, read_fd
+
+    path = os.fspath(path)
     try:
-        fd = _open_nofollow(os.fspath(path), os.O_RDONLY)
+        fd, _ = open_regular(path, follow=False)
     except FileNotFoundError:
         return None
-    with os.fdopen(fd, "r", encoding="utf-8", errors="replace") as f:
-        return f.read()
+    except FileRefused as e:
+        raise StateError(f"{path}: {e.strerror}") from None
+    try:
+        return read_fd(fd, path, max_bytes).decode("utf-8", "replace")
+    except FileRefused as e:
+        raise StateError(f"{path}: {e.strerror}") from None
+    finally:
+        os.close(fd)
 
 
 def quarantine(path: Path, why: str, report: Callable[[str], None] | None = None) -> None:
