@@ -10,9 +10,15 @@
   switch is on;
 2 prediction: the history peak; a label that hit its ceiling → its cap × 1.5; no
   history → --mem or [memory] default_prediction. Cap = prediction × 1.5;
-3 the first host where it fits now (free memory after bookings and this
-  dispatcher's own pending placements of the last 30 s, slice room, GPU memory
-  with --gpu) wins; none now → wait; larger than every host ever → 241 at once;
+3 the first host where it fits now wins: its need plus the memory margin
+  ([memory] margin: what must stay free for everything outside the capped
+  runs) within the free memory (MemAvailable − booked-not-yet-grown − this
+  dispatcher's own placements of the last 30 s), its need within the room
+  under the host's total for capped runs (here: the slice; a peer: its
+  machine memory − margin − what its runner's bookings hold), and with --gpu
+  its GPU memory within the cards' (less the GPU margin and the GPU memory of
+  placements of the last 30 s); none now → wait; larger than every host ever
+  → 241 at once;
 4 launch: here through run-with-memory-cap, on a peer through multi-host-run,
   with --gpu inside gpu-quiesce-run; --backend slurm submits through srun.
 """
@@ -79,9 +85,26 @@ def long_job_declared(command: list[str], cwd: str) -> bool:
     return False
 
 
+def held(report: dict) -> int:
+    """What the host's runner bookings hold now: each run's booking, or its use when it grew past it."""
+    return sum(max(int(b.get("booked") or 0), int(b.get("used") or 0)) for b in report.get("bookings") or []
+               if isinstance(b, dict))
+
+
 def judge_host(report: dict, v: dict, pred: Prediction, gpu: bool, pending: int, peer: dict | None,
-               total_here: int | None, margin: int, gpu_margin_mib: int, gpu_need_mib: int) -> dict:
-    """Pure: {fits, never, cap, why} for one host (seed 003 §2.4 judge_host)."""
+               total_here: int | None, margin: int, gpu_margin_mib: int, gpu_need_mib: int,
+               pending_gpu_mib: int = 0) -> dict:
+    """Pure: {fits, never, cap, why} for one host (seed 003 §2.4 judge_host).
+
+    free = MemAvailable − booked-not-grown (``v["available"]``) − ``pending`` (this dispatcher's
+    placements of the last 30 s); the run fits when need + ``margin`` ≤ free and need ≤ room, room
+    being the slice's room here, and on a peer (whose slice is not read) its total for capped runs
+    (memory − margin) less what its runner's bookings already hold. Never: need > that total, or
+    need + margin > the machine's memory. GPU: the cards' memory (free once quiesced, else total)
+    less the GPU margin and the GPU memory placed in the last 30 s.
+    """
+    from swarmgate.break_switch import broken
+
     if not v.get("readable"):
         return {"fits": False, "never": False, "cap": pred.cap, "why": v["verdict"]}
     cap = pred.cap
@@ -90,20 +113,27 @@ def judge_host(report: dict, v: dict, pred: Prediction, gpu: bool, pending: int,
             return {"fits": False, "never": True, "cap": cap,
                     "why": f"needs {human(pred.need)}, above the peer's max_cap {human(peer['max_cap'])}"}
         cap = min(cap, peer["max_cap"])
+    if broken("dispatch-ignore-margin"):
+        margin = 0
     mem_total = int(report.get("mem_total", 0))
     slice_total = total_here if total_here else max(mem_total - margin, 0)
     sl = report.get("slice")
     if sl and sl.get("limit"):
         slice_total = sl["limit"]
     free = int(v["available"]) - pending
-    room = (v["slice_room"] if v["slice_room"] is not None else slice_total) - pending
-    never = pred.need > slice_total or pred.need > mem_total
-    fits = not never and pred.need <= free and pred.need <= room
+    if v["slice_room"] is not None:
+        room = v["slice_room"] - pending
+    else:
+        room = slice_total - (0 if broken("dispatch-ignore-peer-use") else held(report)) - pending
+    never = pred.need > slice_total or pred.need + margin > mem_total
+    fits = not never and pred.need + margin <= free and pred.need <= room
     why = []
     if never:
-        why.append(f"needs {human(pred.need)}, more than its whole budget ({human(slice_total)})")
+        why.append(f"needs {human(pred.need)} (+ margin {human(margin)}), more than its whole budget "
+                   f"({human(slice_total)} for capped runs, {human(mem_total)} memory)")
     elif not fits:
-        why.append(f"needs {human(pred.need)}; {human(max(free, 0))} free, {human(max(room, 0))} room now")
+        why.append(f"needs {human(pred.need)} + margin {human(margin)}; {human(max(free, 0))} free, "
+                   f"{human(max(room, 0))} room now")
     if gpu:
         cards = report.get("gpus") or []
         if not cards:
@@ -112,32 +142,37 @@ def judge_host(report: dict, v: dict, pred: Prediction, gpu: bool, pending: int,
         else:
             quiesced = int(report.get("quiesce_holders", 0)) > 0
             avail = sum((c["free_mib"] if quiesced else c["total_mib"]) for c in cards) - gpu_margin_mib
+            avail -= pending_gpu_mib
             if gpu_need_mib > avail:
                 fits = False
-                why.append(f"GPU: needs {gpu_need_mib} MiB, {avail} MiB available")
+                why.append(f"GPU: needs {gpu_need_mib} MiB, {avail} MiB available"
+                           + (f" ({pending_gpu_mib} MiB placed in the last seconds)" if pending_gpu_mib else ""))
     return {"fits": fits, "never": never, "cap": cap, "why": "; ".join(why) or "fits"}
 
 
 # --- the pending ledger: placements of the last 30 s ---
 
-def pending_for(host: str, window: float) -> int:
+def pending_for(host: str, window: float) -> tuple[int, int]:
+    """(memory bytes, GPU MiB) this dispatcher placed on ``host`` in the last ``window`` seconds."""
     from swarmgate.state_paths import dispatch_pending_path
     from swarmgate.statefile import read_json
     data = read_json(dispatch_pending_path(), {"placed": []})
     now = time.time()
-    return sum(int(p.get("bytes", 0)) for p in data.get("placed", [])
-               if p.get("host") == host and now - float(p.get("time", 0)) < window)
+    recent = [p for p in data.get("placed", []) if isinstance(p, dict) and p.get("host") == host
+              and now - float(p.get("time", 0)) < window]
+    return sum(int(p.get("bytes", 0)) for p in recent), sum(int(p.get("gpu_mib", 0)) for p in recent)
 
 
-def add_pending(host: str, nbytes: int, label: str, window: float) -> None:
+def add_pending(host: str, nbytes: int, label: str, window: float, gpu_mib: int = 0) -> None:
     from swarmgate.state_paths import dispatch_pending_path
     from swarmgate.statefile import locked, read_json, write_json_atomic
     path = dispatch_pending_path()
     with locked(path.with_name(path.name + ".lock")):
         data = read_json(path, {"placed": []})
         now = time.time()
-        placed = [p for p in data.get("placed", []) if now - float(p.get("time", 0)) < window]
-        placed.append({"host": host, "bytes": nbytes, "label": label, "time": now, "pid": os.getpid()})
+        placed = [p for p in data.get("placed", []) if isinstance(p, dict) and now - float(p.get("time", 0)) < window]
+        placed.append({"host": host, "bytes": nbytes, "gpu_mib": gpu_mib, "label": label, "time": now,
+                       "pid": os.getpid()})
         write_json_atomic(path, {"placed": placed})
 
 
@@ -222,9 +257,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             v = judge(r, pred.need, config["threads"]["heavy_default"], args.gpu)
             peer = hosts.peers.get(r["name"]) if r["name"] != "here" else None
             total_here = config["memory"]["total"] if r["name"] == "here" else None
-            pending = 0 if broken("no-pending-ledger") else pending_for(r["name"], window)
+            pending, pending_gpu = (0, 0) if broken("no-pending-ledger") else pending_for(r["name"], window)
             j = judge_host(r, v, pred, args.gpu, pending, peer, total_here, int(config["memory"]["margin"]),
-                           int(dispatch_cfg["gpu_margin_mib"]), args.gpu_mem if args.gpu else 0)
+                           int(dispatch_cfg["gpu_margin_mib"]), args.gpu_mem if args.gpu else 0, pending_gpu)
             choices.append((r["name"], j))
         chosen = next(((n, j) for n, j in choices if j["fits"]), None)
         if chosen:
@@ -246,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.dry_run:
         print(shlex.join(line))
         return 0
-    add_pending(host, pred.need, label, window)
+    add_pending(host, pred.need, label, window, args.gpu_mem if args.gpu else 0)
     sys.stdout.flush()
     sys.stderr.flush()
     try:
@@ -321,7 +356,7 @@ def _selftest_dispatch(extra_setup=None, args=()) -> int:
     with tempfile.TemporaryDirectory(prefix="swarmgate-hd-") as tmp:
         os.makedirs(os.path.join(tmp, ".claude"))
         with open(os.path.join(tmp, ".claude", "swarmgate.toml"), "w") as f:
-            f.write('[memory]\ntotal = "1G"\nslice = "swarmgate-selftest-hd"\n')
+            f.write('[memory]\ntotal = "1G"\nmargin = "64M"\nslice = "swarmgate-selftest-hd"\n')
         with open(os.path.join(tmp, "hosts.toml"), "w") as f:
             f.write("")
         env = dict(os.environ, SWARMGATE_STATE_DIR=os.path.join(tmp, "state"),
@@ -355,6 +390,26 @@ def selftest_suite():
     from swarmgate.selftest import Cell, Suite
     return Suite("host-dispatch",
                  [Cell("long-job-on-one-machine-refused", _cell_long_job),
-                  Cell("recent-placements-count-against-host", _cell_pending_counts)],
+                  Cell("recent-placements-count-against-host", _cell_pending_counts),
+                  Cell("margin-kept-free", _cell_margin_kept),
+                  Cell("peer-runs-count-against-its-room", _cell_peer_use)],
                  {"no-long-job-check": ["long-job-on-one-machine-refused"],
-                  "no-pending-ledger": ["recent-placements-count-against-host"]})
+                  "no-pending-ledger": ["recent-placements-count-against-host"],
+                  "dispatch-ignore-margin": ["margin-kept-free"],
+                  "dispatch-ignore-peer-use": ["peer-runs-count-against-its-room"]})
+
+
+def _cell_margin_kept() -> bool:
+    """10G free, a 4G job and an 8G margin: it must not be placed (pure judgement)."""
+    g = 1 << 30
+    rep = {"name": "p", "mem_total": 64 * g, "slice": None, "bookings": []}
+    v = {"readable": True, "available": 10 * g, "slice_room": None, "verdict": ""}
+    return not judge_host(rep, v, Prediction(4 * g, 6 * g, "x", None), False, 0, None, None, 8 * g, 0, 0)["fits"]
+
+
+def _cell_peer_use() -> bool:
+    """A peer with a 56G total whose runs hold 54G has no room for a 4G job (pure judgement)."""
+    g = 1 << 30
+    rep = {"name": "p", "mem_total": 64 * g, "slice": None, "bookings": [{"booked": 50 * g, "used": 54 * g}]}
+    v = {"readable": True, "available": 60 * g, "slice_room": None, "verdict": ""}
+    return not judge_host(rep, v, Prediction(4 * g, 6 * g, "x", None), False, 0, {}, None, 8 * g, 0, 0)["fits"]

@@ -51,6 +51,40 @@ def test_judge_host_pending_room_never_peer_cap_gpu():
     assert HD.judge_host(_rep(), _v(40 * G), pred, True, 0, None, None, 20 * G, 1024, 1)["never"]
 
 
+def test_the_margin_stays_free():
+    """need + margin must fit in the free memory (seed 003: fits = predicted + MARGIN <= free)."""
+    pred = HD.Prediction(10 * G, 15 * G, "x", None)
+    assert HD.judge_host(_rep(), _v(31 * G, 30 * G), pred, False, 0, None, None, 20 * G, 1024, 0)["fits"]
+    j = HD.judge_host(_rep(), _v(29 * G, 30 * G), pred, False, 0, None, None, 20 * G, 1024, 0)
+    assert not j["fits"] and not j["never"] and "margin 20G" in j["why"], j
+    j = HD.judge_host(_rep(mem_total=28 * G), _v(28 * G, 30 * G), pred, False, 0, None, 24 * G, 20 * G, 1024, 0)
+    assert j["never"]  # 10G + 20G margin can never fit in 28G of memory
+
+
+def test_a_peers_room_counts_what_already_runs_there():
+    pred = HD.Prediction(10 * G, 15 * G, "x", None)
+    peer = _rep(name="p1", bookings=[{"label": "a", "booked": 20 * G, "used": 5 * G},
+                                     {"label": "b", "booked": 4 * G, "used": 16 * G}])
+    # total for capped runs on the peer: 64G - 20G margin = 44G; held: 20G + 16G = 36G; room 8G < 10G
+    j = HD.judge_host(peer, _v(60 * G), pred, False, 0, {}, None, 20 * G, 1024, 0)
+    assert not j["fits"] and "8G room" in j["why"], j
+    assert HD.held(peer) == 36 * G
+    assert HD.judge_host(_rep(name="p1", bookings=[]), _v(60 * G), pred, False, 0, {}, None, 20 * G, 1024, 0)["fits"]
+
+
+def test_gpu_placements_of_the_last_seconds_count(tmp_path, monkeypatch):
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
+    pred = HD.Prediction(1 * G, 2 * G, "x", None)
+    cards = [{"total_mib": 80000, "free_mib": 80000}]
+    HD.add_pending("here", 1 * G, "first", 30, gpu_mib=60000)
+    HD.add_pending("other", 1 * G, "elsewhere", 30, gpu_mib=70000)
+    mem, gpu = HD.pending_for("here", 30)
+    assert (mem, gpu) == (1 * G, 60000)
+    j = HD.judge_host(_rep(gpus=cards), _v(40 * G), pred, True, mem, None, None, 1 * G, 1024, 30000, gpu)
+    assert not j["fits"] and "placed in the last seconds" in j["why"], j
+    assert HD.pending_for("here", 0) == (0, 0)  # outside the window nothing counts
+
+
 def test_long_job_header(tmp_path):
     s = tmp_path / "replay.sh"
     s.write_text("#!/bin/sh\n# long-job: sharded=by-crate resume=checkpoint multi-host=multi-host-run\n")
@@ -64,7 +98,7 @@ def repo(tmp_path, monkeypatch):
     r = tmp_path / "repo"
     (r / ".claude").mkdir(parents=True)
     (r / ".claude" / "swarmgate.toml").write_text(
-        f'[memory]\ntotal = "512M"\nslice = "swarmgate-test-hd-{os.getpid()}"\n')
+        f'[memory]\ntotal = "512M"\nmargin = "64M"\nslice = "swarmgate-test-hd-{os.getpid()}"\n')
     monkeypatch.chdir(r)
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", str(tmp_path / "hosts.toml"))
