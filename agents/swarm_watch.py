@@ -14,7 +14,13 @@ the processes of the session it knows of, and reports into the alert records
 - a file being written that has not grown for [watch] stalled_file_minutes (20);
 - a heavy test that ran without the prefix (B01's judgement);
 - a process over the resident memory bound ([watch] rss_bound, 8 GiB);
-- a long capped run using too few cores (core-usage's judgement);
+- a long capped run using too few cores (core-usage's judgement): each of
+  this session's runner bookings older than [watch] long_run_minutes (10)
+  has its process tree's per-thread CPU time sampled at every tick; between
+  two samples at least a minute apart, cores in use and threads computing at
+  once both below [threads] heavy_default / 4 is reported, unless the run
+  declared a serial phase (`serial now: <reason>` in the file its environment
+  names as SWARMGATE_STATE_FILE). Reported, never stopped;
 - a subagent that handed back but still has processes running in, or a
   registered copy left at, its work directories.
 (A run waiting for memory here that would fit on the second host is reported
@@ -249,6 +255,80 @@ def stalled_files(procs: list[dict], sizes: dict, now: float, minutes: int) -> t
     return out, new
 
 
+CORE_WINDOW_S = 60.0  # the shortest window between two samples that is judged
+
+
+def few_cores(runs: list[dict], samples: dict, now: float, heavy_default: int) -> tuple[list[Report], dict]:
+    """Pure: too-few-cores reports for long runs, and the samples to keep.
+
+    runs: [{"id", "label", "pid", "times": {"pid-tid": cpu s}, "serial": reason | None}];
+    samples: {run id: {"t", "times"}} from the previous tick. A run is judged once its sample is
+    at least CORE_WINDOW_S old (core-usage's measure and judge), then sampled afresh.
+    """
+    from swarmgate.break_switch import broken
+    from swarmgate.hosts.core_usage import judge, measure
+
+    if broken("watch-no-core-check"):
+        return [], {}
+    out, keep = [], {}
+    for r in runs:
+        old = samples.get(r["id"])
+        if not isinstance(old, dict) or not isinstance(old.get("times"), dict) or now - float(old.get("t", 0)) < 0:
+            keep[r["id"]] = {"t": now, "times": r["times"]}
+            continue
+        wall = now - float(old["t"])
+        if wall < CORE_WINDOW_S:
+            keep[r["id"]] = old  # not judged this tick: the last verdict stands (a finding is not "resolved")
+            text = old.get("alert")
+        else:
+            text = judge(measure(old["times"], r["times"], wall), heavy_default, r.get("serial"))
+            if text:
+                text = f"capped run {r['label']!r} (pid {r['pid']}) over the last {wall / 60:.1f} min: {text}"
+            keep[r["id"]] = {"t": now, "times": r["times"], "alert": text}
+        if text:
+            out.append(Report(f"cores:{r['id']}", "too-few-cores", text))
+    return out, keep
+
+
+def long_runs(session: str, now: float, minutes: int) -> list[dict]:
+    """This session's runner bookings older than ``minutes``, each with its tree's per-thread CPU times."""
+    from swarmgate.hosts import ledger
+    from swarmgate.hosts.core_usage import serial_reason, tree_thread_times
+
+    try:
+        with ledger.lock(timeout=5):
+            data = ledger.load(report=lambda m: None)
+    except Exception:  # noqa: BLE001 - no ledger, or busy: no core check this tick
+        return []
+    out = []
+    for bid, b in data["bookings"].items():
+        if b.get("session") != session or b.get("kind") == "agent":
+            continue
+        if now - float(b.get("since") or now) < minutes * 60 or not ledger.holder_alive(b):
+            continue
+        times = tree_thread_times(int(b["pid"]))
+        if not times:
+            continue
+        out.append({"id": bid, "label": b.get("label") or "?", "pid": b["pid"],
+                    "times": {f"{p}-{t}": v for (p, t), v in times.items()},
+                    "serial": serial_reason(_env_of(int(b["pid"])).get("SWARMGATE_STATE_FILE"))})
+    return out
+
+
+def _env_of(pid: int) -> dict:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return {}
+    out = {}
+    for item in raw.split(b"\0"):
+        k, sep, v = item.partition(b"=")
+        if sep:
+            out[k.decode(errors="replace")] = v.decode(errors="replace")
+    return out
+
+
 def after_handback(stopped: list[dict], procs: list[dict]) -> list[Report]:
     """stopped: [{"agent": id, "dirs": [abs paths]}]: processes still working there, or copies left."""
     out = []
@@ -298,6 +378,9 @@ def tick(session: str, cwd: str, root_pid: int | None, config, transcripts: str 
         stalled, sizes = stalled_files(procs, state.get("files", {}), now, int(w["stalled_file_minutes"]))
         reports += stalled
         reports += after_handback(stopped, procs)
+        cores, samples = few_cores(long_runs(session, now, int(w["long_run_minutes"])), state.get("cores", {}),
+                                   now, int(config["threads"]["heavy_default"]))
+        reports += cores
         findings = state.get("findings", {})
         current = {r.key for r in reports}
         for key in list(findings):
@@ -317,7 +400,7 @@ def tick(session: str, cwd: str, root_pid: int | None, config, transcripts: str 
                                 f"nobody acknowledged: {r.message}", source="swarm-watch", session=session,
                                 key=r.key, pid=r.pid)
                     f["stopped"] = True
-        state.update(findings=findings, files=sizes, last_tick=now)
+        state.update(findings=findings, files=sizes, last_tick=now, cores=samples)
         write_json_atomic(st_path, state)
     return reports
 
@@ -502,10 +585,20 @@ def _cell_long_call_alerted() -> bool:
                 os.environ["SWARMGATE_STATE_DIR"] = old
 
 
+def _cell_few_cores_reported() -> bool:
+    """A long run whose one thread computed 30 s in 10 min, with a 31-thread default, is reported."""
+    run = {"id": "1-1", "label": "replay", "pid": 1, "times": {"1-1": 40.0, "1-2": 0.0}, "serial": None}
+    _, samples = few_cores([dict(run, times={"1-1": 10.0, "1-2": 0.0})], {}, 1000.0, 31)
+    reports, _ = few_cores([run], samples, 1600.0, 31)
+    return [r.kind for r in reports] == ["too-few-cores"]
+
+
 def selftest_suite():
     from swarmgate.selftest import Cell, Suite
-    return Suite("swarm-watch", [Cell("long-tool-call-alerted", _cell_long_call_alerted)],
-                 {"watch-silent": ["long-tool-call-alerted"]})
+    return Suite("swarm-watch", [Cell("long-tool-call-alerted", _cell_long_call_alerted),
+                                 Cell("long-run-with-few-cores-reported", _cell_few_cores_reported)],
+                 {"watch-silent": ["long-tool-call-alerted"],
+                  "watch-no-core-check": ["long-run-with-few-cores-reported"]})
 
 
 if __name__ == "__main__":

@@ -226,6 +226,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "idle_minutes": Key(10, _int(1), "no activity for longer is reported"),
         "stalled_file_minutes": Key(20, _int(1), "a written file that has not grown for longer is reported"),
         "kill_after_reports": Key(5, _int(1), "unacknowledged reports before swarm-watch stops a process"),
+        "long_run_minutes": Key(10, _int(1), "a capped run of the session older than this gets the core check"),
     },
     "workdirs": {
         "root": Key("", _str(False), "work root whose directories carry ownership files"),

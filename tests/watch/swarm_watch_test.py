@@ -213,3 +213,70 @@ def test_selftest_switch_turns_its_cell_red(env):
     cp = subprocess.run([sys.executable, "-m", "swarmgate", "swarm-watch", "--selftest"], capture_output=True,
                         text=True, timeout=120)
     assert cp.returncode == 0 and "watch-silent" in cp.stdout, cp.stdout + cp.stderr
+
+
+BURN = "import time\nwhile True:\n    sum(range(10000))\n"
+
+
+def _plant_booking(pid: int, session: str, age_s: float) -> str:
+    from swarmgate.hosts import ledger
+    from swarmgate.procinfo import start_time
+    start = start_time(pid)
+    bid = ledger.booking_id(pid, start)
+    with ledger.lock():
+        data = ledger.load()
+        data["bookings"][bid] = {"label": "replay --all", "cap": 1 << 30, "booked": 1 << 30, "basis": "cap",
+                                 "pid": pid, "start": start, "cgroup": "", "since": time.time() - age_s,
+                                 "session": session}
+        ledger.save(data)
+    return bid
+
+
+@pytest.mark.parametrize("heavy_default, serial, other_session, reported", [
+    (31, False, False, True),    # one busy thread where 31 are registered: too few cores
+    (4, False, False, False),    # 1 thread computing >= 4/4: enough
+    (31, True, False, False),    # the run declared a serial phase
+    (31, False, True, False),    # another session's run is not this watchdog's
+])
+def test_a_long_capped_run_using_too_few_cores_is_reported(env, tmp_path, heavy_default, serial, other_session,
+                                                           reported):
+    repo, projects = env
+    state_file = tmp_path / "run.state"
+    state_file.write_text("phase 2\nserial now: replaying one log in order\n" if serial else "phase 2\n")
+    burner = subprocess.Popen([sys.executable, "-c", BURN],
+                              env={**os.environ, "SWARMGATE_STATE_FILE": str(state_file)})
+    try:
+        _plant_booking(burner.pid, "someone-else" if other_session else SESSION, age_s=20 * 60)
+        cfg = Config(validate({"threads": {"heavy_default": heavy_default}}), None, None, {})
+        t0 = time.time()
+        assert [r for r in W.tick(SESSION, str(repo), None, cfg, str(projects), now=t0)
+                if r.kind == "too-few-cores"] == []  # the first tick only samples
+        time.sleep(1.0)
+        second = [r for r in W.tick(SESSION, str(repo), None, cfg, str(projects), now=t0 + 61)
+                  if r.kind == "too-few-cores"]
+        assert bool(second) == reported, second
+        if reported:
+            assert "replay --all" in second[0].message and "too few cores" in second[0].message
+            assert second[0].pid is None  # reported, never stopped
+            from swarmgate.alerts import all_alerts
+            assert [a["kind"] for a in all_alerts()].count("watch:too-few-cores") == 1
+            # a tick too soon to judge again keeps the finding (no second alert, not "resolved")
+            third = W.tick(SESSION, str(repo), None, cfg, str(projects), now=t0 + 70)
+            assert [r.kind for r in third].count("too-few-cores") == 1
+            assert [a["kind"] for a in all_alerts()].count("watch:too-few-cores") == 1
+    finally:
+        burner.kill()
+        burner.wait()
+    assert not psutil.pid_exists(burner.pid) or psutil.Process(burner.pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_young_run_is_not_judged(env):
+    repo, projects = env
+    burner = subprocess.Popen([sys.executable, "-c", BURN])
+    try:
+        _plant_booking(burner.pid, SESSION, age_s=60)
+        assert W.long_runs(SESSION, time.time(), 10) == []
+        assert [r["label"] for r in W.long_runs(SESSION, time.time() + 600, 10)] == ["replay --all"]
+    finally:
+        burner.kill()
+        burner.wait()
