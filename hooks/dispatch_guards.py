@@ -203,9 +203,14 @@ def _admit(event, config) -> dict:
         if on["D07"] != "off" and not _broken("d07-no-limit"):
             run = S.running(st)
             pend = S.pending(st, now, window)
+            note = S.rebuilt_note(st, now)
             if len(run) + len(pend) >= limit:
                 out["D07"] = _d07_finding(run, pend, limit, now)
+                if note:
+                    out["D07"].message += " Note: " + note
                 refused = refused or on["D07"] == "on"
+            elif note:
+                out["D07"] = G.Finding("D07", "swarmgate D07: " + note, decision=G.CONTEXT)
         if scratch and on["D16"] != "off" and not _broken("d16-no-scratch-lock"):
             owner = {"session": session, "dispatch": tool_use_id, "name": name, "type": atype,
                      "pid": proc.get("pid"), "start": proc.get("start")}

@@ -13,6 +13,12 @@ Shape::
      "dispatches": [{"id" (tool_use_id), "type", "name", "time", "proc", "background",
                      "scratch": [PATH], "prompt": DIGEST, "agent": AGENT_ID | null}]}
 
+A corrupt file is moved aside (``state.json.corrupt-<time>``) and rebuilt
+empty, and that is said where the agent reads it: an alert for the session
+(C04 at the main agent's next tool call, C01 at the next start) and a
+``rebuilt`` entry in the new state, with which D07 tells each dispatch of
+the next hour that it counts only the subagents started since.
+
 Liveness. A session is its Claude Code process: the process that runs the
 hook commands. ``session_process()`` is the hook's parent (os.getppid()),
 walking past a shell that Claude Code may have put in between (``sh -c``);
@@ -95,10 +101,65 @@ def empty(session_id: str) -> dict:
     return {"session": session_id, "procs": [], "agents": {}, "dispatches": []}
 
 
+REBUILT_NOTE_S = 3600.0  # how long D07 keeps telling that its count restarted after a rebuild
+
+
+def marker_path(session_id: str):
+    from swarmgate import state_paths
+    return state_paths.session_dir(session_id) / "rebuilt.json"
+
+
+def _on_corrupt(session_id: str):
+    """The report callback for a corrupt state file: it was moved aside (statefile.quarantine);
+    say so where the agent will read it (an alert: C04 at the main agent's next tool call, C01 at
+    the next session start) and leave a marker the next update folds into the state (D07 tells
+    every dispatch of the next hour that its count restarted)."""
+    def report(msg: str) -> None:
+        import sys
+
+        from swarmgate.alerts import write_alert
+        from swarmgate.statefile import write_json_atomic
+
+        print(f"swarmgate: {msg}", file=sys.stderr)
+        now = time.time()
+        write_alert("session-state-corrupt",
+                    f"{msg}. Subagents of this session that started before are no longer known: the limit of "
+                    f"running subagents (D07) counts only those started since, and the scratch locks of their "
+                    f"dispatches are not released at their hand-back. Check what still runs before dispatching.",
+                    source="session-state", session=session_id or None)
+        try:
+            write_json_atomic(marker_path(session_id), {"time": now, "why": msg})
+        except Exception:  # noqa: BLE001 - the alert is the report; the marker only adds D07's note
+            pass
+    return report
+
+
+def _marker(session_id: str) -> dict | None:
+    from swarmgate.statefile import read_json
+    try:
+        m = read_json(marker_path(session_id), None)
+    except Exception:  # noqa: BLE001
+        return None
+    return m if isinstance(m, dict) and isinstance(m.get("time"), (int, float)) else None
+
+
+def rebuilt_note(st: dict, now: float) -> str | None:
+    """Pure: the line D07 adds while the state was rebuilt less than REBUILT_NOTE_S ago."""
+    r = st.get("rebuilt")
+    if not isinstance(r, dict) or not isinstance(r.get("time"), (int, float)) or now - r["time"] > REBUILT_NOTE_S:
+        return None
+    when = time.strftime("%H:%M:%S", time.localtime(r["time"]))
+    return (f"this session's state was corrupt and rebuilt at {when} ({r.get('why') or 'unreadable'}): D07 counts "
+            f"only the subagents started since then; ones started before may still run and are not counted. "
+            f"Check before dispatching more (their hand-backs, `swarmgate status`).")
+
+
 def _normal(st, session_id: str) -> dict:
     if not isinstance(st, dict):
         return empty(session_id)
     out = empty(session_id)
+    if isinstance(st.get("rebuilt"), dict):
+        out["rebuilt"] = st["rebuilt"]
     if isinstance(st.get("procs"), list):
         out["procs"] = [p for p in st["procs"] if isinstance(p, dict)]
     if isinstance(st.get("agents"), dict):
@@ -114,7 +175,11 @@ def load(session_id: str) -> dict:
 
     if not session_id:
         return empty("")
-    return _normal(read_json(state_path(session_id), None), session_id)
+    st = _normal(read_json(state_path(session_id), None, report=_on_corrupt(session_id)), session_id)
+    m = _marker(session_id)
+    if m and "rebuilt" not in st:
+        st["rebuilt"] = m
+    return st
 
 
 def update(session_id: str, fn, timeout: float = 10.0):
@@ -124,7 +189,14 @@ def update(session_id: str, fn, timeout: float = 10.0):
 
     ensure_dir(state_paths.session_dir(session_id))
     with locked(lock_path(session_id), timeout=timeout):
-        st = _normal(read_json(state_path(session_id), None), session_id)
+        st = _normal(read_json(state_path(session_id), None, report=_on_corrupt(session_id)), session_id)
+        m = _marker(session_id)
+        if m:
+            st["rebuilt"] = m  # folded into the state: kept as long as the state is
+            try:
+                os.unlink(marker_path(session_id))
+            except OSError:
+                pass
         result = fn(st)
         if len(st["dispatches"]) > MAX_DISPATCHES:
             st["dispatches"] = st["dispatches"][-MAX_DISPATCHES:]

@@ -65,6 +65,33 @@ def test_corrupt_state_is_rebuilt_not_a_traceback(repo, capsys):
     assert "corrupt" in capsys.readouterr().err
 
 
+def test_a_corrupt_state_is_told_to_the_agent_and_d07_says_its_count_restarted(repo):
+    """Not moved aside silently: an alert for the session (C04 brings it to the main agent's next tool
+    call), and D07 tells each dispatch that subagents started before the rebuild are not counted."""
+    from tests.lifecycle.conftest import GOOD, answer, context, denied, dispatch
+
+    path = S.state_path("s1")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"session": "s1", "agents": {"a1": {"type": "implementer", "sta')  # torn write
+    ans = answer("PreToolUse", dispatch(GOOD), repo)
+    note = context(ans)
+    assert "state was corrupt and rebuilt" in note and "D07 counts only the subagents started since" in note, ans
+    assert not denied(ans)
+    assert list(path.parent.glob("state.json.corrupt-*")), "the corrupt copy is kept for a person"
+    post = {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": {"stdout": ""}}
+    told = context(answer("PostToolUse", post, repo))
+    assert "RED: swarmgate alerts" in told and "state.json was corrupt" in told, told
+    assert "RED: swarmgate alerts" not in context(answer("PostToolUse", post, repo))  # told once
+    # a refusal by D07 carries the note too
+    (repo / ".claude" / "swarmgate.toml").write_text("[dispatch]\nmax_concurrent = 1\n")
+    reason = denied(answer("PreToolUse", dispatch(GOOD, tool_use_id="toolu_2"), repo))
+    assert "[D07]" in reason and "state was corrupt and rebuilt" in reason, reason
+    # an hour later the note is gone
+    S.update("s1", lambda st: st["rebuilt"].update(time=st["rebuilt"]["time"] - S.REBUILT_NOTE_S - 1))
+    (repo / ".claude" / "swarmgate.toml").write_text("")
+    assert "corrupt" not in context(answer("PreToolUse", dispatch(GOOD, tool_use_id="toolu_3"), repo))
+
+
 def test_start_links_oldest_dispatch_of_its_type_and_stop_relinks_by_prompt():
     st = S.empty("x")
     me = {"pid": os.getpid(), "start": start_time(os.getpid())}
