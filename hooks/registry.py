@@ -26,6 +26,7 @@ MODULES = (
     "swarmgate.hooks.stop_guards",
     "swarmgate.hooks.command_history",
     "swarmgate.hooks.session_context",
+    "swarmgate.hooks.exec_check",
 )
 
 _cache: list | None = None

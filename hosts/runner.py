@@ -512,10 +512,23 @@ def _execute(opts: Options, stop: _Stop) -> int:
             f"uncapped): {e}")
         return int(Exit.USAGE)
     outer = backend.enclosing_run(opts.slice_name)
+    agent = None if outer is not None else backend.enclosing_agent(opts.slice_name)
+    grant = None
+    if outer is None and agent is None:
+        # the hook's single-use authorization for exactly this command (main agent, B01/B02 allowed
+        # it): taken now, while the tool call that granted it is still starting, marked once booked
+        from swarmgate import heavy_grants
+        grant = heavy_grants.consume(opts.argv)
     if outer is not None:
         # called from inside a capped run (a script that runs the runner): the enclosing run's
         # booking already holds this memory; a second booking could wait on itself forever
         booking = _nested(opts, backend, outer, me)
+    elif agent is not None:
+        # a subagent's command: its containment cgroup is booked at its cap already and bounds this
+        # run too; it gets its own cap inside (v1) and can never be authorized for heavy programs
+        say(f"inside subagent containment cgroup {os.path.basename(agent)}: this run is also bounded by "
+            f"the agent's cap and books nothing of its own")
+        booking = _nested(opts, backend, agent, me)
     else:
         try:
             code, booking = admit(opts, backend, me, slice_path)
@@ -527,10 +540,18 @@ def _execute(opts: Options, stop: _Stop) -> int:
     path: str | None = booking["cgroup"]
     t0 = time.monotonic()
     result = None
+    marked = None
     try:
+        if grant is not None and path is not None:
+            from swarmgate import heavy_grants
+            heavy_grants.mark(path, me, grant)
+            marked = path
         result = _run_booked(opts, backend, booking, stop, uncapped_ok)
         return result[0]
     finally:
+        if marked is not None:
+            from swarmgate import heavy_grants
+            heavy_grants.unmark(marked)
         duration = time.monotonic() - t0
         if path is not None:
             backend.kill_all(path)

@@ -110,6 +110,10 @@ class Guard:
         return f"Guard({self.code})"
 
 
+# Not a hook event: the exec-time shims (hooks/exec_shims.py) judge a program's real argv where it
+# starts and call X01 with it (hooks/exec_check.py); no settings.json entry reaches it.
+EXEC_EVENT = "Exec"
+
 # Tool-name groups (SPEC §3): match both Agent and Task; Monitor runs shell commands too.
 DISPATCH_TOOLS = ("Agent", "Task")
 SHELL_TOOLS = ("Bash", "Monitor")
