@@ -296,50 +296,91 @@ SLURM_STATES = {"OUT_OF_MEMORY": Exit.OWN_CAP, "TIMEOUT": Exit.TIMEOUT}
 
 
 def run_slurm(args, config, hosts, pred: Prediction, label: str, command: list[str]) -> int:
-    """Submit through srun; map Slurm's OUT_OF_MEMORY / TIMEOUT to 250 / 253."""
+    """Submit through srun; map Slurm's OUT_OF_MEMORY / TIMEOUT to 250 / 253; record the job's peak and
+    duration in the history table (hosts/slurm_accounting.py says where they come from)."""
     import re
     import subprocess
 
+    from swarmgate.hosts.slurm_accounting import Sampler
+
     s = hosts["slurm"]
-    import re as _re
-    job_name = f"{_re.sub(r'[^A-Za-z0-9_.-]+', '-', label).strip('-.')[:40] or 'job'}-{os.urandom(4).hex()}"
+    job_name = f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', label).strip('-.')[:40] or 'job'}-{os.urandom(4).hex()}"
     argv = slurm_argv(pred.cap, config["threads"]["heavy_default"], 1 if args.gpu else 0, s["time_limit"],
                       s["partition"], job_name, command)
     say(f"submitting to Slurm: {shlex.join(argv)}")
     if args.dry_run:
         print(shlex.join(argv))
         return 0
-    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
-    err_lines = []
-    assert proc.stderr is not None
-    for line in proc.stderr:
-        err_lines.append(line)
-        sys.stderr.write(line)
-    rc = proc.wait()
-    job, state = slurm_state(job_name)
+    started = time.time()
+    with Sampler(lambda: slurm_job(job_name).get("JobId")) as sampler:
+        proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+        err_lines = []
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            err_lines.append(line)
+            sys.stderr.write(line)
+        rc = proc.wait()
+    fields = slurm_job(job_name)
     deadline = time.monotonic() + 10
-    while state in (None, "RUNNING", "COMPLETING", "PENDING", "CONFIGURING") and time.monotonic() < deadline:
+    while fields.get("JobState") in (None, "RUNNING", "COMPLETING", "PENDING", "CONFIGURING") \
+            and time.monotonic() < deadline:
         time.sleep(0.2)  # the controller records the final state a moment after srun returns
-        job, state = slurm_state(job_name)
+        fields = slurm_job(job_name)
+    job, state = fields.get("JobId"), fields.get("JobState")
     if state in SLURM_STATES:
-        code = SLURM_STATES[state]
+        code = int(SLURM_STATES[state])
         say(f"Slurm job {job} ended {state}: exit {code}")
-        return code
-    if rc != 0 and any("Out Of Memory" in line or "oom-kill" in line.lower() for line in err_lines):
-        say(f"Slurm job {job or job_name} ran out of memory (srun said so): exit {Exit.OWN_CAP}")
-        return Exit.OWN_CAP
-    return rc
+    elif rc != 0 and any("Out Of Memory" in line or "oom-kill" in line.lower() for line in err_lines):
+        code = int(Exit.OWN_CAP)
+        say(f"Slurm job {job or job_name} ran out of memory (srun said so): exit {code}")
+    else:
+        code = rc
+    record_slurm_job(label, job, fields, sampler, pred.cap, code, started)
+    return code
 
 
-def slurm_state(job_name: str) -> tuple[str | None, str | None]:
-    """(job id, JobState) of the newest job with this name, from `scontrol -o show job`."""
+def record_slurm_job(label: str, job: str | None, fields: dict, sampler, cap: int, code: int,
+                     started: float) -> None:
+    """The job's peak and duration into the history table and the runs log (never fails the job)."""
+    from swarmgate.hosts import history, ledger
+    from swarmgate.hosts.slurm_accounting import from_sacct, job_runtime
+    from swarmgate.statefile import StateError
+
+    peak, elapsed, why = from_sacct(job) if job else (None, None, "no job id")
+    source = "sacct"
+    if why:
+        peak, elapsed = sampler.peak, job_runtime(fields)
+        source = f"sstat ({sampler.samples} sample(s)) and scontrol RunTime, because {why}"
+    if elapsed is None:
+        elapsed = time.time() - started
+    outcome = {int(Exit.OWN_CAP): "own_cap", int(Exit.TIMEOUT): "timeout"}.get(code) or ("ok" if code == 0 else "failed")
+    try:
+        with ledger.lock(timeout=30):
+            hist = history.load()
+            history.record(hist, label, peak=peak, duration_s=elapsed, outcome=outcome, basis="cap", cap=cap)
+            history.save(hist)
+    except (StateError, OSError) as e:
+        say(f"could not record the job in the history ({e})")
+        return
+    ledger.log_run({"label": label, "session": ledger.session_of(), "backend": "slurm", "job": job, "cap": cap,
+                    "booked": cap, "basis": "cap", "peak": peak, "exit": code, "outcome": outcome,
+                    "started": round(started, 3), "ended": round(time.time(), 3),
+                    "duration_s": round(elapsed, 3)})
+    say(f"history {label!r}: peak {human(peak) if peak else 'unknown'}, {elapsed:.1f}s, {outcome} (from {source})")
+
+
+def slurm_job(job_name: str) -> dict:
+    """`scontrol -o show job` fields of the newest job with this name ({} when none)."""
     import subprocess
-    cp = subprocess.run(["scontrol", "-o", "show", "job"], capture_output=True, text=True)
-    found: tuple[str | None, str | None] = (None, None)
+    try:
+        cp = subprocess.run(["scontrol", "-o", "show", "job"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    found: dict = {}
     for line in cp.stdout.splitlines():
         fields = dict(w.split("=", 1) for w in line.split() if "=" in w)
         if fields.get("JobName") == job_name:
-            found = (fields.get("JobId"), fields.get("JobState"))
+            found = fields
     return found
 
 
