@@ -120,7 +120,7 @@ class Program:
 
 class Analysis:
     __slots__ = ("commands", "loops", "unverifiable", "nested_background", "scripts_read",
-                 "problems", "parsed_by", "programs")
+                 "problems", "parsed_by", "programs", "files_read")
 
     def __init__(self) -> None:
         self.commands: list[SimpleCommand] = []
@@ -131,6 +131,7 @@ class Analysis:
         self.problems: list[str] = []
         self.parsed_by = "bashlex"
         self.programs: list[Program] = []
+        self.files_read: list[str] = []          # project files read (package.json, Makefile, .git/config ...)
 
     def __repr__(self) -> str:
         return (f"Analysis(commands={self.commands!r}, unverifiable={self.unverifiable!r}, "

@@ -19,12 +19,24 @@ from swarmgate.hooks.bash_words import base_vars, c_unescape, expand, shell_quot
 from swarmgate.hooks.bash_programs import READERS
 from swarmgate.hooks.bash_wrappers import (INTERP_PREFIXES, INTERPRETERS, PYTHON, SHELLS, SPECIAL,
                                            TABLE, find_command, is_python, lookup)
-from swarmgate.hooks.makefile_reader import MAKE_BUILTINS, make_expand, parse_makefile
 
 _MAX_TREE_NEST = 200           # walker recursion bound (nested nodes)
 _UNKNOWN_DIR = "/?unknown-dir"   # stands for a directory we cannot name (cd "$(mktemp -d)")
 _MAX_FUNC_CALLS = 64           # function bodies expanded per analysis (f calls g twice, g calls h twice...)
 _MAX_LOOP_VALUES = 8           # `for x in a b c`: the body is read once per value up to this
+# programs that run commands kept in project files: name -> (module, function); the module is
+# imported only when such a program is called
+PROJECT_RUNNERS = {
+    "npm": ("package_scripts", "run"), "yarn": ("package_scripts", "run"),
+    "pnpm": ("package_scripts", "run"), "bun": ("package_scripts", "run"),
+    "just": ("task_files", "run_just"), "task": ("task_files", "run_task"),
+    "go-task": ("task_files", "run_task"), "tox": ("task_files", "run_tox"),
+    "nox": ("task_files", "run_nox"), "ninja": ("task_files", "run_ninja"),
+    "samu": ("task_files", "run_ninja"), "cargo": ("cargo_config", "run"),
+    "git": ("git_runs", "run"), "pre-commit": ("git_runs", "run_pre_commit"),
+    "pre_commit": ("git_runs", "run_pre_commit"), "prek": ("git_runs", "run_pre_commit"),
+    "make": ("makefile_reader", "run_make"), "gmake": ("makefile_reader", "run_make"),
+}
 
 
 class Ctx:
@@ -87,6 +99,8 @@ class Walker:
         self._io: tuple = ([], [], None)
         self.stdin_stack: list[tuple] = []
         self.makefiles: dict[str, tuple] = {}
+        self.project_cache: dict = {}             # project files read and parsed, per analysis
+        self.git_config_set: list = []            # `git config KEY VALUE` earlier in this command
         self.unknown_dirs = 0
         self.parser = "auto"
         self.aliases: dict[str, str | None] = {}
@@ -414,7 +428,8 @@ class Walker:
         args = words[1:]
         largs = last[1:]
         self._note_writes(sc, args, redirs, node, feed)
-        if (name not in SPECIAL and name not in TABLE and name not in self.funcs and name not in self.aliases
+        if (name not in SPECIAL and name not in TABLE and name not in PROJECT_RUNNERS
+                and name not in self.funcs and name not in self.aliases
                 and "/" not in w0 and not name.startswith(INTERP_PREFIXES)
                 and (self.extra_wrappers is None or name not in self.extra_wrappers)):
             return   # an ordinary command: nothing more runs through it
@@ -530,9 +545,13 @@ class Walker:
         if name == "find":
             self._find(args, largs, env, ctx, text)
             return
-        if name in ("make", "gmake"):
-            self._make(args, largs, ctx, text)
-            return
+        reader = PROJECT_RUNNERS.get(name)
+        if reader is not None:
+            # a runner of project files (package.json, justfile ...): imported only when called
+            import importlib
+            mod = importlib.import_module("swarmgate.hooks." + reader[0])
+            if getattr(mod, reader[1])(self, name, args, largs, env, ctx, text) is not None:
+                return
         inner = self._wrapped(name, args, largs, env, ctx, text, feed)
         if inner is not None:
             return
@@ -828,6 +847,91 @@ class Walker:
                     return None if l2 >= 0 else ("files", [v], "stdin")
             return None
         return None
+
+    # -- project files (package.json, justfile, Taskfile.yml ...) ---------------
+    def run_in(self, body: str, ctx: Ctx, what: str, text: str, cwd: str | None = None) -> None:
+        """Run ``body`` as a shell text in a shell of its own (``sh -c``: variables, positional
+        parameters and the directory are restored afterwards), in ``cwd`` when given."""
+        saved = (dict(self.vars), self.cwd, self.positional)
+        if cwd is not None:
+            self.cwd = cwd
+        self.vars = base_vars(self.cwd)
+        self._set_positional([], [])
+        try:
+            self._nested_text(body, ctx, what, text)
+        finally:
+            self.vars, self.cwd, self.positional = saved
+
+    def project_dir(self) -> str | None:
+        """The directory the current command runs in, when it can be named."""
+        return self.cwd if self._known_dir(self.cwd) else None
+
+    def find_upwards(self, names, start: str | None = None) -> str | None:
+        """The first of ``names`` in ``start`` (default: the cwd) or its ancestors, as a path
+        (also one this command wrote earlier), else None."""
+        d = start if start is not None else self.project_dir()
+        if d is None:
+            return None
+        for _ in range(64):
+            for nm in names:
+                p = os.path.join(d, nm)
+                if p in self.written or os.path.isfile(p):
+                    return p
+            up = os.path.dirname(d)
+            if up == d:
+                return None
+            d = up
+        return None
+
+    def read_project_file(self, path: str, text: str, what: str, as_script: bool = False) -> str | None:
+        """The text of a project file a runner reads (``package.json``, ``justfile`` ...).
+        A file this command wrote earlier is read as written; one whose content cannot be
+        known (written with unknown content, edited in place, a FIFO, too large, binary) is
+        unverifiable. None: no text (unverifiable already reported, or the file is missing)."""
+        p = os.path.normpath(path)
+        key = ("file", p)
+        if key in self.project_cache:
+            return self.project_cache[key]
+        body = None
+        if p in self.written:
+            content = self.written[p]
+            if content is None or content[0] != "text":
+                self.unverifiable(f"{what}: {p} is written by this same command with content that "
+                                  "cannot be read statically", text)
+            else:
+                body = content[1]
+        elif os.path.lexists(p):
+            body = self._read_script(p, text)
+            if body is None and not os.path.isfile(p):
+                self.unverifiable(f"{what}: {p} is not a regular file", text)
+            elif body is not None:
+                self.an.files_read.append(p)
+                if as_script:
+                    self.an.scripts_read.append(p)
+        self.project_cache[key] = body
+        return body
+
+    def run_hook(self, path: str, ctx: Ctx, text: str, cwd: str | None) -> None:
+        """A hook file a tool runs by itself (a git hook): read like a script at command
+        position when bash would run it as one, scanned as a program otherwise."""
+        saved = self.cwd
+        if cwd is not None:
+            self.cwd = cwd
+        try:
+            if path in self.written or script_kind(path) == "shell":
+                self._script_args = ([], [])
+                self._run_script_path(path, ctx, text, "hook", share=False)
+                return
+            body = self._read_code(path)
+            if body is None:
+                self.unverifiable(f"hook {path} cannot be read", text)
+                return
+            first = body.split("\n", 1)[0]
+            interp = command_name(first[2:].split()[-1]) if first.startswith("#!") and first[2:].split() \
+                else "hook"
+            self.an.programs.append(Program(interp, body, text, self._cwd_or_none(), ctx.via, "file"))
+        finally:
+            self.cwd = saved
 
     # -- scripts -------------------------------------------------------------
     def _abspath(self, path: str) -> str | None:
@@ -1144,90 +1248,6 @@ class Walker:
             return None
 
     # -- make ----------------------------------------------------------------
-    def _make(self, args, largs, ctx, text) -> None:
-        """``make [targets]``: the recipes of the named targets (or the default
-        one) and of their prerequisites, each line a shell text, via
-        ``make:TARGET``. Make variables defined in the Makefile are expanded;
-        others become unknown shell variables (dynamic words)."""
-        mdir, mfile, targets, dry = self.cwd, None, [], False
-        overrides: dict[str, str] = {}
-        i, n = 0, len(args)
-        while i < n:
-            a = args[i]
-            if a in ("-C", "--directory") and i + 1 < n:
-                mdir = os.path.join(mdir, args[i + 1]) if mdir else None
-                i += 2
-                continue
-            if a.startswith("-C") and len(a) > 2:
-                mdir = os.path.join(mdir, a[2:]) if mdir else None
-            elif a.startswith("--directory="):
-                mdir = os.path.join(mdir, a.split("=", 1)[1]) if mdir else None
-            elif a in ("-f", "--file", "--makefile") and i + 1 < n:
-                mfile = args[i + 1]
-                i += 2
-                continue
-            elif a in ("-o", "-W", "-I", "--old-file", "--what-if", "--include-dir") and i + 1 < n:
-                i += 2
-                continue
-            elif a in ("-j", "-l", "--jobs", "--load-average") and i + 1 < n and args[i + 1].isdigit():
-                i += 2
-                continue
-            elif a in ("-n", "--dry-run", "--just-print", "--recon", "-q", "--question"):
-                dry = True
-            elif a.startswith("-"):
-                pass
-            elif "=" in a:
-                k, v = a.split("=", 1)
-                overrides[k] = v
-            else:
-                targets.append(a)
-            i += 1
-        if dry:
-            return
-        if not self._known_dir(mdir):
-            self.unverifiable("make: cannot tell which directory it runs in", text)
-            return
-        path = None
-        if mfile:
-            path = mfile if os.path.isabs(mfile) else os.path.join(mdir, mfile)
-        else:
-            for cand in ("GNUmakefile", "makefile", "Makefile"):
-                if os.path.isfile(os.path.join(mdir, cand)):
-                    path = os.path.join(mdir, cand)
-                    break
-        if path is None:
-            return   # no makefile: make fails, nothing runs
-        path = os.path.normpath(path)
-        rules = self.makefiles.get(path)
-        if rules is None:
-            body = self._read_script(path, text)
-            if body is None:
-                return
-            self.an.scripts_read.append(path)
-            rules = parse_makefile(body)
-            self.makefiles[path] = rules
-        mvars, recipes, prereqs, default = rules
-        mvars = dict(MAKE_BUILTINS, **mvars)
-        mvars.update(overrides)
-        done: set[str] = set()
-        saved_cwd = self.cwd
-        self.cwd = mdir
-
-        def run_target(t: str, level: int) -> None:
-            if t in done or level > 8:
-                return
-            done.add(t)
-            for p in prereqs.get(t, ()):
-                run_target(p, level + 1)
-            for line in recipes.get(t, ()):
-                shell = make_expand(line, mvars, t, prereqs.get(t, ()))
-                self._nested_text(shell, ctx.sub(f"make:{t}"), f"make {t}", text)
-        try:
-            for t in targets or ([default] if default else []):
-                run_target(t, 0)
-        finally:
-            self.cwd = saved_cwd
-
     # -- functions never called ------------------------------------------------
     def finish(self, ctx: Ctx) -> None:
         for name, (body, dctx) in list(self.funcs.items()):

@@ -274,3 +274,104 @@ def c_unescape(s: str) -> str:
         out.append(c)
         i += 1
     return "".join(out)
+
+
+def expand_braces(word: str, limit: int = 64) -> list[str]:
+    """Bash brace expansion of an unquoted word: ``a{b,c}d`` -> abd acd, ``{1..3}``,
+    ``{a..c}``, ``{01..10..3}``, nested. More than ``limit`` results: the word unexpanded
+    (the caller decides whether that is unverifiable)."""
+    out = _braces(word, limit)
+    return out if out is not None else [word]
+
+
+def _braces(word: str, limit: int):
+    i = _brace_open(word)
+    if i < 0:
+        return [word]
+    j, parts = _brace_parts(word, i)
+    if j < 0:
+        return [word]
+    pre, post = word[:i], word[j + 1:]
+    alts: list[str] = []
+    if len(parts) == 1:
+        seq = _brace_sequence(parts[0])
+        if seq is None:
+            # `{x}` is literal; expansion continues after it
+            rest = _braces(post, limit)
+            return None if rest is None else [pre + "{" + parts[0] + "}" + r for r in rest]
+        alts = seq
+    else:
+        for p in parts:
+            sub = _braces(p, limit)
+            if sub is None:
+                return None
+            alts.extend(sub)
+    tails = _braces(post, limit)
+    if tails is None or len(alts) * len(tails) > limit:
+        return None
+    return [pre + a + t for a in alts for t in tails]
+
+
+def _brace_open(word: str) -> int:
+    k = 0
+    while k < len(word):
+        c = word[k]
+        if c == "\\":
+            k += 2
+            continue
+        if c == "$" and k + 1 < len(word) and word[k + 1] == "{":
+            k = match_close(word, k + 1, "{", "}")
+            continue
+        if c == "{":
+            return k
+        k += 1
+    return -1
+
+
+def _brace_parts(word: str, i: int):
+    depth, k, start, parts = 0, i, i + 1, []
+    while k < len(word):
+        c = word[k]
+        if c == "\\":
+            k += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                parts.append(word[start:k])
+                return k, parts
+        elif c == "," and depth == 1:
+            parts.append(word[start:k])
+            start = k + 1
+        k += 1
+    return -1, parts
+
+
+def _brace_sequence(inner: str):
+    bits = inner.split("..")
+    if len(bits) not in (2, 3):
+        return None
+    a, b = bits[0], bits[1]
+    step = 1
+    if len(bits) == 3:
+        try:
+            step = abs(int(bits[2])) or 1
+        except ValueError:
+            return None
+    try:
+        x, y = int(a), int(b)
+        width = max(len(a), len(b)) if (a.lstrip("-").startswith("0") and len(a.lstrip("-")) > 1) or \
+            (b.lstrip("-").startswith("0") and len(b.lstrip("-")) > 1) else 0
+        rng = range(x, y + 1, step) if x <= y else range(x, y - 1, -step)
+        if len(rng) > 1000:
+            return None
+        return [str(v).zfill(width) if width else str(v) for v in rng]
+    except ValueError:
+        pass
+    if len(a) == 1 and len(b) == 1 and a.isalpha() and b.isalpha():
+        x, y = ord(a), ord(b)
+        rng = range(x, y + 1, step) if x <= y else range(x, y - 1, -step)
+        return [chr(v) for v in rng]
+    return None
