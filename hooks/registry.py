@@ -42,72 +42,71 @@ def guards() -> list:
     return _cache
 
 
-def _routes_key(names: tuple) -> str | None:
-    """Identity (name, mtime, size) of every file that can change where guards run: every
-    module of this package (a guard's events and tools may come from a helper module),
-    swarmgate/guard.py (the tool groups) and the MODULES list; None when one cannot be read."""
-    import os
+# Where each module's guards run: module -> ((event, tools), ...), tools "*" for every tool.
+# Data that ships with the code, not a cache in the repository that an agent could rewrite:
+# the hook imports a module only for the (event, tool) listed here, so this table may make a
+# call import more modules than it needs but never fewer, as long as it is complete, and
+# `routes_from_guards()` is what it must equal (tests/core/guard_registry_test.py and
+# `swarmgate doctor` compare the two). A module missing from the table is always imported.
+_FILE = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+_SHELL = ("Bash", "Monitor")
+_DISPATCH = ("Agent", "Task")
+ROUTES: dict[str, tuple] = {
+    "swarmgate.hooks.file_guards": (("PreToolUse", _FILE),),
+    "swarmgate.hooks.heavy_guards": (("PreToolUse", _SHELL),),
+    "swarmgate.hooks.scope_guards": (("PreToolUse", _SHELL),),
+    "swarmgate.hooks.shell_job_guards": (("PreToolUse", _SHELL),),
+    "swarmgate.hooks.shell_protection_guards": (("PreToolUse", _SHELL),),
+    "swarmgate.hooks.timer_guards": (("PreToolUse", (*_SHELL, "CronCreate", "ScheduleWakeup")),),
+    "swarmgate.hooks.write_scope": (("PreToolUse", (*_FILE, *_SHELL)),),
+    "swarmgate.hooks.resource_report": (("PreToolUse", _SHELL),),
+    "swarmgate.hooks.watch_start": (("PostToolUse", _DISPATCH),),
+    "swarmgate.hooks.dispatch_guards": (("PreToolUse", _DISPATCH),),
+    "swarmgate.hooks.task_order": (("PreToolUse", _DISPATCH),),
+    "swarmgate.hooks.message_guards": (("PreToolUse", ("SendMessage",)),),
+    "swarmgate.hooks.subagent_context": (("SubagentStart", "*"),),
+    "swarmgate.hooks.stop_guards": (("Stop", "*"), ("SubagentStop", "*")),
+    "swarmgate.hooks.command_history": (("PostToolUse", "*"), ("PostToolUseFailure", _SHELL)),
+    "swarmgate.hooks.session_context": (("SessionStart", "*"),),
+}
 
-    import swarmgate.guard as guard_mod
-    import swarmgate.hooks as pkg
-    here = os.path.dirname(os.path.abspath(pkg.__file__))
-    for name in names:
-        if not name.startswith("swarmgate.hooks.") or name.count(".") != 2:
-            return None
-    parts = [",".join(names)]
-    try:
-        files = sorted(f for f in os.listdir(here) if f.endswith(".py"))
-        for path in [os.path.join(here, f) for f in files] + [os.path.abspath(guard_mod.__file__)]:
-            st = os.stat(path)
-            parts.append(f"{os.path.basename(path)}:{st.st_mtime_ns}:{st.st_size}")
-    except OSError:
-        return None
-    return "|".join(parts)
 
-
-def guards_for(event: str, tool: str | None, index_path: str | None = None) -> list:
-    """The guards that apply to (event, tool), importing only the modules that have any.
-
-    The hook's hot path: importing every guard module on every call costs
-    milliseconds. ``index_path`` caches which (event, tool) each module's
-    guards run on, keyed by the identity of every module file (any edit of a
-    guard module, or of MODULES, misses the cache: then every module is
-    imported and the index rebuilt). Without an index, or when it cannot be
-    read, every module is imported: never fewer guards, only slower.
-    """
-    if _cache is not None or not index_path:
-        return [g for g in guards() if g.applies(event, tool)]
-    from swarmgate import fast_json as json
-    from swarmgate.statefile import StateError, read_text, write_text_atomic
-    key = _routes_key(MODULES)
-    routes = None
-    if key is not None:
-        try:
-            text = read_text(index_path)
-            rec = json.loads(text) if text else None
-        except (OSError, ValueError, StateError):
-            rec = None
-        if isinstance(rec, dict) and rec.get("key") == key and isinstance(rec.get("routes"), dict):
-            routes = rec["routes"]
+def _routed(name: str, event: str, tool: str | None) -> bool:
+    """Whether the table sends (event, tool) to module ``name`` (True when the table does not know it)."""
+    routes = ROUTES.get(name)
     if routes is None:
-        everything = guards()
-        if key is not None:
-            index = {}
-            for name in MODULES:
-                mod_guards = importlib.import_module(name).GUARDS
-                index[name] = sorted({(ev, t) for g in mod_guards for ev in g.events for t in (g.tools or ("*",))})
-            try:
-                write_text_atomic(index_path, json.dumps({"key": key, "routes": index}) + "\n")
-            except (OSError, StateError):
-                pass
-        return [g for g in everything if g.applies(event, tool)]
+        return True
+    return any(ev == event and (tools == "*" or tool in tools) for ev, tools in routes)
+
+
+def routes_from_guards() -> dict[str, set]:
+    """{module: {(event, tool or "*")}} as the guards themselves declare it (imports every module)."""
+    return {name: {(ev, t) for g in importlib.import_module(name).GUARDS for ev in g.events
+                   for t in (g.tools or ("*",))} for name in MODULES}
+
+
+def route_table_gaps() -> list[str]:
+    """Where ROUTES would skip a guard: "module: event/tool" for each (event, tool) a module's guards
+    run on that the table does not send to it. Empty when the table is complete."""
+    out = []
+    for name, pairs in routes_from_guards().items():
+        for ev, t in sorted(pairs):
+            # a guard on every tool ("*") needs the module routed for every tool: only "*" is
+            if not _routed(name, ev, None if t == "*" else t):
+                out.append(f"{name}: {ev}/{t}")
+    return out
+
+
+def guards_for(event: str, tool: str | None) -> list:
+    """The guards that apply to (event, tool), importing only the modules ROUTES sends it to.
+
+    The hook's hot path: importing every guard module on every call costs milliseconds."""
+    if _cache is not None:
+        return [g for g in guards() if g.applies(event, tool)]
     out = []
     for name in MODULES:
-        pairs = routes.get(name)
-        if isinstance(pairs, list) and not any(
-                isinstance(p, list) and len(p) == 2 and p[0] == event and p[1] in ("*", tool) for p in pairs):
-            continue  # none of this module's guards runs on this (event, tool)
-        out.extend(g for g in importlib.import_module(name).GUARDS if g.applies(event, tool))
+        if _routed(name, event, tool):
+            out.extend(g for g in importlib.import_module(name).GUARDS if g.applies(event, tool))
     return out
 
 

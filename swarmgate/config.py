@@ -340,19 +340,27 @@ CONFIG_MAX_BYTES = 1 << 20  # a config larger than this is refused, not read (bo
 
 
 def parse_toml(path: str) -> dict[str, Any]:
-    import tomllib
-
+    """The TOML file at ``path`` as a dict: read bounded (swarmgate/bounded_read.py), parsed by
+    the subset reader when it can (swarmgate/config_toml.py), else by tomllib."""
     from swarmgate.bounded_read import read_bytes
+    from swarmgate.config_toml import Unsupported, loads
     try:
-        return tomllib.loads(read_bytes(path, CONFIG_MAX_BYTES).decode("utf-8"))
+        text = read_bytes(path, CONFIG_MAX_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from None
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}: cannot read: not UTF-8 ({e})") from None
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        return loads(text)
+    except Unsupported:
+        pass
+    import tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
 
 
 def find_repo(start: str | None = None) -> str:
@@ -381,77 +389,24 @@ def find_repo(start: str | None = None) -> str:
 
 
 def load_config(repo: str | None = None) -> Config:
-    """The validated config of ``repo`` (defaults when it has none).
+    """The validated config of ``repo`` (defaults when it has none), read from the file itself
+    on every call.
 
-    A hook loads the config on every call; parsing TOML costs ~10 ms of imports
-    here, so the validated result is cached as JSON in the repository
-    (.swarmgate/cache/config.json, protected by G01 like the config itself),
-    keyed by the file's identity (device, inode, size, mtime, ctime) and by the
-    identity of this schema's code. Any change to either misses the cache.
+    There is no cache to trust: a validated copy kept in the repository could be rewritten by
+    any agent running as the same user, key and all, and switch every guard off. The plain TOML
+    the config is written in is read without importing tomllib (swarmgate/config_toml.py, ~2 ms
+    for the shipped config, where tomllib's import alone costs 10-16 ms); other TOML falls back
+    to tomllib.
     """
     repo_path = os.path.abspath(str(repo)) if repo is not None else find_repo()
     path = os.path.join(repo_path, ".claude", "swarmgate.toml")
     try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return Config(validate({}), None, repo_path, {})
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e}") from None
-    key = _cache_key(st)
-    cached = _cache_read(repo_path, key)
-    if cached is not None:
-        return Config(cached["data"], path, repo_path, cached["raw"])
-    raw = parse_toml(path)
-    data = validate(raw, path)
-    _cache_write(repo_path, key, data, raw)
-    return Config(data, path, repo_path, raw)
-
-
-def cache_path(repo: str) -> str:
-    """Where the validated config of ``repo`` is cached (repository state, like the decision log)."""
-    return os.path.join(str(repo), ".swarmgate", "cache", "config.json")
-
-
-def _cache_key(st: os.stat_result) -> str:
-    code = []
-    for mod_file in (__file__, parse_size.__code__.co_filename):
-        try:
-            cs = os.stat(mod_file)
-            code.append(f"{cs.st_mtime_ns}:{cs.st_size}")
-        except OSError:
-            code.append("?")
-    return (f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
-            f"|{'|'.join(code)}")
-
-
-def _cache_read(repo: str, key: str) -> dict[str, Any] | None:
-    from swarmgate import fast_json as json
-    from swarmgate.statefile import StateError, read_text
-    try:
-        text = read_text(cache_path(repo))
-        rec = json.loads(text) if text else None
-    except (OSError, ValueError, StateError):
-        return None
-    if (isinstance(rec, dict) and rec.get("key") == key and isinstance(rec.get("data"), dict)
-            and isinstance(rec.get("raw"), dict)):
-        return rec
-    return None
-
-
-def _cache_write(repo: str, key: str, data: dict[str, Any], raw: dict[str, Any]) -> None:
-    import json
-
-    from swarmgate.statefile import StateError, write_text_atomic
-    try:
-        text = json.dumps({"key": key, "data": data, "raw": raw}, sort_keys=False)
-    except (TypeError, ValueError):
-        return  # e.g. a TOML date somewhere: not cacheable, parse every time
-    if json.loads(text)["data"] != data:
-        return
-    try:
-        write_text_atomic(cache_path(repo), text + "\n")
-    except (OSError, StateError):
-        pass  # a read-only repository: parse every time
+        raw = parse_toml(path)
+    except ConfigError:
+        if not os.path.lexists(path):
+            return Config(validate({}), None, repo_path, {})
+        raise
+    return Config(validate(raw, path), path, repo_path, raw)
 
 
 def defaults() -> Config:

@@ -154,7 +154,34 @@ def check_config(repo: str) -> Check:
     if cfg.path is None:
         return Check(NOTE, f"no {os.path.join(repo, '.claude', 'swarmgate.toml')}: the defaults apply",
                      f"swarmgate install {shlex.quote(repo)} writes a commented one")
-    return Check(OK, f"config {cfg.path} is valid")
+    # what the hook reads is the file itself: re-parse it with tomllib and compare
+    import tomllib
+    try:
+        with open(cfg.path, "rb") as f:
+            full = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        return Check(FAIL, f"config {cfg.path} reads differently with tomllib ({e})", "report it")
+    if full != cfg.raw:
+        return Check(FAIL, f"config {cfg.path}: the hook's reading differs from tomllib's", "report it")
+    return Check(OK, f"config {cfg.path} is valid; hooks read it afresh on every call (no cache), "
+                 "and tomllib reads it the same")
+
+
+def check_state_caches(repo: str) -> Check:
+    """Nothing a hook decides with comes from a writable cache: the route table is code, checked
+    against the guards here; caches older versions kept in the repository are named (never read)."""
+    from swarmgate.hooks import registry
+
+    gaps = registry.route_table_gaps()
+    if gaps:
+        return Check(FAIL, "the guard route table would skip guards: " + "; ".join(gaps[:5]),
+                     "reinstall swarmgate (the table in hooks/registry.py does not match the guard modules)")
+    legacy = [n for n in ("config.json", "guard-routes.json")
+              if os.path.lexists(os.path.join(repo, ".swarmgate", "cache", n))]
+    if legacy:
+        return Check(NOTE, f"route table matches every guard; .swarmgate/cache/{', '.join(legacy)} left by an "
+                     "older swarmgate: nothing reads it", f"rm {shlex.quote(os.path.join(repo, '.swarmgate', 'cache'))}/*")
+    return Check(OK, "route table matches every guard module; no cache decides what a hook enforces")
 
 
 def check_hosts_config() -> Check:
@@ -262,6 +289,7 @@ def checks(repo: str) -> list[Callable[[], Check]]:
         check_entry_point,
         lambda: check_settings(repo),
         lambda: check_config(repo),
+        lambda: check_state_caches(repo),
         lambda: check_hook_answers(repo),
         check_hosts_config,
         check_state_dir,

@@ -186,8 +186,7 @@ def _answer(event_name: str, stdin_text: str, registry, t0: float) -> tuple[str,
 
     if registry is None:
         from swarmgate.hooks import registry as registry_module
-        registry = registry_module.guards_for(
-            event_name, event.tool_name, os.path.join(event.repo, ".swarmgate", "cache", "guard-routes.json"))
+        registry = registry_module.guards_for(event_name, event.tool_name)
     stop_active = bool(event.payload.get("stop_hook_active"))
     deadline = t0 + total_budget_s(config, event_name, event.tool_name)
     findings = evaluate(event, config, registry, deadline)

@@ -156,58 +156,47 @@ def _all_routes():
     return sorted(out, key=str)
 
 
-def test_guards_for_imports_only_what_an_event_needs_and_misses_nothing(tmp_path, monkeypatch):
-    """The routing index never drops a guard: same guards, same order, as filtering the full registry."""
-    import json as _json
-
-    index = str(tmp_path / "routes.json")
-    monkeypatch.setattr(registry, "_cache", None)
-    for event, tool in _all_routes():  # first call builds the index, later ones use it
+def test_guards_for_imports_only_what_an_event_needs_and_misses_nothing(monkeypatch):
+    """The shipped route table never drops a guard: same guards, same order, as filtering the full registry."""
+    assert registry.route_table_gaps() == [], (
+        "registry.ROUTES is missing routes the guards declare; add them:\n"
+        + "\n".join(registry.route_table_gaps()))
+    for event, tool in _all_routes():
         monkeypatch.setattr(registry, "_cache", None)
-        got = registry.guards_for(event, tool, index)
+        got = registry.guards_for(event, tool)
         want = [g for g in GUARDS if g.applies(event, tool)]
         assert [g.code for g in got] == [g.code for g in want], (event, tool)
-    rec = _json.loads(open(index).read())
-    assert set(rec["routes"]) == set(registry.MODULES)
-    # a stale key (a guard module changed) is not trusted: everything is imported again
-    rec["key"] = "stale"
-    rec["routes"] = {name: [] for name in registry.MODULES}
-    open(index, "w").write(_json.dumps(rec))
+
+
+def test_a_route_table_that_misses_a_route_is_caught(monkeypatch):
+    broken = dict(registry.ROUTES)
+    broken["swarmgate.hooks.file_guards"] = (("PreToolUse", ("Write", "Edit")),)
+    broken["swarmgate.hooks.stop_guards"] = (("Stop", ("Bash",)), ("SubagentStop", "*"))
+    del broken["swarmgate.hooks.session_context"]  # unknown to the table: always imported, never a gap
+    monkeypatch.setattr(registry, "ROUTES", broken)
+    assert registry.route_table_gaps() == [
+        "swarmgate.hooks.file_guards: PreToolUse/MultiEdit", "swarmgate.hooks.file_guards: PreToolUse/NotebookEdit",
+        "swarmgate.hooks.stop_guards: Stop/*"]
     monkeypatch.setattr(registry, "_cache", None)
-    assert [g.code for g in registry.guards_for("PreToolUse", "Write", index)] == \
-        [g.code for g in GUARDS if g.applies("PreToolUse", "Write")]
-    # a corrupt index is ignored too
-    open(index, "w").write("{nope")
-    monkeypatch.setattr(registry, "_cache", None)
-    assert [g.code for g in registry.guards_for("Stop", None, index)] == \
-        [g.code for g in GUARDS if g.applies("Stop", None)]
+    assert [g.code for g in registry.guards_for("SessionStart", None)] == ["C01"]
 
 
 def test_a_file_tool_hook_call_does_not_import_the_dispatch_guards(tmp_path, repo):
-    """Through a real process: with the index warm, only the modules routed to the call are imported."""
+    """Through a real process: only the modules routed to the call are imported, and nothing is
+    written to or read from a route cache in the repository."""
     import json as _json
     payload = _json.dumps({"session_id": "s", "cwd": str(repo), "hook_event_name": "PreToolUse",
                            "tool_name": "Write", "tool_input": {"file_path": str(repo / "a.txt"), "content": ""}})
     code = ("import sys; from swarmgate.cli import main; rc = main(['hook', 'PreToolUse']); "
             "sys.stderr.write('MODULES ' + ' '.join(sorted(m for m in sys.modules if m.startswith('swarmgate.hooks.'))))")
     env = {**os.environ, "SWARMGATE_STATE_DIR": str(tmp_path / "st")}
-    for _ in range(2):  # the first call writes the index
-        proc = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True, text=True,
-                              cwd=repo, env=env, timeout=60)
-        assert proc.returncode == 0, proc.stderr
+    proc = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True, text=True,
+                          cwd=repo, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert not (repo / ".swarmgate" / "cache").exists()
     loaded = proc.stderr.rsplit("MODULES ", 1)[1].split()
     routed = {name for name in registry.MODULES
               if any(g.applies("PreToolUse", "Write") for g in __import__("importlib").import_module(name).GUARDS)}
     assert routed <= set(loaded)
     unrouted = set(registry.MODULES) - routed
     assert unrouted - set(loaded), f"every guard module was imported for a Write call: {loaded}"
-
-
-def test_routes_key_covers_every_hooks_module_and_the_tool_groups():
-    key = registry._routes_key(registry.MODULES)
-    here = os.path.dirname(registry.__file__)
-    for f in os.listdir(here):
-        if f.endswith(".py"):
-            assert f"|{f}:" in key, f
-    assert "|guard.py:" in key
-    assert registry._routes_key(("not.a.hooks.module",)) is None

@@ -338,7 +338,10 @@ def test_indentation_of_the_users_file_is_kept(repo):
 def test_uninstall_after_hooks_ran_leaves_only_the_log(repo, hook, make_payload):
     assert I.main([str(repo)]) == 0
     hook(["PreToolUse"], make_payload(repo, command="ls"), cwd=repo)
-    assert (repo / ".swarmgate" / "cache" / "config.json").exists()
+    assert (repo / ".swarmgate" / "log" / "decisions.jsonl").exists()
+    # caches an older swarmgate kept there are removed too (nothing reads them now)
+    (repo / ".swarmgate" / "cache").mkdir()
+    (repo / ".swarmgate" / "cache" / "config.json").write_text("{}")
     assert I.main([str(repo), "--uninstall"]) == 0
     assert not (repo / ".claude").exists()
     assert sorted(os.listdir(repo / ".swarmgate")) == ["log"]  # the decision log is the user's record

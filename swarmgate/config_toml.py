@@ -1,0 +1,309 @@
+"""The config's TOML, read without tomllib when it keeps to a plain subset.
+
+The hook reads `.claude/swarmgate.toml` on every call. `import tomllib` costs 10-16 ms here (it
+compiles regular expressions and imports half the standard library), which is why the validated
+config used to be cached as JSON in `.swarmgate/cache/config.json`: a file any agent running as
+the same user could rewrite, key included, to switch every guard off. Nothing a hook reads may
+decide what it enforces unless it is derived from the config itself, so the config is parsed on
+every call, by this reader when the text keeps to the subset below and by tomllib otherwise.
+
+The subset: comments; `[table]` and `[[array.of.tables]]` headers of bare keys joined by dots;
+`key = value` with a bare key; values that are basic or literal one-line strings, decimal
+integers, decimal floats (`12.5`), booleans, and arrays of those (on one line or several, with
+comments and a trailing comma). What ``loads`` returns for such a text is exactly what
+``tomllib.loads`` returns (a differential test holds it to that). Anything else - an inline
+table, a date, a multi-line string, a quoted or dotted key, a table header after a table below it,
+a redefined key, anything malformed - raises Unsupported, and the caller parses with tomllib,
+which also gives the real error for invalid TOML. The reader never guesses.
+"""
+from __future__ import annotations
+
+_BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_DIGITS = frozenset("0123456789")
+_ESCAPES = {'"': '"', "\\": "\\", "b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r"}
+_WS = " \t"
+
+
+class Unsupported(Exception):
+    """The text is outside the subset (or not TOML): parse it with tomllib."""
+
+
+def _bare_key(s: str) -> str:
+    if not s or not all(c in _BARE for c in s):
+        raise Unsupported(s)
+    return s
+
+
+def _control(c: str) -> bool:
+    o = ord(c)
+    return (o < 0x20 and c != "\t") or o == 0x7F
+
+
+class _Reader:
+    __slots__ = ("text", "pos", "n")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.n = len(text)
+
+    def skip_ws(self) -> None:
+        t, i, n = self.text, self.pos, self.n
+        while i < n and t[i] in _WS:
+            i += 1
+        self.pos = i
+
+    def skip_comment(self) -> None:
+        t, i = self.text, self.pos
+        if i < self.n and t[i] == "#":
+            j = t.find("\n", i)
+            j = self.n if j < 0 else j
+            body = t[i + 1:j]
+            if body.endswith("\r") and j < self.n:
+                body = body[:-1]  # the CR of a CRLF line end
+            if not body.isprintable():  # fast path for plain text; exact check otherwise
+                for c in body:
+                    if _control(c):
+                        raise Unsupported("control character in a comment")
+            self.pos = j if not t.startswith("\r\n", j - 1) or j >= self.n else j - 1
+
+    def end_of_line(self) -> None:
+        """Whitespace, an optional comment, then a newline or the end."""
+        self.skip_ws()
+        self.skip_comment()
+        t, i = self.text, self.pos
+        if i >= self.n:
+            return
+        if t[i] == "\n":
+            self.pos = i + 1
+            return
+        if t.startswith("\r\n", i):
+            self.pos = i + 2
+            return
+        raise Unsupported("text after a value")
+
+    def skip_blank_and_comments(self) -> None:
+        """Inside an array: whitespace, newlines and comments."""
+        t = self.text
+        while self.pos < self.n:
+            self.skip_ws()
+            if self.pos >= self.n:
+                return
+            c = t[self.pos]
+            if c == "#":
+                self.skip_comment()
+            elif c == "\n":
+                self.pos += 1
+            elif t.startswith("\r\n", self.pos):
+                self.pos += 2
+            else:
+                return
+
+    def value(self):
+        t, i = self.text, self.pos
+        if i >= self.n:
+            raise Unsupported("missing value")
+        c = t[i]
+        if c == '"':
+            if t.startswith('"""', i):
+                raise Unsupported("multi-line string")
+            return self.basic_string()
+        if c == "'":
+            if t.startswith("'''", i):
+                raise Unsupported("multi-line string")
+            j = t.find("'", i + 1)
+            if j < 0:
+                raise Unsupported("unterminated string")
+            s = t[i + 1:j]
+            if "\n" in s or any(_control(ch) for ch in s):
+                raise Unsupported("control character in a string")
+            self.pos = j + 1
+            return s
+        if c == "[":
+            return self.array()
+        if t.startswith("true", i):
+            self.pos = i + 4
+            self._after_scalar()
+            return True
+        if t.startswith("false", i):
+            self.pos = i + 5
+            self._after_scalar()
+            return False
+        return self.number()
+
+    def _after_scalar(self) -> None:
+        if self.pos < self.n and self.text[self.pos] not in " \t\r\n,]#":
+            raise Unsupported("unexpected text after a value")
+
+    def basic_string(self) -> str:
+        t, i, n = self.text, self.pos + 1, self.n
+        j = t.find('"', i)
+        if j >= 0:  # fast path: no escape, plain printable text
+            seg = t[i:j]
+            if "\\" not in seg and seg.isprintable():
+                self.pos = j + 1
+                return seg
+        out = []
+        start = i
+        while True:
+            if i >= n:
+                raise Unsupported("unterminated string")
+            c = t[i]
+            if c == '"':
+                out.append(t[start:i])
+                self.pos = i + 1
+                return "".join(out)
+            if c == "\\":
+                out.append(t[start:i])
+                if i + 1 >= n:
+                    raise Unsupported("unterminated escape")
+                e = t[i + 1]
+                if e in _ESCAPES:
+                    out.append(_ESCAPES[e])
+                    i += 2
+                elif e in "uU":
+                    width = 4 if e == "u" else 8
+                    hexs = t[i + 2:i + 2 + width]
+                    if len(hexs) != width or not all(h in "0123456789abcdefABCDEF" for h in hexs):
+                        raise Unsupported("bad unicode escape")
+                    code = int(hexs, 16)
+                    if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+                        raise Unsupported("escape of a non-scalar value")
+                    out.append(chr(code))
+                    i += 2 + width
+                else:
+                    raise Unsupported("unknown escape")
+                start = i
+                continue
+            if c == "\n" or _control(c):
+                raise Unsupported("control character in a string")
+            i += 1
+
+    def number(self):
+        t, i, n = self.text, self.pos, self.n
+        j = i
+        while j < n and t[j] not in " \t\r\n,]#":
+            j += 1
+        word = t[i:j]
+        self.pos = j
+        body = word[1:] if word[:1] in "+-" else word
+        if not body:
+            raise Unsupported("missing value")
+        if "." in body:
+            whole, _, frac = body.partition(".")
+            if (not whole or not frac or not all(c in _DIGITS for c in whole + frac)
+                    or (len(whole) > 1 and whole[0] == "0")):
+                raise Unsupported(word)
+            return float(word)
+        if not all(c in _DIGITS for c in body) or (len(body) > 1 and body[0] == "0"):
+            raise Unsupported(word)  # hex, octal, underscores, exponents, dates, inf, nan, words
+        return int(word)
+
+    def array(self) -> list:
+        self.pos += 1
+        out = []
+        while True:
+            self.skip_blank_and_comments()
+            if self.pos >= self.n:
+                raise Unsupported("unterminated array")
+            if self.text[self.pos] == "]":
+                self.pos += 1
+                return out
+            out.append(self.value())
+            self.skip_blank_and_comments()
+            if self.pos >= self.n:
+                raise Unsupported("unterminated array")
+            c = self.text[self.pos]
+            if c == ",":
+                self.pos += 1
+            elif c == "]":
+                self.pos += 1
+                return out
+            else:
+                raise Unsupported("expected , or ] in an array")
+
+
+def loads(text: str) -> dict:
+    """What ``tomllib.loads(text)`` returns, for a text in the subset; Unsupported otherwise."""
+    r = _Reader(text)
+    root: dict = {}
+    current = root
+    defined: set = set()         # tables defined by a header (a second header for one is an error)
+    headers: list = []           # header paths in order: a header under an earlier one's sibling is fine
+    t = text
+    while True:
+        r.skip_ws()
+        if r.pos >= r.n:
+            return root
+        c = t[r.pos]
+        if c == "#":
+            r.skip_comment()
+            r.end_of_line()
+            continue
+        if c == "\n":
+            r.pos += 1
+            continue
+        if t.startswith("\r\n", r.pos):
+            r.pos += 2
+            continue
+        if c == "[":
+            aot = t.startswith("[[", r.pos)
+            close = t.find("]]" if aot else "]", r.pos)
+            line_end = t.find("\n", r.pos)
+            if close < 0 or (0 <= line_end < close):
+                raise Unsupported("header")
+            path = tuple(_bare_key(k) for k in t[r.pos + (2 if aot else 1):close].split("."))
+            r.pos = close + (2 if aot else 1)
+            r.end_of_line()
+            current = _open_table(root, path, aot, defined, headers)
+            continue
+        j = r.pos
+        while j < r.n and t[j] not in " \t=\n":
+            j += 1
+        key = _bare_key(t[r.pos:j])
+        r.pos = j
+        r.skip_ws()
+        if r.pos >= r.n or t[r.pos] != "=":
+            raise Unsupported("expected =")
+        r.pos += 1
+        r.skip_ws()
+        value = r.value()
+        if key in current:
+            raise Unsupported("key defined twice")
+        current[key] = value
+        r.end_of_line()
+
+
+def _open_table(root: dict, path: tuple, aot: bool, defined: set, headers: list) -> dict:
+    """The table a header opens. Within the subset every table comes from a header (no inline
+    tables, no dotted keys), so a dict met on the way is a table; the rest is Unsupported:
+    a header after a header below it (`[a.b]` then `[a]`, valid TOML), anything under an array
+    of tables, a table or array of tables over a value, a table defined twice."""
+    for earlier in headers:
+        if len(earlier) > len(path) and earlier[:len(path)] == path:
+            raise Unsupported("table defined after a table below it")
+    node = root
+    for k in path[:-1]:
+        nxt = node.get(k)
+        if nxt is None:
+            nxt = node[k] = {}
+        elif not isinstance(nxt, dict):
+            raise Unsupported("table under a value or an array of tables")
+        node = nxt
+    last = path[-1]
+    if aot:
+        lst = node.get(last)
+        if lst is None:
+            lst = node[last] = []
+        elif not isinstance(lst, list) or path not in headers or path in defined:
+            raise Unsupported("array of tables over a value")
+        table: dict = {}
+        lst.append(table)
+        headers.append(path)
+        return table
+    if path in defined or last in node:
+        raise Unsupported("table defined twice")
+    table = node[last] = {}
+    defined.add(path)
+    headers.append(path)
+    return table
