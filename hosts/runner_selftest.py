@@ -75,7 +75,7 @@ def disk_backed_tmpdir() -> str:
 class Sandbox:
     """A temp repo + state dir + slice name; ``run()`` calls the real runner in a subprocess."""
 
-    def __init__(self, total: str = TOTAL, prefix: str = "sgself") -> None:
+    def __init__(self, total: str = TOTAL, prefix: str = "sgself", backend: str = "auto") -> None:
         self.tmp = tempfile.mkdtemp(prefix=f"swarmgate-{prefix}-", dir=disk_backed_tmpdir())
         self.repo = os.path.join(self.tmp, "repo")
         self.state = os.path.join(self.tmp, "state")
@@ -83,12 +83,14 @@ class Sandbox:
         os.makedirs(os.path.join(self.repo, ".claude"))
         os.makedirs(self.state)
         self.total = total
+        self.backend_kind = backend  # the runner's [memory] backend (tests pin one per cgroup layout)
         self.write_config()
         self.started: list[subprocess.Popen] = []
 
     def write_config(self, extra: str = "") -> None:
         with open(os.path.join(self.repo, ".claude", "swarmgate.toml"), "w") as f:
-            f.write(f'[memory]\ntotal = "{self.total}"\nslice = "{self.slice}"\nreport_every = 1\n{extra}')
+            f.write(f'[memory]\ntotal = "{self.total}"\nslice = "{self.slice}"\nreport_every = 1\n'
+                    f'backend = "{self.backend_kind}"\n{extra}')
 
     def env(self, **extra: str) -> dict:
         env = dict(os.environ)
@@ -170,7 +172,7 @@ class Sandbox:
 
     def backend(self):
         from swarmgate.hosts.cgroups import get
-        return get("auto")
+        return get(self.backend_kind)
 
     def stop_started(self) -> None:
         for p in self.started:

@@ -8,17 +8,21 @@ import os
 import pytest
 
 
-def cgroups_writable() -> str | None:
-    """None when we can create memory cgroups here, else the reason we cannot."""
+# the runner's backend for each cgroup layout of the `layout` marker (tests/vm/plugin.py)
+BACKEND_OF = {"v1": "cgroup1", "v2": "cgroup2", "systemd": "systemd"}
+
+
+def cgroups_writable(kind: str = "auto") -> str | None:
+    """None when the runner can create memory cgroups here with backend ``kind``, else why not."""
     from swarmgate.hosts import cgroups
 
     if os.geteuid() != 0:
         return "memory cgroups need root"
     try:
-        backend = cgroups.get("auto")
+        backend = cgroups.get(kind)
     except cgroups.CgroupError as e:
         return str(e)
-    if backend.name == "systemd":
+    if kind == "auto" and backend.name == "systemd":
         return "systemd is PID 1: these tests drive cgroups directly (the systemd backend has its own tests)"
     if not os.access(backend.root, os.W_OK):
         return f"{backend.root} is not writable"
@@ -33,13 +37,20 @@ def need_real(reason: str | None) -> None:
     pytest.skip(reason)
 
 
+def layout_backend(request) -> str:
+    """The backend a test's cgroup layout pins (``auto`` for a test without the layout marker)."""
+    callspec = getattr(request.node, "callspec", None)
+    return BACKEND_OF.get(callspec.params.get("layout") if callspec else None, "auto")
+
+
 @pytest.fixture
-def sandbox(monkeypatch):
-    """A temp repo (.claude/swarmgate.toml with a 256M total and its own slice) + state dir."""
-    need_real(cgroups_writable())
+def sandbox(request, monkeypatch):
+    """A temp repo (.claude/swarmgate.toml with a 256M total, its own slice, the layout's backend) + state dir."""
+    kind = layout_backend(request)
+    need_real(cgroups_writable(kind))
     from swarmgate.hosts.runner_selftest import Sandbox
 
-    sb = Sandbox(prefix="sgtest")
+    sb = Sandbox(prefix="sgtest", backend=kind)
     monkeypatch.setenv("SWARMGATE_STATE_DIR", sb.state)
     monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", os.path.join(sb.tmp, "hosts.toml"))
     monkeypatch.delenv("SWARMGATE_BREAK", raising=False)

@@ -1,7 +1,7 @@
 """Inside the VM: run the job's pytest cases and leave the results on the share.
 
 Started by tests/vm/init.sh (layout v2) or by swarmgate-vm.service (layout systemd) with the host's
-venv python. Reads /var/tmp/job.json (the share, written by tests/vm/uml.py on the host), runs pytest
+venv python. Reads /run/sgvm/share/job.json (written by tests/vm/uml.py on the host), runs pytest
 from the read-only checkout (no bytecode, no cache), and writes next to the job: results.jsonl (one
 record per test phase, by tests/vm/plugin.py), pytest.log, and exit (pytest's status, written last).
 Standard library only; every file is fsynced before the guest powers off.
@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 
-SHARE = "/var/tmp"
+SHARE = "/run/sgvm/share"
 HOME = "/tmp/home"
 
 

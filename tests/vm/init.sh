@@ -2,8 +2,9 @@
 # PID 1 of a user-mode Linux guest booted by tests/vm/uml.py (docs/testing.md, "Tests inside user-mode Linux").
 #
 # The root is the host's / through hostfs, read-only; this script never makes it writable. It mounts
-# tmpfs where the guest must write (/run, /tmp, /var, /dev/shm) and the one host directory made for
-# this boot (the share: job in, results out) at /var/tmp, then, by layout:
+# tmpfs where the guest must write (/run, /tmp, /var, /dev/shm), the boot's scratch disk (ubda, ext4:
+# real page cache) at /var/tmp, and the one host directory made for this boot (the share: job in,
+# results out) at /run/sgvm/share, then, by layout:
 #   v2       mounts a fresh cgroup2 hierarchy (no controller enabled yet) and runs tests/vm/guest.py;
 #   systemd  puts a tmpfs overlay over /etc (a fresh machine-id) and execs systemd as PID 1 with a
 #            target that runs guest.py as a service and powers off when it ends.
@@ -38,13 +39,14 @@ mount -t devpts -o mode=620,ptmxmode=666 devpts /dev/pts
 mount -t tmpfs -o mode=755 tmpfs /run
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=755 tmpfs /var
-mkdir -p /var/tmp /var/log /var/lib /var/cache /var/spool /run/lock
+mkdir -p /var/tmp /var/log /var/lib /var/cache /var/spool /run/lock /run/sgvm/share
 ln -s /run /var/run
 ln -s /run/lock /var/lock
-if ! mount -t hostfs -o "$sgvm_share" none /var/tmp; then
+if ! mount -t hostfs -o "$sgvm_share" none /run/sgvm/share; then
   say "cannot mount the share $sgvm_share"
   power_off
 fi
+mount -t ext4 /dev/ubda /var/tmp && chmod 1777 /var/tmp || say "cannot mount the scratch disk at /var/tmp"
 hostname "sgvm-$sgvm_layout"
 
 case "$sgvm_layout" in

@@ -15,12 +15,14 @@ captured output as a pytest result here. Inside the VM (SWARMGATE_VM_LAYOUT, set
 only that layout's cases run, and every phase's report is appended to SWARMGATE_VM_RESULTS.
 
 No VM here (no linux.uml, not root): the proxies skip with the reason, and fail instead under
-SWARMGATE_REQUIRE_REAL_PARTS=1. SWARMGATE_VM_TIMEOUT bounds each boot (seconds, default 1500).
+SWARMGATE_REQUIRE_REAL_PARTS=1. SWARMGATE_VM_TIMEOUT bounds each boot (seconds, default 1500). The
+boots run in the background from the end of collection (see VmRuns).
 """
 from __future__ import annotations
 
 import json
 import os
+import threading
 
 import pytest
 
@@ -120,7 +122,7 @@ class VmCase(pytest.Item):
         reason = uml.unavailable()
         if reason:
             require(reason)
-        boot = self.config.stash[_runs_key].get(self.layout, self.session)
+        boot = self.config.stash[_runs_key].get(self.layout)
         report(self.nodeid, self.layout, boot)
 
     def repr_failure(self, excinfo, style=None):
@@ -133,22 +135,79 @@ class VmCase(pytest.Item):
 
 
 class VmRuns:
-    """One boot per layout per test session, made when the first case of that layout runs."""
+    """One boot per layout per test session.
+
+    The boots start in a background thread as soon as collection is done (layouts one after the
+    other), so the VM's minutes overlap the host's own tests; a proxy waits only for its layout's
+    boot. SWARMGATE_VM_BACKGROUND=0 boots when the first proxy of a layout runs instead.
+    """
 
     def __init__(self) -> None:
         self.boots: dict = {}
+        self.done: dict[str, threading.Event] = {}
+        self.plan: dict[str, list[str]] = {}
+        self.cancel = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.errors: dict[str, str] = {}
 
-    def get(self, layout: str, session):
-        if layout not in self.boots:
-            from tests.vm import uml
+    def prepare(self, items) -> None:
+        self.plan = {}
+        for item in items:
+            if isinstance(item, VmCase):
+                self.plan.setdefault(item.layout, []).append(item.nodeid)
+        self.done = {layout: threading.Event() for layout in self.plan}
+        from tests.vm import uml
 
-            nodeids = [i.nodeid for i in session.items if isinstance(i, VmCase) and i.layout == layout]
-            env = {k: os.environ[k] for k in PASSED_IN if k in os.environ}
-            boot = uml.boot(layout, nodeids, timeout=timeout_s(), mem=MEMORY[layout], env=env)
-            self.boots[layout] = boot
-            if boot.left:
-                raise VmCaseFailed(f"host processes of the {layout} VM survived the kill: {boot.left}")
-        return self.boots[layout]
+        if self.plan and os.environ.get("SWARMGATE_VM_BACKGROUND", "1") != "0" and uml.unavailable() is None:
+            self.thread = threading.Thread(target=self._boot_all, name="swarmgate-vm", daemon=True)
+            self.thread.start()
+
+    def _boot_all(self) -> None:
+        for layout in list(self.plan):
+            if self.cancel.is_set():
+                break
+            self._boot(layout)
+
+    def _boot(self, layout: str) -> None:
+        from tests.vm import uml
+
+        env = {k: os.environ[k] for k in PASSED_IN if k in os.environ}
+        try:
+            self.boots[layout] = uml.boot(layout, self.plan[layout], timeout=timeout_s(), mem=MEMORY[layout],
+                                          env=env, cancel=self.cancel)
+        except Exception as e:  # noqa: BLE001 - every case of the layout reports it
+            self.errors[layout] = f"{type(e).__name__}: {e}"
+        finally:
+            self.done[layout].set()
+
+    def get(self, layout: str):
+        if self.thread is None and not self.done[layout].is_set():
+            self._boot(layout)
+        if not self.done[layout].wait(timeout_s() * len(self.plan) + 60):
+            raise VmCaseFailed(f"the {layout} VM did not finish in time")
+        if layout in self.errors:
+            raise VmCaseFailed(f"the {layout} VM could not be booted: {self.errors[layout]}")
+        boot = self.boots[layout]
+        if boot.left:
+            raise VmCaseFailed(f"host processes of the {layout} VM survived the kill: {boot.left}")
+        return boot
+
+    def stop(self) -> None:
+        self.cancel.set()
+        if self.thread is not None:
+            self.thread.join(60)
+
+
+def pytest_collection_finish(session):
+    if not inside_vm():
+        session.config.stash[_runs_key].prepare(session.items)
+
+
+@pytest.hookimpl(tryfirst=True)  # before the session guard looks for processes left behind
+def pytest_sessionfinish(session, exitstatus):
+    runs = session.config.stash.get(_runs_key, None)
+    if runs is not None:
+        runs.stop()
 
 
 def report(nodeid: str, layout: str, boot) -> None:
@@ -180,6 +239,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         passed = sum(1 for r in calls if r.get("outcome") == "passed")
         terminalreporter.line(f"{layout}: {len(calls)} case(s) run inside, {passed} passed; boot and run "
                               f"{boot.seconds:.1f}s" + (" (killed at its time bound)" if boot.timed_out else ""))
+        slow = sorted(calls, key=lambda r: -float(r.get("duration") or 0))[:5]
+        if slow and terminalreporter.config.getoption("durations", None) is not None:
+            for r in slow:
+                terminalreporter.line(f"  {float(r.get('duration') or 0):7.2f}s {r.get('nodeid')}")
 
 
 # --- inside the VM: every phase's report goes to the results file for the host ---

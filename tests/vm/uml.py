@@ -2,15 +2,17 @@
 
 The guest is a separate kernel (``linux.uml``, Debian's ``user-mode-linux``) running as ordinary
 host processes. Its root is the host's ``/`` through hostfs, mounted **read-only**; the guest writes
-only to tmpfs and to one host directory made for this boot (the *share*, a second hostfs mount at
-/var/tmp in the guest), which carries the job in (job.json) and the results out (results.jsonl, exit,
+only to tmpfs, to a scratch disk made for this boot (an ext4 image as the UML block device ubda,
+mounted at /var/tmp: files there make reclaimable page cache, which hostfs and tmpfs files do not),
+and to one host directory made for this boot (the *share*, a second hostfs mount at /run/sgvm/share
+in the guest), which carries the job in (job.json) and the results out (results.jsonl, exit,
 pytest.log). The console (con0) goes to a file, read as a fallback when the share holds nothing.
 
 Cleanup, whatever happens (timeout, panic, a test interrupted): UML forks several host processes (one
 per guest address space, plus helpers), all in the process group of the ``linux.uml`` we start in a
 new session; every one is killed by pid and confirmed gone. UML's own files (its physical memory
 file, the umid directory with the pid file and mconsole socket) go to a directory made for this boot
-(``TMPDIR`` and ``uml_dir=``) that is removed afterwards, as is the share.
+(``TMPDIR`` and ``uml_dir=``) that is removed afterwards, as are the share and the scratch disk.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 
@@ -28,6 +31,7 @@ CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fil
 INIT = os.path.join(CHECKOUT, "tests", "vm", "init.sh")
 LAYOUTS = ("v2", "systemd")
 DEFAULT_MEM = "1G"
+SCRATCH_SIZE = "2G"  # sparse: only what the guest writes takes space
 
 
 def binary() -> str | None:
@@ -45,6 +49,8 @@ def unavailable() -> str | None:
             return f"{path!r} holds whitespace, which a kernel command line cannot carry"
     if not os.access(INIT, os.X_OK):
         return f"{INIT} is not executable"
+    if shutil.which("mkfs.ext4") is None and not os.path.exists("/sbin/mkfs.ext4"):
+        return "mkfs.ext4 is missing (apt-get install e2fsprogs): the guest's scratch disk needs it"
     return None
 
 
@@ -60,7 +66,7 @@ class Boot:
         self.uml_rc: int | None = None
         self.seconds = 0.0
         self.left: list[int] = []       # host pids of the VM still alive after cleanup (must be empty)
-        self.paths: list[str] = []      # the share and UML's temp dir (removed before boot() returns)
+        self.paths: list[str] = []      # the boot's host dir and UML's temp dir (removed before boot() returns)
 
     def tail(self, n: int = 3000) -> str:
         text = (self.log or "") + ("\n--- console ---\n" + self.console if self.console else "")
@@ -136,17 +142,26 @@ def kill_vm(proc: subprocess.Popen, settle_s: float = 10.0) -> list[int]:
 
 def boot(layout: str, nodeids: list[str], *, timeout: float, mem: str = DEFAULT_MEM,
          env: dict[str, str] | None = None, pytest_args: list[str] | None = None,
-         init_only: str | None = None) -> Boot:
+         init_only: str | None = None, cancel: threading.Event | None = None) -> Boot:
     """Boot one VM of ``layout``, run ``nodeids`` inside with pytest, return what came back.
 
-    ``init_only`` replaces the guest's job with a shell command (the harness's own tests).
+    ``init_only`` replaces the guest's job with a shell command (the harness's own tests); ``cancel``
+    set from another thread ends the boot early (the test session is over).
     """
     if layout not in LAYOUTS:
         raise ValueError(f"unknown VM layout {layout!r} (one of {', '.join(LAYOUTS)})")
     res = Boot()
-    share = tempfile.mkdtemp(prefix=f"swarmgate-vm-{layout}-", dir=_disk_tmp())
+    base = tempfile.mkdtemp(prefix=f"swarmgate-vm-{layout}-", dir=_disk_tmp())
     uml_tmp = tempfile.mkdtemp(prefix="swarmgate-uml-", dir=_shm_tmp())
-    res.paths = [share, uml_tmp]
+    res.paths = [base, uml_tmp]
+    share, disk = os.path.join(base, "share"), os.path.join(base, "scratch.ext4")
+    os.mkdir(share)
+    try:
+        _make_scratch(disk)
+    except (OSError, subprocess.SubprocessError) as e:
+        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(uml_tmp, ignore_errors=True)
+        raise RuntimeError(f"cannot make the guest's scratch disk {disk}: {e}") from None
     console_path = os.path.join(uml_tmp, "console.txt")
     job = {"layout": layout, "checkout": CHECKOUT, "python": sys.executable, "nodeids": nodeids,
            "env": dict(env or {}), "pytest_args": list(pytest_args or []), "shell": init_only}
@@ -154,7 +169,7 @@ def boot(layout: str, nodeids: list[str], *, timeout: float, mem: str = DEFAULT_
         json.dump(job, f)
     umid = f"sg-{uuid.uuid4().hex[:10]}"
     argv = [binary() or "linux.uml", f"mem={mem}", "root=/dev/root", "rootfstype=hostfs", "rootflags=/", "ro",
-            f"init={INIT}", "con=null", "con0=null,fd:1", f"umid={umid}", f"uml_dir={uml_tmp}",
+            f"init={INIT}", f"ubd0={disk}", "con=null", "con0=null,fd:1", f"umid={umid}", f"uml_dir={uml_tmp}",
             # unknown name=value parameters reach init as environment variables
             f"sgvm_share={share}", f"sgvm_layout={layout}", f"sgvm_python={sys.executable}",
             f"sgvm_checkout={CHECKOUT}"]
@@ -166,10 +181,14 @@ def boot(layout: str, nodeids: list[str], *, timeout: float, mem: str = DEFAULT_
         with open(console_path, "wb") as console:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
                                     env=uml_env, cwd=uml_tmp, start_new_session=True)
-            try:
-                res.uml_rc = proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                res.timed_out = True
+            deadline = time.monotonic() + timeout
+            while res.uml_rc is None and not (cancel is not None and cancel.is_set()):
+                try:
+                    res.uml_rc = proc.wait(timeout=min(0.5, max(deadline - time.monotonic(), 0.01)))
+                except subprocess.TimeoutExpired:
+                    if time.monotonic() >= deadline:
+                        res.timed_out = True
+                        break
     finally:
         if proc is not None:
             res.left = kill_vm(proc)
@@ -181,9 +200,21 @@ def boot(layout: str, nodeids: list[str], *, timeout: float, mem: str = DEFAULT_
         code = _read(os.path.join(share, "exit")).strip()
         res.exit = int(code) if code.lstrip("-").isdigit() else None
         res.log = _read(os.path.join(share, "pytest.log"), limit=400_000)
-        shutil.rmtree(share, ignore_errors=True)
+        shutil.rmtree(base, ignore_errors=True)
         shutil.rmtree(uml_tmp, ignore_errors=True)
     return res
+
+
+def _make_scratch(path: str) -> None:
+    with open(path, "wb") as f:
+        f.truncate(_bytes(SCRATCH_SIZE))
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1", path],
+                   check=True, capture_output=True, timeout=60, env=dict(os.environ, PATH=os.environ.get(
+                       "PATH", "") + ":/usr/sbin:/sbin"))
+
+
+def _bytes(size: str) -> int:
+    return int(size[:-1]) << {"M": 20, "G": 30}[size[-1]]
 
 
 def _read(path: str, limit: int = 10_000) -> str:

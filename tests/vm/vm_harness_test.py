@@ -27,7 +27,8 @@ def test_the_guest_root_is_read_only_and_nothing_writes_bytecode(layout):
     assert mounts["/"][0] == "hostfs" and "ro" in mounts["/"][1]
     for path in ("/tmp", "/run"):
         assert mounts[path][0] == "tmpfs", path
-    assert mounts["/var/tmp"][0] == "hostfs" and "rw" in mounts["/var/tmp"][1]  # the share, nothing else
+    assert mounts["/run/sgvm/share"][0] == "hostfs" and "rw" in mounts["/run/sgvm/share"][1]  # the share
+    assert mounts["/var/tmp"][0] == "ext4"  # the scratch disk: page cache that can be reclaimed
     assert sys.dont_write_bytecode and os.environ["PYTHONDONTWRITEBYTECODE"] == "1"
 
 
