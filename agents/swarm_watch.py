@@ -426,9 +426,9 @@ def _stop_pid(pid: int, start: int | None) -> bool:
 
 def _history() -> list[dict]:
     try:
-        from swarmgate.hooks.command_history import tail_records
+        from swarmgate.statefile import tail_jsonl
         from swarmgate.state_paths import command_history_path
-        return tail_records(command_history_path())
+        return tail_jsonl(command_history_path(), 512 * 1024)
     except Exception:  # noqa: BLE001 - no history yet
         return []
 

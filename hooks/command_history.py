@@ -15,22 +15,25 @@ P01 records too ("failed": true, output = the error text). So: the code
 Claude Code reports (a field, or "exit code N" in the text), else 0 for
 PostToolUse and 1 for PostToolUseFailure; null for an interrupted call.
 
+The entry is written in P01's act (``record_command``); the check judges from
+the history as it stands plus this entry, writing nothing.
+
 P01 adds a line to the agent's context when the same command ran for the
 REPEAT-th time (3) in a row in this session with unchanged output (and at
 every REPEAT-th run after that): running it again will not tell anything new.
 
 C04 brings alerts to the main agent: alerts written for this session (H02's
 transcript audit, swarm-watch, the runner) since it last looked are added,
-as a red line, to the context of its next tool call. Cheap when there is
-nothing new: the alert log's size and mtime are compared with what this
-session saw last.
+as a red line, to the context of its next tool call, and its act
+(``mark_alerts_read``) marks those read. Cheap when there is nothing new: the
+alert log's size and mtime are compared with what this session saw last.
 """
 from __future__ import annotations
 
 from swarmgate import guard as G
 
 REPEAT = 3
-TAIL_BYTES = 512 * 1024
+TAIL_BYTES = 512 * 1024   # of the history read to count repeats
 
 
 def normalise(command: str) -> str:
@@ -94,43 +97,6 @@ def entry(event, now: float) -> dict:
             "output_sha": hashlib.sha256(data).hexdigest()[:16]}
 
 
-def tail_records(path, limit: int = TAIL_BYTES) -> list:
-    """The records in the last ``limit`` bytes of a JSON-lines file (first partial line dropped)."""
-    import json
-    import os
-
-    from swarmgate.bounded_read import open_regular
-
-    try:
-        fd, _ = open_regular(str(path), follow=False)  # never a planted FIFO or symlink
-    except OSError:
-        return []
-    try:
-        size = os.fstat(fd).st_size
-        start = max(0, size - limit)
-        os.lseek(fd, start, 0)
-        data = b""
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            data += chunk
-    finally:
-        os.close(fd)
-    lines = data.split(b"\n")
-    if start > 0:
-        lines = lines[1:]
-    out = []
-    for line in lines:
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(rec, dict):
-            out.append(rec)
-    return out
-
-
 def repeats(history: list, rec: dict) -> int:
     """How many of the latest runs of rec's command in rec's session (rec included, last) have rec's output."""
     n = 0
@@ -143,19 +109,28 @@ def repeats(history: list, rec: dict) -> int:
     return n
 
 
-def record(event) -> dict:
-    """Append this call to the history (once per event); returns {"entry", "repeats"}."""
+def pending_entry(event) -> dict:
+    """This call's history entry and how many times in a row it has now run with this output,
+    judged from the history as it stands (memoised on the event; nothing written)."""
     def build():
         import time
 
         from swarmgate.state_paths import command_history_path
-        from swarmgate.statefile import append_jsonl
+        from swarmgate.statefile import tail_jsonl
 
         rec = entry(event, time.time())
-        path = command_history_path()
-        append_jsonl(path, rec)
-        return {"entry": rec, "repeats": repeats(tail_records(path), rec) if rec["command"] else 0}
+        n = repeats(tail_jsonl(command_history_path(), TAIL_BYTES) + [rec], rec) if rec["command"] else 0
+        return {"entry": rec, "repeats": n}
     return event.derived("command_history", build)
+
+
+def record_command(event, config):  # noqa: ARG001 - the act signature
+    """P01's act: append this call's entry to the history (the call has run)."""
+    from swarmgate.state_paths import command_history_path
+    from swarmgate.statefile import append_jsonl
+
+    if event.shell_command:
+        append_jsonl(command_history_path(), pending_entry(event)["entry"])
 
 
 def check_p01(event, config):
@@ -163,7 +138,7 @@ def check_p01(event, config):
 
     if not event.shell_command:
         return None
-    r = record(event)
+    r = pending_entry(event)
     if broken("p01-no-repeat-flag") or r["repeats"] < REPEAT or r["repeats"] % REPEAT:
         return None  # said at the 3rd identical run, then every 3rd: a hint, not noise
     e = r["entry"]
@@ -183,37 +158,64 @@ def _seen_path(session: str):
     return state_paths.session_dir(session) / "alerts-seen"
 
 
-def check_c04(event, config):
-    import os
+def unread_alerts(event) -> dict | None:
+    """{"sig", "fresh"}: alerts for this session the main agent has not seen, judged without
+    marking them (memoised on the event); None when there is nothing to look at."""
+    def build():
+        import os
+        import time
 
+        from swarmgate.alerts import unread
+        from swarmgate.state_paths import alerts_dir
+        from swarmgate.statefile import read_text
+
+        log = os.path.join(str(alerts_dir()), "alerts.jsonl")
+        try:
+            st = os.stat(log)
+        except OSError:
+            return None
+        sig = f"{st.st_size}:{st.st_mtime_ns}"
+        if (read_text(_seen_path(event.session_id)) or "").strip() == sig:
+            return None
+        fresh = [a for a in unread("main:" + event.session_id, mark=False, since=time.time() - 12 * 3600)
+                 if a.get("session") in (None, "", event.session_id)]
+        return {"sig": sig, "fresh": fresh}
+    return event.derived("unread_alerts", build)
+
+
+def _c04_applies(event) -> bool:
     from swarmgate.break_switch import broken
-    from swarmgate.state_paths import alerts_dir
 
-    if event.agent_id or not event.session_id or broken("c04-no-alerts"):
-        return None
-    log = os.path.join(str(alerts_dir()), "alerts.jsonl")
-    try:
-        st = os.stat(log)
-    except OSError:
-        return None
-    sig = f"{st.st_size}:{st.st_mtime_ns}"
-    from swarmgate.statefile import read_text, write_text_atomic
-    seen = _seen_path(event.session_id)
-    if (read_text(seen) or "").strip() == sig:
-        return None
-    import time
+    return not (event.agent_id or not event.session_id or broken("c04-no-alerts"))
 
-    from swarmgate.alerts import unread
-    fresh = [a for a in unread("main:" + event.session_id, mark=True, since=time.time() - 12 * 3600)
-             if a.get("session") in (None, "", event.session_id)]
-    write_text_atomic(seen, sig + "\n")
-    if not fresh:
+
+def check_c04(event, config):
+    if not _c04_applies(event):
         return None
+    found = unread_alerts(event)
+    if not found or not found["fresh"]:
+        return None
+    fresh = found["fresh"]
     lines = [f"- [{a.get('source') or a.get('kind') or 'alert'}] {str(a.get('message') or '')[:300]}"
              for a in fresh[-5:]]
     more = f" (showing the last 5 of {len(fresh)})" if len(fresh) > 5 else ""
     return G.Finding("C04", f"RED: swarmgate alerts for this session{more}:\n" + "\n".join(lines),
                      decision=G.CONTEXT)
+
+
+def mark_alerts_read(event, config):  # noqa: ARG001 - the act signature
+    """C04's act: the alerts it showed are read (the reader's cursor and the log's signature)."""
+    from swarmgate.alerts import mark_read
+    from swarmgate.statefile import write_text_atomic
+
+    if not _c04_applies(event):
+        return
+    found = unread_alerts(event)
+    if not found:
+        return
+    if found["fresh"]:
+        mark_read("main:" + event.session_id, max(float(a.get("time") or 0) for a in found["fresh"]))
+    write_text_atomic(_seen_path(event.session_id), found["sig"] + "\n")
 
 
 # output_sha of stdout "3 passed\n" with empty stderr (kept literal: no hashlib at import;
@@ -249,6 +251,7 @@ GUARDS = (
     G.Guard(
         code="P01", summary="PostToolUse Bash/Monitor: command history; flag a command repeated with unchanged output",
         events=("PostToolUse", "PostToolUseFailure"), tools=G.SHELL_TOOLS, check=check_p01, advisory=True,
+        act=record_command,
         doc=G.GuardDoc(
             why="An agent that re-runs the same check and gets the same output is polling or stuck; the third "
                 "identical result is the moment to stop and change something. The history (duration, exit "
@@ -272,7 +275,7 @@ GUARDS = (
         )),
     G.Guard(
         code="C04", summary="PostToolUse (main agent): alerts written for this session since it last looked",
-        events=("PostToolUse",), tools=(), check=check_c04, advisory=True,
+        events=("PostToolUse",), tools=(), check=check_c04, advisory=True, act=mark_alerts_read,
         doc=G.GuardDoc(
             why="An alert (a hook that did not fire for a subagent, a runaway process) is useless in a file "
                 "nobody reads; the main agent sees it at its next tool call.",

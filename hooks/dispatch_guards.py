@@ -3,26 +3,27 @@
 D01 heavy-test line, D07 concurrency, D12 denied types, D15 thread cap,
 D16 scratch locks, D20 unfilled placeholders, D21 unknown type.
 
-The pure judgements (D01 D12 D15 D20 D21) read the parsed prompt and the
-config. D07 and D16 need state; all seven are computed once per event by
-``admit()`` (memoised on the event), which:
+Judge (``judged``, memoised on the event, pure): D01 D12 D15 D20 D21 from the
+parsed prompt (the derived fact "dispatch_prompt") and the config; D07 counts
+this session's running subagents plus the dispatches let through in the last
+``[dispatch] pending_seconds`` that have not reached SubagentStart yet (read
+without a lock); D16 reads the scratch lock records (without taking any).
+Counting the pending ones is what stops six quick dispatches in a row (or six
+Agent calls in one message, which Claude Code checks one after another before
+any starts) from all passing; background dispatches (`run_in_background`, the
+default in Claude Code 2.1) count exactly like foreground ones.
 
-1. judges D01 D12 D15 D20 D21;
-2. under the session lock, counts this session's running subagents plus the
-   dispatches let through in the last ``[dispatch] pending_seconds`` that
-   have not reached SubagentStart yet (D07). Counting the pending ones is
-   what stops six quick dispatches in a row (or six Agent calls in one
-   message, which Claude Code checks one after another before any starts)
-   from all passing; background dispatches (`run_in_background`, the default
-   in Claude Code 2.1) count exactly like foreground ones;
-3. checks and, when nothing refuses, takes the scratch locks (D16);
-4. records the dispatch in the session state only when no guard in "on"
-   mode refuses it, so a refused dispatch never counts against D07 nor holds
-   a scratch directory.
+Act (``admit_dispatch``, the act of all seven guards, run once and only when
+the combined decision lets the dispatch go ahead): under the session lock it
+counts again (D07) and takes the scratch locks (D16, all or none, under their
+own lock), and only then records the dispatch in the session state. When the
+world changed between judge and act (a parallel dispatch took the last slot or
+the directory), it records nothing and refuses late. So a refused dispatch,
+whichever guard refused it, never counts against D07 nor holds a scratch
+directory.
 
-Each guard's check returns its own entry of that result; a guard switched
-off in the config is not judged, one in "warn" mode is judged but does not
-stop the recording (it does not refuse).
+A guard switched off in the config is not judged, one in "warn" mode is judged
+but does not stop the recording (it does not refuse).
 """
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ from swarmgate import guard as G
 
 DEFAULT_TYPE = "general-purpose"  # what Claude Code runs when subagent_type is omitted
 CODES = ("D01", "D07", "D12", "D15", "D16", "D20", "D21")
-# The first dispatch guard judged pays for all seven (state under two locks); on a loaded
+# The first dispatch guard judged pays for all seven, and the act takes two locks; on a loaded
 # machine that is more than the default per-guard budget, and a timeout would refuse.
 BUDGET_MS = 15000
+_NEEDS = ("dispatch_prompt", "agent_types")
 
 
 def agent_type_of(event) -> str:
@@ -46,8 +48,8 @@ def prompt_of(event) -> str:
 
 
 def parsed_prompt(event, config):
-    from swarmgate.hooks.dispatch_prompt_parse import parse_with_config
-    return event.derived("dispatch_prompt", lambda: parse_with_config(prompt_of(event), config))
+    from swarmgate.hooks.derivations import get
+    return get(event, config, "dispatch_prompt")
 
 
 # --- pure judgements ---------------------------------------------------------------
@@ -142,7 +144,7 @@ def judge_d21(agent_type: str, repo: str, config, known: list):
         f"dispatch one of the defined types: {shown}; `dispatch-prompt TYPE` prints its skeleton.")
 
 
-# --- admission: all seven at once, state under locks --------------------------------
+# --- judge: all seven at once, reading state without taking a lock -----------------------
 
 def _broken(name: str) -> bool:
     from swarmgate.break_switch import broken
@@ -150,19 +152,47 @@ def _broken(name: str) -> bool:
 
 
 def _known_types(event, config) -> list:
-    from swarmgate.agents.agent_definitions import known_types
-    return event.derived("known_agent_types", lambda: known_types(event.repo, config))
+    from swarmgate.hooks.derivations import get
+    return get(event, config, "agent_types")
 
 
-def admit(event, config) -> dict:
-    """{code: Finding | None} for the seven dispatch guards (memoised on the event)."""
-    return event.derived("dispatch_admit", lambda: _admit(event, config))
+def judged(event, config) -> dict:
+    """{code: Finding | None} for the seven dispatch guards (memoised on the event; pure)."""
+    return event.derived("dispatch_judged", lambda: _judged(event, config))
 
 
-def _admit(event, config) -> dict:
+def _modes(config) -> dict:
+    return {c: config.guard_mode(c) for c in CODES}
+
+
+def _counting(config) -> bool:
+    return config.guard_mode("D07") != "off" and not _broken("d07-no-limit")
+
+
+def _locking(config, scratch: list) -> bool:
+    return bool(scratch) and config.guard_mode("D16") != "off" and not _broken("d16-no-scratch-lock")
+
+
+def _owner(event, config) -> dict:
+    """Who this dispatch is: its session, tool_use_id, name and type, the session process."""
+    def build():
+        import time
+
+        from swarmgate.hooks import session_state as S
+
+        proc = S.session_process()
+        name = event.tool_input.get("name")
+        return {"session": event.session_id,
+                "dispatch": str(event.payload.get("tool_use_id") or f"noid-{time.time_ns():x}"),
+                "name": name if isinstance(name, str) else None, "type": agent_type_of(event),
+                "pid": proc.get("pid"), "start": proc.get("start"), "proc": proc}
+    return event.derived("dispatch_owner", build)
+
+
+def _judged(event, config) -> dict:
     import time
 
-    on = {c: config.guard_mode(c) for c in CODES}
+    on = _modes(config)
     out: dict = {c: None for c in CODES}
     parsed = parsed_prompt(event, config)
     atype = agent_type_of(event)
@@ -176,56 +206,86 @@ def _admit(event, config) -> dict:
         out["D20"] = judge_d20(parsed)
     if on["D21"] != "off" and not _broken("d21-allow-unknown-type"):
         out["D21"] = judge_d21(atype, event.repo, config, _known_types(event, config))
-
-    def refuses(code: str) -> bool:
-        return out[code] is not None and on[code] == "on"
-
-    refused = any(refuses(c) for c in out)
-    session = event.session_id
-    if not session:
+    if not event.session_id:
         return out  # no session id: nothing to count or lock against (never seen from Claude Code)
 
     from swarmgate.hooks import scratch_locks
     from swarmgate.hooks import session_state as S
-    from swarmgate.hooks.dispatch_prompt_parse import prompt_digest
 
     now = time.time()
     window = float(config["dispatch"]["pending_seconds"])
-    limit = int(config["dispatch"]["max_concurrent"])
-    proc = S.session_process()
-    tool_use_id = str(event.payload.get("tool_use_id") or f"noid-{time.time_ns():x}")
-    name = event.tool_input.get("name") if isinstance(event.tool_input.get("name"), str) else None
+    if _counting(config):
+        out["D07"] = _d07_judgement(S.load(event.session_id), now, window, int(config["dispatch"]["max_concurrent"]))
+    scratch = list(dict.fromkeys(parsed.scratch))
+    if _locking(config, scratch):
+        conflicts = scratch_locks.conflicts(scratch, _owner(event, config), event.cwd or event.repo, window, now)
+        if conflicts:
+            out["D16"] = _d16_finding(conflicts, config)
+    return out
+
+
+def _d07_judgement(st: dict, now: float, window: float, limit: int):
+    """D07's finding on ``st`` (a refusal at the limit; a note while the state was rebuilt lately)."""
+    from swarmgate.hooks import session_state as S
+
+    run = S.running(st)
+    pend = S.pending(st, now, window)
+    note = S.rebuilt_note(st, now)
+    if len(run) + len(pend) >= limit:
+        f = _d07_finding(run, pend, limit, now)
+        if note:
+            f.message += " Note: " + note
+        return f
+    if note:
+        return G.Finding("D07", "swarmgate D07: " + note, decision=G.CONTEXT)
+    return None
+
+
+# --- act: count again and record, under the locks ---------------------------------------
+
+def admit_dispatch(event, config):
+    """The act of the dispatch guards: under the session lock, count again (D07) and take the
+    scratch locks (D16); record the dispatch only when neither refuses now. Returns the late
+    refusals (a slot or a directory taken by a parallel dispatch since the judgement), else None."""
+    import time
+
+    if not event.session_id:
+        return None
+    from swarmgate.hooks import scratch_locks
+    from swarmgate.hooks import session_state as S
+    from swarmgate.hooks.dispatch_prompt_parse import prompt_digest
+
+    on = _modes(config)
+    parsed = parsed_prompt(event, config)
+    owner = _owner(event, config)
+    proc = owner["proc"]
+    now = time.time()
+    window = float(config["dispatch"]["pending_seconds"])
     scratch = list(dict.fromkeys(parsed.scratch))
     base = event.cwd or event.repo
+    late: list = []
 
     def step(st: dict):
-        nonlocal refused
-        if on["D07"] != "off" and not _broken("d07-no-limit"):
-            run = S.running(st)
-            pend = S.pending(st, now, window)
-            note = S.rebuilt_note(st, now)
-            if len(run) + len(pend) >= limit:
-                out["D07"] = _d07_finding(run, pend, limit, now)
-                if note:
-                    out["D07"].message += " Note: " + note
-                refused = refused or on["D07"] == "on"
-            elif note:
-                out["D07"] = G.Finding("D07", "swarmgate D07: " + note, decision=G.CONTEXT)
-        if scratch and on["D16"] != "off" and not _broken("d16-no-scratch-lock"):
-            owner = {"session": session, "dispatch": tool_use_id, "name": name, "type": atype,
-                     "pid": proc.get("pid"), "start": proc.get("start")}
-            conflicts, _stale = scratch_locks.acquire(scratch, owner, base, window, now, take=not refused)
+        refused = False
+        if _counting(config):
+            f = _d07_judgement(st, now, window, int(config["dispatch"]["max_concurrent"]))
+            if f is not None:
+                late.append(f)
+                refused = f.decision == G.DENY and on["D07"] == "on"
+        if _locking(config, scratch):
+            lock_owner = {k: owner[k] for k in ("session", "dispatch", "name", "type", "pid", "start")}
+            conflicts, _stale = scratch_locks.acquire(scratch, lock_owner, base, window, now, take=not refused)
             if conflicts:
-                out["D16"] = _d16_finding(conflicts, config)
+                late.append(_d16_finding(conflicts, config))
                 refused = refused or on["D16"] == "on"
         if not refused:
             S.note_proc(st, proc, now)
-            S.record_dispatch(st, tool_use_id=tool_use_id, agent_type=atype, name=name, proc=proc, now=now,
-                              background=bool(event.tool_input.get("run_in_background")),
+            S.record_dispatch(st, tool_use_id=owner["dispatch"], agent_type=owner["type"], name=owner["name"],
+                              proc=proc, now=now, background=bool(event.tool_input.get("run_in_background")),
                               scratch=scratch, prompt_digest=prompt_digest(prompt_of(event)))
 
-    S.update(session, step)
-    return out
+    S.update(event.session_id, step)
+    return late or None
 
 
 def _clock(t) -> str:
@@ -259,7 +319,7 @@ def _d16_finding(conflicts: list, config):
 
 def _check(code: str):
     def check(event, config):
-        return admit(event, config).get(code)
+        return judged(event, config).get(code)
     check.__name__ = f"check_{code.lower()}"
     return check
 
@@ -319,6 +379,7 @@ GUARDS = (
     G.Guard(
         code="D01", summary="a dispatch prompt carries the heavy-test line",
         events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D01"), budget_ms=BUDGET_MS,
+        needs=_NEEDS, act=admit_dispatch, act_refuses=True,
         doc=G.GuardDoc(
             why="Heavy tests (the whole suite, long replays) take the machine; when several subagents "
                 "each run them, the machine runs out of memory. Only the main agent runs them, and every "
@@ -341,6 +402,7 @@ GUARDS = (
     G.Guard(
         code="D07", summary="at most [dispatch] max_concurrent subagents run at once in one session",
         events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D07"), budget_ms=BUDGET_MS,
+        needs=_NEEDS, act=admit_dispatch, act_refuses=True,
         doc=G.GuardDoc(
             why="Each subagent builds and tests its own branch; past a handful at once the machine runs out "
                 "of memory or cores and everyone's work slows or dies. Running = SubagentStart seen, "
@@ -366,6 +428,7 @@ GUARDS = (
     G.Guard(
         code="D12", summary="denied subagent types (general-purpose) are not dispatched",
         events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D12"), budget_ms=BUDGET_MS,
+        needs=_NEEDS, act=admit_dispatch, act_refuses=True,
         doc=G.GuardDoc(
             why="A general-purpose agent carries no type rules and no write scope: it does whatever the "
                 "prompt suggests, and nothing tells it what its job may not do.",
@@ -383,6 +446,7 @@ GUARDS = (
     G.Guard(
         code="D15", summary="`thread cap:` holds one integer equal to [threads] heavy_default",
         events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D15"), budget_ms=BUDGET_MS,
+        needs=_NEEDS, act=admit_dispatch, act_refuses=True,
         doc=G.GuardDoc(
             why="A subagent obeys one number for the threads of heavy work. `thread cap: 31 (fewer if "
                 "busy)` hands the choice back to it, and it picks its own; busy machines are the runner's "
@@ -414,6 +478,7 @@ GUARDS = (
     G.Guard(
         code="D16", summary="each `scratch:` directory is locked exclusively at dispatch",
         events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D16"), budget_ms=BUDGET_MS,
+        needs=_NEEDS, act=admit_dispatch, act_refuses=True,
         doc=G.GuardDoc(
             why="Two agents building in one scratch directory overwrite each other's artefacts and report "
                 "results of a build that is not theirs. The lock records the dispatching session, the "
@@ -434,6 +499,7 @@ GUARDS = (
     G.Guard(
         code="D20", summary="no unfilled `<... fill in>` placeholders in a dispatch prompt",
         events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D20"), budget_ms=BUDGET_MS,
+        needs=_NEEDS, act=admit_dispatch, act_refuses=True,
         doc=G.GuardDoc(
             why="The skeleton from `dispatch-prompt` marks what the main agent must write; a placeholder "
                 "left in means the subagent guesses its task, its exit criterion or its scratch path.",
@@ -452,6 +518,7 @@ GUARDS = (
     G.Guard(
         code="D21", summary="a dispatched subagent_type has a definition in [dispatch] agents_dir",
         events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D21"), budget_ms=BUDGET_MS,
+        needs=_NEEDS, act=admit_dispatch, act_refuses=True,
         doc=G.GuardDoc(
             why="A type without a project definition gets no rules at SubagentStart and no write scope; "
                 "typos (`implementor`) and Claude Code's built-in types land here.",

@@ -1,7 +1,9 @@
 """Which commands of a shell call are heavy (the `[heavy] patterns`, `[bash] make_targets`),
-whether they run under a memory-capped runner, and the rewrite that puts them there.
+whether they run under a memory-capped runner, and the rewrite that puts them there; which
+use a GPU (`[gpu] patterns`).
 
-Shared by B01, B02 (hooks/heavy_guards.py) and R01 (hooks/resource_report.py).
+Shared by B01, B02 (hooks/heavy_guards.py) and R01 (hooks/resource_report.py, through the
+"host_resources" fact of hooks/derivations.py).
 """
 from __future__ import annotations
 
@@ -83,3 +85,22 @@ def rewrite_target(analysis, idx: int) -> str:
     if top.name in ("run-with-memory-cap", "host-dispatch", "multi-host-run"):
         top = chain[-2] if len(chain) >= 2 else analysis.commands[idx]
     return core_text(top)
+
+
+DATA_COMMANDS = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "cat", "head", "tail", "less",
+                           "sed", "awk", "git", "man", "which", "type", "command"})
+
+
+def gpu_words(analysis, patterns) -> str | None:
+    """The first GPU pattern found in an executed command's name, arguments or assignments."""
+    pats = [p.lower() for p in patterns]
+    for c in analysis.commands:
+        if c.name in DATA_COMMANDS:
+            continue
+        words = list(c.words) + [f"{k}={v}" for k, v in (c.assignments or {}).items()]
+        for w in words:
+            lw = w.lower()
+            for p in pats:
+                if p in lw:
+                    return p
+    return None

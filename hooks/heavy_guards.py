@@ -110,7 +110,7 @@ GUARDS = (
     G.Guard(
         code="B01",
         summary="heavy tests: never from a subagent; from the main agent only with SWARMGATE_HEAVY=commit|user-request",
-        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b01,
+        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b01, needs=("bash",),
         doc=G.GuardDoc(
             why="In one day several implementers each ran `cargo test --all` in their own copy, four to five "
                 "hours at full load each. Heavy tests belong to the main agent, at commit time or when the "
@@ -157,7 +157,7 @@ GUARDS = (
     G.Guard(
         code="B02",
         summary="an allowed heavy command runs through run-with-memory-cap, host-dispatch or multi-host-run",
-        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b02,
+        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b02, needs=("bash",),
         doc=G.GuardDoc(
             why="Several agents starting scripts freely can OOM the machine at any moment and wipe hours of "
                 "work. A heavy run inside its own memory cap, under one shared total, can only kill itself.",

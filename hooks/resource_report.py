@@ -3,7 +3,8 @@
 Never refuses. When the command matches the heavy patterns or uses a GPU
 (config [gpu] patterns), every configured host is read (in parallel, 12 s
 each, 25 s in all) and the report — cores, memory after bookings, GPUs, this
-command's history and a verdict per host — is returned as additionalContext,
+command's history and a verdict per host — is returned as additionalContext
+(the report is built in the derive phase: hooks/derivations.py, "host_resources"),
 so the agent sees where the job fits before it presses Enter. A host that
 cannot be read is reported as unreadable and the command goes on.
 """
@@ -11,47 +12,19 @@ from __future__ import annotations
 
 from swarmgate import guard as G
 
-DATA_COMMANDS = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "cat", "head", "tail", "less",
-                           "sed", "awk", "git", "man", "which", "type", "command"})
-
-
-def gpu_words(analysis, patterns) -> str | None:
-    """The first GPU pattern found in an executed command's name, arguments or assignments."""
-    pats = [p.lower() for p in patterns]
-    for c in analysis.commands:
-        if c.name in DATA_COMMANDS:
-            continue
-        words = list(c.words) + [f"{k}={v}" for k, v in (c.assignments or {}).items()]
-        for w in words:
-            lw = w.lower()
-            for p in pats:
-                if p in lw:
-                    return p
-    return None
-
-
 def check_r01(event, config):
     from swarmgate.break_switch import broken
-    from swarmgate.hooks.heavy_commands import heavy_commands
-    from swarmgate.hooks.shell_event import analysis_of
+    from swarmgate.hooks.derivations import get
 
     if broken("r01-silent"):
         return None
-    analysis = analysis_of(event, config)
-    if analysis is None:
+    found = get(event, config, "host_resources")   # built in the derive phase (ssh to peers)
+    if found is None:
         return None
-    heavy = heavy_commands(event, config)
-    gpu = gpu_words(analysis, config["gpu"]["patterns"])
-    if not heavy and not gpu:
-        return None
-    from swarmgate.config import load_hosts_config
-    from swarmgate.hosts.host_resources import build, render_text
+    from swarmgate.hosts.host_resources import render_text
 
-    hosts = load_hosts_config()
-    rep = build(config, hosts, event.shell_command, gpu=bool(gpu))
-    why = f"heavy ({heavy[0][2]})" if heavy else f"GPU ({gpu})"
-    return G.Finding("R01", f"[R01] host resources before this {why} command:\n" + render_text(rep),
-                     decision=G.CONTEXT)
+    return G.Finding("R01", f"[R01] host resources before this {found['why']} command:\n"
+                            + render_text(found["report"]), decision=G.CONTEXT)
 
 
 GUARDS = (
@@ -61,6 +34,7 @@ GUARDS = (
         events=("PreToolUse",),
         tools=G.SHELL_TOOLS,
         check=check_r01,
+        needs=("bash", "host_resources"),
         advisory=True,
         budget_ms=26000,
         doc=G.GuardDoc(

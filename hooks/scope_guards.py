@@ -100,7 +100,7 @@ GUARDS = (
     G.Guard(
         code="B10",
         summary="every verification run declares SWARMGATE_RUN_SCOPE='kind=...; target=...; range=...; reason=...'",
-        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b10,
+        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b10, needs=("bash",),
         doc=G.GuardDoc(
             why="One day three verification drivers each re-ran the whole suite, and every post-merge check "
                 "ran all 212 test binaries although the batch touched two crates. Making the agent say, "

@@ -71,6 +71,35 @@ def holder_status(rec: dict, now: float, window: float) -> tuple[bool, str]:
     return False, who + f": dispatched {age:.0f}s ago and never started"
 
 
+def _scan(paths: list, owner: dict, base: str, window: float, t: float) -> tuple[list, list, list]:
+    """(conflicts, stale, to take) for ``paths``: live holders other than ``owner``, stale
+    holders that would be taken over, and (normalised path, record path) of every path free."""
+    from swarmgate.statefile import read_json
+
+    conflicts, stale, todo = [], [], []
+    for p in paths:
+        norm = normal_path(p, base)
+        rp = record_path(norm)
+        rec = read_json(rp, None)
+        if isinstance(rec, dict):
+            same = (rec.get("session") == owner.get("session")
+                    and rec.get("dispatch") == owner.get("dispatch"))
+            if not same:
+                live, who = holder_status(rec, t, window)
+                if live:
+                    conflicts.append((p, who))
+                    continue
+                stale.append((p, who))
+        todo.append((norm, rp))
+    return conflicts, stale, todo
+
+
+def conflicts(paths: list, owner: dict, base: str, window: float, now: float | None = None) -> list:
+    """[(path, holder description)] of live holders of ``paths`` other than ``owner``, read
+    without taking the lock (D16's judgement; ``acquire`` checks again under it)."""
+    return _scan(paths, owner, base, window, time.time() if now is None else now)[0]
+
+
 def acquire(paths: list, owner: dict, base: str, window: float, now: float | None = None,
             take: bool = True) -> tuple[list, list]:
     """Take every path in ``paths`` for ``owner`` (all or none).
@@ -79,28 +108,14 @@ def acquire(paths: list, owner: dict, base: str, window: float, now: float | Non
     holders (then nothing is taken); taken_over = [(path, stale holder description)].
     ``take=False`` only checks.
     """
-    from swarmgate.statefile import ensure_dir, locked, read_json, write_json_atomic
+    from swarmgate.statefile import ensure_dir, locked, write_json_atomic
 
     t = time.time() if now is None else now
     ensure_dir(_dir())
-    conflicts, stale, todo = [], [], []
     with locked(_dir() / ".lock", timeout=10.0):
-        for p in paths:
-            norm = normal_path(p, base)
-            rp = record_path(norm)
-            rec = read_json(rp, None)
-            if isinstance(rec, dict):
-                same = (rec.get("session") == owner.get("session")
-                        and rec.get("dispatch") == owner.get("dispatch"))
-                if not same:
-                    live, who = holder_status(rec, t, window)
-                    if live:
-                        conflicts.append((p, who))
-                        continue
-                    stale.append((p, who))
-            todo.append((norm, rp))
-        if conflicts or not take:
-            return conflicts, stale
+        found, stale, todo = _scan(paths, owner, base, window, t)
+        if found or not take:
+            return found, stale
         for norm, rp in todo:
             write_json_atomic(rp, {**owner, "path": norm, "since": t})
     return [], stale

@@ -27,7 +27,6 @@ import os
 
 from swarmgate import guard as G
 
-MAX_FILES = 40
 MAX_ALERTS = 10
 MAX_KILLS = 8
 
@@ -54,27 +53,6 @@ def section_running(event) -> list:
         out.append(f"- {aid} {a.get('type') or '?'}{name}, since {_clock(a.get('started'))}")
     out.append("They report back when they finish; do not dispatch their work again.")
     return out
-
-
-def section_git(repo: str, timeout: float = 5.0) -> list:
-    import subprocess
-
-    try:
-        p = subprocess.run(["git", "-C", repo, "status", "--porcelain=v1", "--untracked-files=normal"],
-                           capture_output=True, text=True, timeout=timeout, errors="replace")
-    except FileNotFoundError:
-        return ["(git is not installed)"]
-    except subprocess.TimeoutExpired:
-        return [f"(git status gave no answer in {timeout:.0f}s)"]
-    if p.returncode != 0:
-        return [f"(not a git worktree: {(p.stderr.strip().splitlines() or ['?'])[0][:100]})"]
-    lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
-    if not lines:
-        return ["none: the worktree is clean"]
-    out = [f"    {ln}" for ln in lines[:MAX_FILES]]
-    if len(lines) > MAX_FILES:
-        out.append(f"    ... and {len(lines) - MAX_FILES} more (`git status`)")
-    return [f"{len(lines)} file(s):"] + out
 
 
 def section_record(event, config) -> list:
@@ -109,15 +87,25 @@ def section_record(event, config) -> list:
     return out
 
 
+def session_alerts(event) -> list | None:
+    """Alerts of this session (and machine-wide ones) it has not seen, read without marking them
+    (memoised on the event); None without a session id."""
+    def build():
+        import time
+
+        from swarmgate.alerts import unread
+
+        if not event.session_id:
+            return None
+        return [a for a in unread("session:" + event.session_id, mark=False, since=time.time() - 24 * 3600)
+                if a.get("session") in (None, "", event.session_id)]
+    return event.derived("session_alerts", build)
+
+
 def section_alerts(event) -> list:
-    import time
-
-    from swarmgate.alerts import unread
-
-    if not event.session_id:
+    fresh = session_alerts(event)
+    if fresh is None:
         return ["(no session id: cannot tell what is unread)"]
-    fresh = [a for a in unread("session:" + event.session_id, mark=True, since=time.time() - 24 * 3600)
-             if a.get("session") in (None, "", event.session_id)]
     if not fresh:
         return ["none"]
     out = [f"- {_clock(a.get('time'))} [{a.get('source') or a.get('kind') or 'alert'}] "
@@ -125,6 +113,15 @@ def section_alerts(event) -> list:
     if len(fresh) > MAX_ALERTS:
         out.insert(0, f"(the last {MAX_ALERTS} of {len(fresh)})")
     return out
+
+
+def mark_alerts_read(event, config) -> None:  # noqa: ARG001 - the act signature
+    """C01's act: the alerts the report showed are read for this session."""
+    from swarmgate.alerts import mark_read
+
+    fresh = session_alerts(event)
+    if fresh:
+        mark_read("session:" + event.session_id, max(float(a.get("time") or 0) for a in fresh))
 
 
 def section_oom(text: str | None = None, source: str = "", now: float | None = None) -> list:
@@ -176,6 +173,11 @@ SECTIONS = ("running", "git", "record", "alerts", "oom", "sop")
 
 
 def build(event, config, *, kernel_text: str | None = None, kernel_source: str = "") -> str:
+    """The report. `git status` and the kernel log are the derived facts "git_status" and
+    "kernel_log" (hooks/derivations.py: the processes start in the derive phase, not here);
+    ``kernel_text`` given (tests) replaces the kernel log."""
+    from swarmgate.hooks.derivations import get
+
     src = event.payload.get("source") or "startup"
     parts = [f"swarmgate session start ({src}): what you were doing and what happened meanwhile."]
     heads = {
@@ -191,13 +193,17 @@ def build(event, config, *, kernel_text: str | None = None, kernel_source: str =
             if name == "running":
                 body = section_running(event)
             elif name == "git":
-                body = section_git(event.repo)
+                body = get(event, config, "git_status")
             elif name == "record":
                 body = section_record(event, config)
             elif name == "alerts":
                 body = section_alerts(event)
             elif name == "oom":
-                body = section_oom(kernel_text, kernel_source) if kernel_text is not None else section_oom()
+                if kernel_text is None:
+                    text, source = get(event, config, "kernel_log")
+                    body = section_oom(text, source) if text else [f"(could not read the kernel log: {source})"]
+                else:
+                    body = section_oom(kernel_text, kernel_source)
             else:
                 ok, body = section_sop(event, config)
                 if ok and body and body[0].startswith("no upstream rules copy"):
@@ -236,7 +242,8 @@ _RECORD = ("# Round r1\n\ngoal: ship the parser\nexit: tests pass\n\n## Tasks\n\
 GUARDS = (
     G.Guard(
         code="C01", summary="SessionStart: running subagents, uncommitted files, the round's record, alerts, OOM kills, rules stamp",
-        events=("SessionStart",), tools=(), check=check_c01, advisory=True, budget_ms=15000,
+        events=("SessionStart",), tools=(), check=check_c01, act=mark_alerts_read, advisory=True, budget_ms=15000,
+        needs=("git_status", "kernel_log"),
         doc=G.GuardDoc(
             why="A compaction keeps a summary, and the summary loses first what is still running, what is not "
                 "committed and which record holds the work. After a crash, a main agent that re-dispatched "

@@ -2,8 +2,8 @@
 of the call, the environment each of its commands is started with, the commands that
 started it (launchers), and how to show a command in a message.
 
-The command is parsed once per hook call by ``swarmgate.hooks.bash_tree.analyze``
-(shared by every shell guard through ``event.derived("bash", ...)``); the guards
+The command is parsed once per hook call, in the engine's derive phase
+(hooks/derivations.py, fact "bash": shell guards declare ``needs=("bash",)``); the guards
 are pure functions of that analysis, the event (who acts) and the config. Data is
 not a command: only the simple commands the tree says would execute are judged, so
 `echo "cargo test --workspace"` or `git commit -m "..."` never match.
@@ -38,31 +38,10 @@ def broken(event, name: str) -> bool:
 
 
 def analysis_of(event, config):
-    """The parsed command of a Bash/Monitor call, built once per event; None when there is none."""
-    memo = event.memo
-    if "bash" in memo:
-        return memo["bash"]
-    text = event.shell_command
-    if not isinstance(text, str) or not text.strip():
-        memo["bash"] = None
-        return None
+    """The parsed command of a Bash/Monitor call (the derived fact "bash"); None when there is none."""
+    from swarmgate.hooks.derivations import get
 
-    def build():
-        import time
-
-        from swarmgate.hooks.bash_tree import analyze
-        from swarmgate.hooks.code_scan import unverifiable_programs
-
-        b = config["bash"]
-        budget_s = b["budget_ms"] / 1000.0
-        an = analyze(text, cwd=event.cwd or event.repo or ".",
-                     max_depth=int(b["max_depth"]), budget_s=budget_s,
-                     max_script_bytes=int(b["max_script_bytes"]), wrappers=b["wrappers"])
-        # the reader records interpreter programs; judging them against the patterns is ours
-        an.unverifiable.extend(unverifiable_programs(an, config["heavy"]["patterns"],
-                                                     deadline=time.monotonic() + budget_s))
-        return an
-    return event.derived("bash", build)
+    return get(event, config, "bash")
 
 
 def assignments_of(cmd) -> dict:

@@ -149,7 +149,7 @@ GUARDS = (
     G.Guard(
         code="B30",
         summary="no wait loop without a bound (while/until polling with no timeout and no counter)",
-        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b30,
+        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b30, needs=("bash",),
         doc=G.GuardDoc(
             why="A loop that polls until something appears runs forever when it never appears: the tool "
                 "call hangs, the session waits, nobody notices for hours.",
@@ -184,7 +184,7 @@ GUARDS = (
     G.Guard(
         code="B31",
         summary="no background job inside a background job",
-        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b31,
+        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b31, needs=("bash",),
         doc=G.GuardDoc(
             why="A job sent to the background inside another background job is waited for by nobody: its "
                 "exit code is lost, it outlives the session and keeps memory and cores nobody accounts for.",

@@ -83,7 +83,7 @@ GUARDS = (
     G.Guard(
         code="G01",
         summary="no agent writes swarmgate's config, the settings, the hooks or the state directory",
-        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_g01_shell,
+        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_g01_shell, needs=("bash",),
         doc=G.GuardDoc(
             why="An agent that cannot finish its task under a rule finds the rule's file the shortest way "
                 "out. From the shell that means a redirect into .claude/settings.json, `sed -i` on the "

@@ -1,25 +1,27 @@
 """Stop and SubagentStop (SPEC §4.6): H01 scratch check, H02 transcript audit, S01 round
 closed, and C03, the short summary of what they checked.
 
-SubagentStop, computed once per event (``stop_outcome``):
-1. the agent's dispatch is found in the session state (the link made at
-   SubagentStart is checked against the first user message of its transcript,
-   which is its dispatch prompt);
+SubagentStop, judged once per event (``stop_outcome``, pure):
+1. the agent's dispatch is found in the session state as it stands (the link
+   made at SubagentStart is checked against the first user message of its
+   transcript, which is its dispatch prompt);
 2. H01: directories the agent must clean up before handing back: those
    registered under it by `work-dir-owner` (``[workdirs] root``, owner record
    with this session and ``agent`` = its id or name) and the ``scratch:``
    directories of its dispatch. Any that still exist refuse the hand-back
    unless its last message says ``<path> not deleted: <reason>``;
-3. when the hand-back goes through (H01 silent, warn/off, or
-   ``stop_hook_active``), the stop is recorded in the session state and the
-   agent's D16 scratch locks are released;
-4. H02: the transcript (``agent_transcript_path``) is read and every shell and
-   file tool call that ran is judged again by the registered PreToolUse guards
-   (actor = the subagent's type). A call a guard refuses now but that ran
-   anyway means a hook did not fire: an alert record is written
-   (swarmgate.alerts, kind ``transcript-audit``) and a red line goes to the
-   person now and to the main agent at its next tool call (C04) or session
-   start (C01). H02 never blocks.
+3. H02: the transcript (``agent_transcript_path``) is read and every shell and
+   file tool call that ran is judged again through the engine's own path
+   (``hook_engine.judge_recorded``: the registered PreToolUse guards, actor =
+   the subagent's type). A call a guard refuses now but that ran anyway means
+   a hook did not fire: a red line goes to the person now. H02 never blocks.
+
+Act (``finish_stop``), only when the hand-back goes through (H01 silent,
+warn/off, or ``stop_hook_active``: hook_protocol.goes_ahead): the stop is
+recorded in the session state (the link made again under the lock), the
+agent's D16 scratch locks are released, and H02's misses become an alert
+record (swarmgate.alerts, kind ``transcript-audit``) that reaches the main
+agent at its next tool call (C04) or session start (C01).
 
 Stop (main agent): S01 refuses to end while the current scheduling record
 (swarmgate.agents.records.current_record) has tasks with no verdict, or
@@ -183,8 +185,11 @@ def unreadable(path: str) -> str:
 
 
 def audit(event, config, calls: list) -> list:
-    """[(tool name, what, [findings])] of calls that ran but that a guard refuses now."""
-    from swarmgate.hook_protocol import HookEvent
+    """[(tool name, what, [findings])] of calls that ran but that a guard refuses now: each call
+    judged again through the engine's own path (hook_engine.judge_recorded), by the registered
+    refusing PreToolUse guards other than the dispatch and message ones, with the current config.
+    Untimed (H02 itself runs within its budget); a guard that crashes on old input is not evidence."""
+    from swarmgate.hook_engine import judge_recorded
     from swarmgate.hooks import registry
 
     guards = [g for g in registry.guards() if not g.advisory and "PreToolUse" in g.events
@@ -197,19 +202,11 @@ def audit(event, config, calls: list) -> list:
                    "cwd": cwd or event.cwd, "hook_event_name": "PreToolUse", "tool_name": name,
                    "tool_input": ti, "tool_use_id": tid, "agent_id": event.agent_id or "audited-subagent",
                    "agent_type": event.agent_type or "subagent"}
-        ev = HookEvent("PreToolUse", payload, event.repo)
-        found = []
-        for g in guards:
-            if not g.applies("PreToolUse", name) or config.guard_mode(g.code) == "off":
-                continue
-            try:
-                r = g.check(ev, config)
-            except Exception:  # noqa: BLE001 - a guard that crashes on old input is not evidence
-                continue
-            rs = [r] if isinstance(r, G.Finding) else [x for x in (r or []) if x is not None]
-            found += [f for f in rs if f.decision in (G.DENY, G.ASK)]
+        found = [f for f in judge_recorded(payload, config, event.repo, guards, timed=False, failures=False)
+                 if f.decision in (G.DENY, G.ASK, G.WARN)]
         if found:
-            what = ev.shell_command or " ".join(ev.file_paths) or name
+            what = (ti.get("command") if name in G.SHELL_TOOLS else None) or " ".join(
+                str(ti.get(k)) for k in ("file_path", "notebook_path") if isinstance(ti.get(k), str)) or name
             out.append((name, what, found))
     return out
 
@@ -231,64 +228,66 @@ def judge_h02(misses: list, agent: str):
         decision=G.CONTEXT)
 
 
-# --- SubagentStop outcome (memoised) ------------------------------------------------
+# --- SubagentStop: judged from the state as it stands; recorded in the act ---------------
+
+def _agent_view(event, st: dict, proc: dict, now: float, digest: str) -> tuple:
+    """(dispatch, agent) of the stopping agent in ``st``, after linking it as the act will (in
+    place: on a loaded copy when judging, on the locked state in the act)."""
+    from swarmgate.hooks import session_state as S
+
+    aid = event.agent_id or ""
+    if aid and aid not in st["agents"]:
+        S.record_start(st, aid, event.agent_type or "", proc, now)["started"] = None
+    if aid:
+        S.relink(st, aid, digest)
+    d = S.dispatch_of(st, aid) if aid else None
+    return (dict(d) if d else None), st["agents"].get(aid)
+
+
+def _stop_facts(event) -> dict:
+    """What the judge and the act of a SubagentStop share (memoised on the event)."""
+    def build():
+        import time
+
+        from swarmgate.hooks import session_state as S
+        from swarmgate.hooks.dispatch_prompt_parse import prompt_digest
+
+        p = event.payload
+        tpath = _abs(str(p.get("agent_transcript_path") or ""), event)
+        return {"now": time.time(), "proc": S.session_process(), "transcript": tpath,
+                "digest": prompt_digest(S.first_user_prompt(tpath)) if tpath else "",
+                "message": p.get("last_assistant_message") if isinstance(p.get("last_assistant_message"), str)
+                else ""}
+    return event.derived("subagent_stop_facts", build)
+
 
 def stop_outcome(event, config) -> dict:
+    """H01, H02 and C03's judgement of a SubagentStop (memoised; pure: the session state is read
+    as it stands, nothing recorded, no lock taken, no alert written)."""
     return event.derived("subagent_stop_outcome", lambda: _stop_outcome(event, config))
 
 
 def _stop_outcome(event, config) -> dict:
-    import time
-
-    from swarmgate.hooks import scratch_locks
     from swarmgate.hooks import session_state as S
-    from swarmgate.hooks.dispatch_prompt_parse import prompt_digest
 
-    out: dict = {"H01": None, "H02": None, "dirs": [], "released": [], "calls": 0, "misses": 0,
-                 "transcript": "", "recorded": False, "unread": ""}
-    p = event.payload
-    message = p.get("last_assistant_message") if isinstance(p.get("last_assistant_message"), str) else ""
-    active = bool(p.get("stop_hook_active"))
-    tpath = _abs(str(p.get("agent_transcript_path") or ""), event)
-    out["transcript"] = tpath
-    aid = event.agent_id or ""
-    h01_on = config.guard_mode("H01")
-    now = time.time()
-    proc = S.session_process()
-    digest = prompt_digest(S.first_user_prompt(tpath)) if tpath else ""
-    info: dict = {}
-
-    def step(st: dict):
-        if aid and aid not in st["agents"]:
-            S.record_start(st, aid, event.agent_type or "", proc, now)["started"] = None
-        if aid:
-            S.relink(st, aid, digest)
-        d = S.dispatch_of(st, aid) if aid else None
-        a = st["agents"].get(aid)
-        info["dispatch"] = dict(d) if d else None
-        dirs = _h01_dirs(event, config, d, a) if h01_on != "off" and not _broken("h01-allow-leftovers") else []
-        out["dirs"] = dirs
-        out["H01"] = judge_h01(dirs, message)
-        blocked = out["H01"] is not None and h01_on == "on" and not active
-        if not blocked and aid:
-            S.record_stop(st, aid, event.agent_type or "", proc, now, digest)
-            out["recorded"] = True
-
+    f = _stop_facts(event)
+    out: dict = {"H01": None, "H02": None, "dirs": [], "calls": 0, "misses": [],
+                 "transcript": f["transcript"], "unread": ""}
+    h01 = config.guard_mode("H01") != "off" and not _broken("h01-allow-leftovers")
     if event.session_id:
-        S.update(event.session_id, step)
+        d, a = _agent_view(event, S.load(event.session_id), f["proc"], f["now"], f["digest"])
     else:
-        out["H01"] = judge_h01(_h01_dirs(event, config, None, None), message) \
-            if h01_on != "off" and not _broken("h01-allow-leftovers") else None
-    d = info.get("dispatch")
-    if out["recorded"] and d and d.get("scratch"):
-        out["released"] = scratch_locks.release(event.session_id, d.get("id") or "", d["scratch"],
-                                                event.cwd or event.repo)
+        d, a = None, None
+    out["dirs"] = _h01_dirs(event, config, d, a) if h01 else []
+    out["H01"] = judge_h01(out["dirs"], f["message"]) if h01 else None
 
+    tpath = f["transcript"]
     if config.guard_mode("H02") != "off" and tpath and not _broken("h02-no-audit"):
+        aid = event.agent_id or ""
+        who = f"{aid or '?'} ({event.agent_type or '?'})"
         calls, n = transcript_calls(tpath)
         if n < 0:
             out["unread"] = unreadable(tpath)
-            who = f"{aid or '?'} ({event.agent_type or '?'})"
             out["H02"] = G.Finding(
                 "H02", f"H02 could not read the transcript of subagent {who} ({tpath}: {out['unread']}): "
                        f"none of its calls was re-judged, so a hook that did not fire would go unnoticed. "
@@ -296,19 +295,44 @@ def _stop_outcome(event, config) -> dict:
                 decision=G.CONTEXT)
             return out
         out["calls"] = sum(1 for c in calls if c[3])
-        misses = audit(event, config, calls)
-        out["misses"] = len(misses)
-        who = f"{aid or '?'} ({event.agent_type or '?'})"
-        out["H02"] = judge_h02(misses, who)
-        if misses and out["recorded"]:
-            from swarmgate.alerts import write_alert
-            write_alert("transcript-audit",
-                        f"subagent {who} ran {len(misses)} call(s) a guard refuses: "
-                        + "; ".join(f"`{_short(w, 80)}` ({', '.join(sorted({f.code for f in fs}))})"
-                                    for _, w, fs in misses[:5]),
-                        source="H02", session=event.session_id or None, agent=aid or None,
-                        transcript=tpath)
+        out["misses"] = audit(event, config, calls)
+        out["H02"] = judge_h02(out["misses"], who)
     return out
+
+
+def finish_stop(event, config):
+    """The act of H01, H02 and C03 (the hand-back goes through): record the stop in the session
+    state, release the agent's D16 scratch locks, write H02's alert. Returns C03's summary with
+    the locks released, in place of the judged one."""
+    from swarmgate.hooks import scratch_locks
+    from swarmgate.hooks import session_state as S
+
+    f = _stop_facts(event)
+    o = stop_outcome(event, config)
+    aid = event.agent_id or ""
+    released: list = []
+    if event.session_id and aid:
+        info: dict = {}
+
+        def step(st: dict):
+            info["dispatch"], _ = _agent_view(event, st, f["proc"], f["now"], f["digest"])
+            S.record_stop(st, aid, event.agent_type or "", f["proc"], f["now"], f["digest"])
+
+        S.update(event.session_id, step)
+        d = info.get("dispatch")
+        if d and d.get("scratch"):
+            released = scratch_locks.release(event.session_id, d.get("id") or "", d["scratch"],
+                                             event.cwd or event.repo)
+        if o["misses"]:
+            from swarmgate.alerts import write_alert
+            who = f"{aid} ({event.agent_type or '?'})"
+            write_alert("transcript-audit",
+                        f"subagent {who} ran {len(o['misses'])} call(s) a guard refuses: "
+                        + "; ".join(f"`{_short(w, 80)}` ({', '.join(sorted({x.code for x in fs}))})"
+                                    for _, w, fs in o["misses"][:5]),
+                        source="H02", session=event.session_id or None, agent=aid or None,
+                        transcript=f["transcript"])
+    return _c03_subagent(event, o, released) if released and not _broken("c03-no-summary") else None
 
 
 def check_h01(event, config):
@@ -422,28 +446,31 @@ def check_s01(event, config):
 
 # --- C03: the summary -----------------------------------------------------------------
 
+def _c03_subagent(event, o: dict, released: list):
+    parts = []
+    if o["dirs"]:
+        parts.append(f"H01 {len(o['dirs'])} leftover director{'y' if len(o['dirs']) == 1 else 'ies'}")
+    else:
+        parts.append("H01 no leftover scratch or work directories")
+    if released:
+        parts.append(f"scratch locks released: {', '.join(released)}")
+    if o["unread"]:
+        parts.append(f"H02 could not read the transcript ({o['unread']}): nothing was re-judged")
+    elif o["transcript"]:
+        parts.append(f"H02 re-judged {o['calls']} call(s) from the transcript, "
+                     f"{len(o['misses'])} a guard refuses")
+    else:
+        parts.append("H02 no transcript path in the payload")
+    who = f"{event.agent_id or '?'} ({event.agent_type or '?'})"
+    return G.Finding("C03", f"swarmgate hand-back check of {who}: " + "; ".join(parts) + ".",
+                     decision=G.CONTEXT)
+
+
 def check_c03(event, config):
     if _broken("c03-no-summary"):
         return None
     if event.name == "SubagentStop":
-        o = stop_outcome(event, config)
-        parts = []
-        if o["dirs"]:
-            parts.append(f"H01 {len(o['dirs'])} leftover director{'y' if len(o['dirs']) == 1 else 'ies'}")
-        else:
-            parts.append("H01 no leftover scratch or work directories")
-        if o["released"]:
-            parts.append(f"scratch locks released: {', '.join(o['released'])}")
-        if o["unread"]:
-            parts.append(f"H02 could not read the transcript ({o['unread']}): nothing was re-judged")
-        elif o["transcript"]:
-            parts.append(f"H02 re-judged {o['calls']} call(s) from the transcript, "
-                         f"{o['misses']} a guard refuses")
-        else:
-            parts.append("H02 no transcript path in the payload")
-        who = f"{event.agent_id or '?'} ({event.agent_type or '?'})"
-        return G.Finding("C03", f"swarmgate hand-back check of {who}: " + "; ".join(parts) + ".",
-                         decision=G.CONTEXT)
+        return _c03_subagent(event, stop_outcome(event, config), [])
     if event.agent_id:
         return None
     status = round_status(event, config)
@@ -512,7 +539,7 @@ _RECORD_EXCUSED = _RECORD_DONE.replace("| 1 | close |", "| 1 | close: checked by
 GUARDS = (
     G.Guard(
         code="H01", summary="a subagent may not hand back while its scratch or work directories exist",
-        events=("SubagentStop",), tools=(), check=check_h01, budget_ms=15000,
+        events=("SubagentStop",), tools=(), check=check_h01, act=finish_stop, budget_ms=15000,
         doc=G.GuardDoc(
             why="Build directories and repository copies left by finished agents fill the disk and are "
                 "mistaken by the next agent for current work. The agent that made them is the one that "
@@ -538,7 +565,7 @@ GUARDS = (
         )),
     G.Guard(
         code="H02", summary="SubagentStop: report calls in the transcript that a guard refuses but that ran",
-        events=("SubagentStop",), tools=(), check=check_h02, advisory=True, budget_ms=15000,
+        events=("SubagentStop",), tools=(), check=check_h02, act=finish_stop, advisory=True, budget_ms=15000,
         doc=G.GuardDoc(
             why="Claude Code has had releases where settings hooks did not fire for subagents' tool calls. "
                 "Re-judging the transcript at hand-back catches what slipped through: a heavy test a "
@@ -595,7 +622,7 @@ GUARDS = (
         )),
     G.Guard(
         code="C03", summary="Stop/SubagentStop: a short summary of what H01, H02 and S01 checked",
-        events=("Stop", "SubagentStop"), tools=(), check=check_c03, advisory=True, budget_ms=15000,
+        events=("Stop", "SubagentStop"), tools=(), check=check_c03, act=finish_stop, advisory=True, budget_ms=15000,
         doc=G.GuardDoc(
             why="A check that runs silently cannot be told from one that did not run; the person sees in "
                 "one line what was checked at each hand-back and stop.",

@@ -8,7 +8,7 @@ seed's intent another way: the subagent gets, as additionalContext,
 rules/testing.md``; paths relative to ``.claude/``). The text is built by
 ``swarmgate.agents.agent_definitions.subagent_context``.
 
-This hook also records the start in the session state (agent id, type, time,
+Its act (``record_start``) records the start in the session state (agent id, type, time,
 the session process), which D07 counts and M01, H01 and SessionStart read.
 Switching C02 off in the config stops that recording too: D07 then counts
 only dispatches of the last ``[dispatch] pending_seconds``.
@@ -22,21 +22,18 @@ from swarmgate import guard as G
 MAX_CONTEXT = 60_000  # characters
 
 
-def record_start(event) -> None:
+def record_start(event, config) -> None:  # noqa: ARG001 - the act signature
+    """C02's act: the start is recorded in the session state (SubagentStart has happened)."""
     from swarmgate.hooks import session_state as S
 
-    def build():
-        if event.session_id and event.agent_id:
-            S.start(event.session_id, event.agent_id, event.agent_type or "")
-        return True
-    event.derived("subagent_start_recorded", build)
+    if event.session_id and event.agent_id:
+        S.start(event.session_id, event.agent_id, event.agent_type or "")
 
 
 def check_c02(event, config):
     from swarmgate.agents.agent_definitions import agent_path, subagent_context
     from swarmgate.break_switch import broken
 
-    record_start(event)
     if broken("c02-no-rules"):
         return None
     atype = event.agent_type or ""
@@ -60,7 +57,7 @@ _FILES = {".claude/agent-common.md": _COMMON, ".claude/agents/implementer.md": _
 GUARDS = (
     G.Guard(
         code="C02", summary="SubagentStart: agent-common.md and the rules the agent's type lists",
-        events=("SubagentStart",), tools=(), check=check_c02, advisory=True, budget_ms=20000,
+        events=("SubagentStart",), tools=(), check=check_c02, act=record_start, advisory=True, budget_ms=20000,
         doc=G.GuardDoc(
             why="A subagent should know exactly what its job needs and no more: the shared constraints "
                 "(agent-common.md) and the rules its type lists. Claude Code cannot skip CLAUDE.md per "

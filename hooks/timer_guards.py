@@ -193,6 +193,7 @@ GUARDS = (
         events=("PreToolUse",),
         tools=G.SHELL_TOOLS + TIMER_TOOLS,
         check=check_t01,
+        needs=("bash",),
         doc=G.GuardDoc(
             why="Reminders scattered over crontabs, background sleeps and scheduled wake-ups cannot be "
                 "seen, listed or cancelled; an agent that sets `sleep 300; echo check` forgets it, "

@@ -1,7 +1,7 @@
 """A01: after the first dispatch of a session, start its watchdog (swarm-watch, SPEC §6.3).
 
-PostToolUse on Agent|Task. When no live swarm-watch runs for the session, one
-is started fully detached (its own session, stdin /dev/null), watching the
+PostToolUse on Agent|Task. When no live swarm-watch runs for the session (the
+check), one is started (the act, ``start_watchdog``) fully detached (its own session, stdin /dev/null), watching the
 descendants of the session's Claude Code process; it ends when that process
 ends. Advisory: it never refuses, and a failure to start is reported in the
 context.
@@ -11,19 +11,34 @@ from __future__ import annotations
 from swarmgate import guard as G
 
 
+def _needs_watchdog(event) -> bool:
+    from swarmgate.agents.swarm_watch import running_instance
+    from swarmgate.break_switch import broken
+
+    return not (broken("no-watchdog") or not event.session_id or running_instance(event.session_id))
+
+
+_WHAT = "it reports long tool calls, idle subagents, wait loops, repeated commands and memory hogs as alerts."
+
+
 def check_a01(event, config):
+    if not _needs_watchdog(event):
+        return None
+    return G.Finding("A01", f"[A01] no swarm-watch runs for this session: one is started now; {_WHAT}",
+                     decision=G.CONTEXT)
+
+
+def start_watchdog(event, config):
+    """A01's act: start the session's swarm-watch, fully detached (after the decision; the
+    dispatch has happened). Its finding replaces the judged one with the pid."""
     import os
     import subprocess
     import sys
 
-    from swarmgate.agents.swarm_watch import running_instance
-    from swarmgate.break_switch import broken
     from swarmgate.hooks.session_state import session_process
 
-    if broken("no-watchdog") or not event.session_id:
-        return None
-    if running_instance(event.session_id):
-        return None
+    if not _needs_watchdog(event):
+        return None   # another hook process started one since the judgement
     proc = session_process()
     argv = [sys.executable, "-m", "swarmgate", "swarm-watch", "--session", event.session_id,
             "--cwd", event.repo]
@@ -38,8 +53,7 @@ def check_a01(event, config):
     else:
         pid = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True, close_fds=True, env=dict(os.environ)).pid
-    return G.Finding("A01", f"[A01] swarm-watch started for this session (pid {pid}); it reports long tool "
-                            f"calls, idle subagents, wait loops, repeated commands and memory hogs as alerts.",
+    return G.Finding("A01", f"[A01] swarm-watch started for this session (pid {pid}); {_WHAT}",
                      decision=G.CONTEXT)
 
 
@@ -50,6 +64,7 @@ GUARDS = (
         events=("PostToolUse",),
         tools=G.DISPATCH_TOOLS,
         check=check_a01,
+        act=start_watchdog,
         advisory=True,
         doc=G.GuardDoc(
             why="Nobody watches a swarm by reading every transcript. Subagents hang in wait loops, repeat a "

@@ -107,6 +107,7 @@ GUARDS = (
         events=("PreToolUse",),
         tools=G.FILE_TOOLS + G.SHELL_TOOLS,
         check=check_w01,
+        needs=("bash",),
         doc=G.GuardDoc(
             why="Parallel agents that each touch only their own files can be merged without conflicts "
                 "and reviewed by what they were asked to do. An implementer that 'fixes' a shared "

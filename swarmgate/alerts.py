@@ -47,8 +47,13 @@ def unread(reader: str, mark: bool = True, since: float = 0.0) -> list[dict]:
         cursor = 0.0
     fresh = [a for a in all_alerts(max(since, 0.0)) if float(a.get("time", 0) or 0) > cursor]
     if mark and fresh:
-        try:
-            write_text_atomic(_cursor_path(reader), repr(max(float(a["time"]) for a in fresh)))
-        except Exception:  # noqa: BLE001
-            pass
+        mark_read(reader, max(float(a["time"]) for a in fresh))
     return fresh
+
+
+def mark_read(reader: str, up_to: float) -> None:
+    """Move the reader's cursor to ``up_to`` (the time of the newest alert it has seen)."""
+    try:
+        write_text_atomic(_cursor_path(reader), repr(up_to))
+    except Exception:  # noqa: BLE001
+        pass

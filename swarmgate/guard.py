@@ -1,13 +1,60 @@
 """What a guard is: a rule with a stable code, a summary, a doc, a check and break switches.
 
-A guard is like a lint rule (STYLE.md). ``check(event, config)`` is pure: given
-the parsed hook event and the validated config it returns None, one Finding or
-a list of Findings. It knows nothing of stdin, JSON output or logging; the
-hook engine loads, orders, times and combines guards.
+A guard is like a lint rule (STYLE.md). It knows nothing of stdin, JSON output
+or logging; the hook engine loads, orders, times and combines guards, in three
+phases per hook call (swarmgate/hook_engine.py):
+
+1. **derive**: the engine builds what the guards that apply say they need
+   (``Guard.needs``: names in swarmgate/hooks/derivations.py, e.g. the bash
+   tree, the parsed dispatch prompt, `git status`), once per call, before any
+   guard judges. Guards read them (``derivations.get``); no guard parses or
+   starts a process on its own.
+2. **judge**: ``check(event, config)`` is pure: it reads the event, the
+   derived facts, the config and state files, and returns None, one Finding or
+   a list of Findings. It writes no state, takes no lock, starts no process
+   (tests/core/guard_purity_test.py runs every case and checks). The one
+   write a judge may cause is the tolerant read's: a corrupt state file is
+   moved aside (statefile.read_json).
+3. **act**: ``act(event, config)`` holds a guard's side effects (record a
+   dispatch, take a lock, append to a history, start a watchdog, mark alerts
+   read). The engine runs it only when the combined decision lets the call go
+   ahead (``hook_protocol.goes_ahead``: not denied, an asked call included
+   since the person may agree; a stop not blocked), once per call even when
+   several guards share the function, in registry order, acts that may refuse
+   (``act_refuses``) first. A call that is refused records nothing and locks
+   nothing. The acts of guards switched off do not run; a break switch is the
+   act's own business (D16's turns its locking off).
+
+   An act returns None or Findings. Findings it returns replace the judged
+   findings of their codes (A01's "will be started" becomes "started, pid N").
+   A DENY among them is a **late refusal** (PreToolUse only, and only from a
+   guard with ``act_refuses=True``): the world changed between judge and act
+   (another dispatch took the last slot, another agent took the scratch
+   directory), which the act sees because it re-checks under its lock; it then
+   records nothing, the answer becomes a deny and no later act runs. At most one
+   act that may refuse runs per (event, tool) (tests/core/guard_registry_test.py),
+   so a late refusal never leaves another act's record behind. An act that
+   crashes or overruns its budget refuses if it may refuse, else it adds a
+   note; its guard's budget applies.
+
+   Plugging in a side effect (e.g. a single-use authorization recorded when
+   B01/B02 let a main-agent heavy command through): give the guard
+   ``act=record_authorization``, a function of (event, config) that re-reads
+   what it needs (``derivations.get``, ``event.memo``) and writes it; return
+   None. It runs only when the call goes ahead.
 
 Hot path: kept free of dataclasses/typing imports (see config.py).
 """
 from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # no typing import at run time: the hook's hot path
+    from collections.abc import Callable
+
+    from swarmgate.config import Config
+    from swarmgate.hook_protocol import HookEvent
+
+    Check = Callable[[HookEvent, Config], "Finding | list[Finding | None] | None"]
 
 DENY = "deny"        # refuse the tool call (PreToolUse) / block the stop (Stop, SubagentStop)
 ASK = "ask"          # ask the person (PreToolUse only)
@@ -77,19 +124,24 @@ class Guard:
     summary   one line
     events    hook events it runs on, e.g. ("PreToolUse",)
     tools     tool names it runs on (() = every call of those events)
-    check     pure function (event, config) -> Finding | list[Finding] | None
+    check     pure function (event, config) -> Finding | list[Finding] | None (the judge phase)
     doc       GuardDoc
     breaks    {switch name: what it disables}
     cases     fixtures + self-test cells (firing and not firing)
     advisory  True for report guards that never refuse (a crash passes with a note)
-    budget_ms time budget (None: the config's hooks.guard_budget_ms)
+    budget_ms time budget of check and of act (None: the config's hooks.guard_budget_ms)
+    needs     names of derived facts the engine builds before judging (hooks/derivations.py)
+    act       side effects, (event, config) -> Finding | list[Finding] | None, run only when
+              the call goes ahead (see the module docstring); None: no side effects
+    act_refuses  the act may turn the answer into a deny (a late refusal)
     """
     __slots__ = ("code", "summary", "events", "tools", "check", "doc", "breaks", "cases",
-                 "advisory", "budget_ms")
+                 "advisory", "budget_ms", "needs", "act", "act_refuses")
 
-    def __init__(self, code: str, summary: str, events: tuple, tools: tuple, check,
-                 doc: GuardDoc, breaks: dict, cases: tuple = (), advisory: bool = False,
-                 budget_ms: int | None = None) -> None:
+    def __init__(self, code: str, summary: str, events: tuple, tools: tuple, check: Check,
+                 doc: GuardDoc, breaks: dict[str, str], cases: tuple[Case, ...] = (), advisory: bool = False,
+                 budget_ms: int | None = None, needs: tuple[str, ...] = (), act: Check | None = None,
+                 act_refuses: bool = False) -> None:
         self.code = code
         self.summary = summary
         self.events = tuple(events)
@@ -100,6 +152,9 @@ class Guard:
         self.cases = tuple(cases)
         self.advisory = advisory
         self.budget_ms = budget_ms
+        self.needs = tuple(needs)
+        self.act = act
+        self.act_refuses = act_refuses
 
     def applies(self, event: str, tool: str | None) -> bool:
         if event not in self.events:

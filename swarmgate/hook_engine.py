@@ -7,6 +7,13 @@ context additions are merged. It always answers: malformed input, an unknown
 event, a bad config or a guard that raises each give a one-line message and a
 definite decision (fail closed for refusing guards, pass with a note for
 advisory ones) and exit 0 with JSON, never a traceback.
+
+One call, three phases (the contract is in swarmgate/guard.py):
+``derive`` builds the facts the guards need, ``judge`` runs the pure checks,
+``combine`` makes one decision, and only when the call goes ahead ``act`` runs
+the guards' side effects (which may refuse late). ``decide`` does all of it;
+``evaluate`` is derive + judge (the self-test cells); ``judge_recorded``
+judges a recorded tool call with the current guards (H02, `swarmgate replay`).
 """
 from __future__ import annotations
 
@@ -15,7 +22,16 @@ import sys
 import time
 
 from swarmgate import guard as G
-from swarmgate.hook_protocol import EVENTS, STOP_EVENTS, HookInputError, dumps, parse_payload, render
+from swarmgate.hook_protocol import (EVENTS, STOP_EVENTS, HookInputError, dumps, goes_ahead, parse_payload, render,
+                                     stop_word)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # no typing import at run time: the hook's hot path
+    from collections.abc import Iterable
+
+    from swarmgate.config import Config
+    from swarmgate.guard import Check, Finding, Guard
+    from swarmgate.hook_protocol import HookEvent
 
 
 class GuardTimeout(BaseException):
@@ -29,8 +45,8 @@ def _on_alarm(signum, frame):  # noqa: ARG001
     raise GuardTimeout()
 
 
-def _run_one(g, event, config, budget_ms: int):
-    """Findings of one guard; crashes and timeouts become findings too."""
+def _timed(fn, budget_ms: int):
+    """fn() within ``budget_ms`` (0: no limit); GuardTimeout when it overruns."""
     import _signal as signal  # the C module: `signal` itself imports enum (ms on every call)
 
     use_alarm = budget_ms > 0 and hasattr(signal, "setitimer")
@@ -38,31 +54,42 @@ def _run_one(g, event, config, budget_ms: int):
         old = signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, budget_ms / 1000.0)
     try:
-        result = g.check(event, config)
-    except GuardTimeout:
-        return [_failure(g, f"did not finish within its {budget_ms} ms budget")]
-    except BaseException as e:  # noqa: BLE001 - a guard bug (even sys.exit) must not let the call through
-        return [_failure(g, f"crashed ({type(e).__name__}: {e})")]
+        return fn()
     finally:
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)
+
+
+def _run_one(g: Guard, fn: Check, event: HookEvent, config: Config, budget_ms: int) -> tuple[list, str]:
+    """(findings, "") of one guard's check or act; ([], what went wrong) when it crashed, overran
+    its budget or returned something that is not a Finding."""
+    try:
+        result = _timed(lambda: fn(event, config), budget_ms)
+    except GuardTimeout:
+        return [], f"did not finish within its {budget_ms} ms budget"
+    except BaseException as e:  # noqa: BLE001 - a guard bug (even sys.exit) must not let the call through
+        return [], f"crashed ({type(e).__name__}: {e})"
     if result is None:
-        return []
+        return [], ""
     if isinstance(result, G.Finding):
-        return [result]
+        return [result], ""
     try:
         found = [f for f in result if f is not None]
     except TypeError:
         found = [result]
     for f in found:
         if not isinstance(f, G.Finding):
-            return [_failure(g, f"returned {type(f).__name__} instead of a Finding")]
-    return found
+            return [], f"returned {type(f).__name__} instead of a Finding"
+    return found, ""
 
 
-def _failure(g, what: str):
-    if g.advisory:
+def _failure(g: Guard, what: str, refuses: bool | None = None) -> Finding:
+    """The one answer of a guard that could not judge: refuse (fail closed), or for an advisory
+    guard (and an act that may not refuse) pass with a note."""
+    if refuses is None:
+        refuses = not g.advisory
+    if not refuses:
         return G.Finding(g.code, f"{g.summary}: could not do its work: it {what}. Nothing was refused.",
                          decision=G.CONTEXT)
     return G.Finding(
@@ -88,34 +115,190 @@ def total_budget_s(config, event_name: str, tool: str | None) -> float:
     return max(0.5, timeout - min(3.0, timeout * 0.2))
 
 
-def evaluate(event, config, guards, deadline: float | None = None) -> list:
-    """Findings of every applicable guard, in registry order (pure apart from the guards).
-
-    Each guard runs within its own budget and within what is left of the
-    call's total budget (``deadline``, time.monotonic(); default: the hook's
-    timeout less a margin). A refusing guard that gets no time left refuses
-    (fail closed); an advisory one is skipped with a note.
-    """
-    default_budget = int(config["hooks"]["guard_budget_ms"])
-    if deadline is None:
-        deadline = time.monotonic() + total_budget_s(config, event.name, event.tool_name)
-    findings = []
+def _active(event: HookEvent, config: Config, guards: Iterable[Guard]) -> list:
+    """[(guard, mode)] of the guards that apply to this call and are not switched off."""
+    out = []
     for g in guards:
         if not g.applies(event.name, event.tool_name):
             continue
         mode = config.guard_mode(g.code)
-        if mode == "off":
+        if mode != "off":
+            out.append((g, mode))
+    return out
+
+
+def _default_deadline(event: HookEvent, config: Config) -> float:
+    return time.monotonic() + total_budget_s(config, event.name, event.tool_name)
+
+
+def _left_ms(deadline: float | None) -> int | None:
+    return None if deadline is None else int((deadline - time.monotonic()) * 1000)
+
+
+def derive(event: HookEvent, config: Config, active: list, deadline: float | None, *, timed: bool = True) -> None:
+    """Phase 1: build every fact the given guards need (hooks/derivations.py) that is not built
+    yet, within the largest budget of the guards needing it and what is left of the call's.
+    ``judge`` calls it for each guard just before that guard judges, so a fact is built once
+    per call, outside any guard's budget, and a fact only an advisory guard late in the order
+    needs (R01's host report, which reads peers over ssh) never eats the time of the refusing
+    guards before it."""
+    default_budget = int(config["hooks"]["guard_budget_ms"])
+    names: dict = {}   # name -> the largest budget of the guards that need it
+    for g, _ in active:
+        for n in g.needs:
+            names[n] = max(names.get(n, 0), g.budget_ms or default_budget)
+    if not names:
+        return
+    from swarmgate.hooks import derivations
+
+    for name, budget in names.items():
+        if name in event.memo:
             continue
-        left_ms = int((deadline - time.monotonic()) * 1000)
-        if left_ms <= 0:
-            found = [_failure(g, "was not run: the guards before it used up the hook's total time budget")]
+        if not timed:
+            budget = 0
+        left = _left_ms(deadline)
+        if left is not None and left <= 0:
+            derivations.fail(event, name, "the hook's total time budget was used up before it was built")
+            continue
+        try:
+            _timed(lambda n=name: derivations.build(event, config, n),
+                   budget if left is None else min(budget, left))
+        except GuardTimeout:
+            derivations.fail(event, name, f"it did not finish within {budget} ms")
+
+
+def _mode_applied(f: Finding, mode: str) -> Finding:
+    if mode == "warn" and f.decision in (G.DENY, G.ASK):
+        return G.Finding(f.code, "(warn only) " + f.message, f.way_out, G.WARN)
+    return f
+
+
+def judge(event: HookEvent, config: Config, active: list, deadline: float | None,
+          failures: bool = True, *, timed: bool = True) -> list:
+    """Phase 2: every active guard's pure check, in registry order (each after the facts it needs
+    are derived). A guard that crashes, overruns
+    or gets no time left fails closed (advisory: a note); with ``failures=False`` it adds nothing
+    (H02 re-judging an old call: a crash on old input is not evidence)."""
+    default_budget = int(config["hooks"]["guard_budget_ms"])
+    findings = []
+    for g, mode in active:
+        if g.needs:
+            derive(event, config, [(g, mode)], deadline, timed=timed)
+        left = _left_ms(deadline)
+        if left is not None and left <= 0:
+            found, what = [], "was not run: the guards before it used up the hook's total time budget"
         else:
-            found = _run_one(g, event, config, min(g.budget_ms or default_budget, left_ms))
-        for f in found:
-            if mode == "warn" and f.decision in (G.DENY, G.ASK):
-                f = G.Finding(f.code, "(warn only) " + f.message, f.way_out, G.WARN)
-            findings.append(f)
+            budget = (g.budget_ms or default_budget) if timed else 0
+            found, what = _run_one(g, g.check, event, config, budget if left is None else min(budget, left))
+        if what:
+            found = [_failure(g, what)] if failures else []
+        findings.extend(_mode_applied(f, mode) for f in found)
     return findings
+
+
+def evaluate(event: HookEvent, config: Config, guards: Iterable[Guard], deadline: float | None = None,
+             *, timed: bool = True, failures: bool = True) -> list:
+    """Derive and judge: the findings of every applicable guard, in registry order. Nothing is
+    written, locked or started (the act phase is ``decide``'s).
+
+    Each guard runs within its own budget and within what is left of the
+    call's total budget (``deadline``, time.monotonic(); default: the hook's
+    timeout less a margin). A refusing guard that gets no time left refuses
+    (fail closed); an advisory one is skipped with a note. ``timed=False``
+    sets no timers at all (a caller that is itself a timed guard: H02).
+    """
+    active = _active(event, config, guards)
+    if not timed:
+        deadline = None
+    elif deadline is None:
+        deadline = _default_deadline(event, config)
+    return judge(event, config, active, deadline, failures, timed=timed)
+
+
+def act(event: HookEvent, config: Config, active: list, findings: list, deadline: float | None) -> list:
+    """Phase 3: run the acts of the active guards (the call goes ahead), each function once, those
+    that may refuse first. Returns the findings with what the acts returned in place of the judged
+    findings of the same codes; a late refusal (a DENY from an act that may refuse, PreToolUse only)
+    stops the acts after it. See swarmgate/guard.py for the contract."""
+    acts = [(g, mode) for g, mode in active if g.act is not None]
+    if not acts:
+        return findings
+    acts.sort(key=lambda gm: not gm[0].act_refuses)   # stable: registry order within each kind
+    default_budget = int(config["hooks"]["guard_budget_ms"])
+    may_refuse_here = event.name == "PreToolUse"
+    done: set = set()
+    out = list(findings)
+    for g, _mode in acts:
+        if g.act in done:
+            continue
+        done.add(g.act)
+        refuses = g.act_refuses and may_refuse_here
+        left = _left_ms(deadline)
+        if left is not None and left <= 0:
+            found, what = [], "was not run: the hook's total time budget was used up"
+        else:
+            budget = g.budget_ms or default_budget
+            found, what = _run_one(g, g.act, event, config, budget if left is None else min(budget, left))
+        if what:
+            found = [_failure(g, "could not record what this call does (its act " + what + ")", refuses)]
+        kept = []
+        for f in found:
+            mode = config.guard_mode(f.code)
+            if mode == "off":
+                continue
+            if f.decision in (G.DENY, G.ASK) and not refuses:
+                f = G.Finding(f.code, f.message, f.way_out, G.WARN)
+            kept.append(_mode_applied(f, mode))
+        if kept:
+            codes = {f.code for f in kept}
+            at = next((i for i, f in enumerate(out) if f.code in codes), len(out))
+            out = [f for f in out[:at] if f.code not in codes] + kept + [f for f in out[at:] if f.code not in codes]
+        if refuses and any(f.decision == G.DENY for f in kept):
+            break   # a late refusal: the call does not go ahead; nothing after it records anything
+    return out
+
+
+class Outcome:
+    """What the engine decided for one call: the findings and the combined answer."""
+    __slots__ = ("findings", "decision", "reason", "context")
+
+    def __init__(self, findings: list, decision: str, reason: str, context: str) -> None:
+        self.findings = findings
+        self.decision = decision
+        self.reason = reason
+        self.context = context
+
+
+def decide(event: HookEvent, config: Config, guards: Iterable[Guard], deadline: float | None = None) -> Outcome:
+    """The three phases for one hook call: derive, judge, combine; then, when the call goes ahead
+    (hook_protocol.goes_ahead), act, and combine again (an act may refuse late)."""
+    if deadline is None:
+        deadline = _default_deadline(event, config)
+    active = _active(event, config, guards)
+    findings = judge(event, config, active, deadline)
+    stop_active = bool(event.payload.get("stop_hook_active"))
+    decision, reason, context = combine(event.name, findings, stop_active)
+    if goes_ahead(event.name, decision, stop_active):
+        findings = act(event, config, active, findings, deadline)
+        decision, reason, context = combine(event.name, findings, stop_active)
+    return Outcome(findings, decision, reason, context)
+
+
+def judge_recorded(payload: dict, config: Config, repo: str, guards: Iterable[Guard] | None = None,
+                   *, timed: bool = True, failures: bool = True) -> list:
+    """The findings the current guards and config give a tool call that was recorded (a transcript's
+    tool_use, a decision-log line): ``payload`` is the PreToolUse payload (tool_name, tool_input,
+    cwd, session_id, agent_id, agent_type). Derive and judge only: nothing is recorded, locked or
+    started. ``guards`` defaults to the registered refusing guards (advisory ones report, and
+    R01's report reads the hosts now, not then). Used by H02 (hooks/stop_guards.py) and
+    `swarmgate replay`."""
+    from swarmgate.hook_protocol import HookEvent
+
+    event = HookEvent("PreToolUse", payload, repo)
+    if guards is None:
+        from swarmgate.hooks import registry
+        guards = [g for g in registry.guards() if not g.advisory]
+    return evaluate(event, config, guards, timed=timed, failures=failures)
 
 
 def combine(event_name: str, findings: list, stop_hook_active: bool = False) -> tuple[str, str, str]:
@@ -189,13 +372,13 @@ def _answer(event_name: str, stdin_text: str, registry, t0: float) -> tuple[str,
         registry = registry_module.guards_for(event_name, event.tool_name)
     stop_active = bool(event.payload.get("stop_hook_active"))
     deadline = t0 + total_budget_s(config, event_name, event.tool_name)
-    findings = evaluate(event, config, registry, deadline)
-    decision, reason, context = combine(event_name, findings, stop_active)
+    outcome = decide(event, config, registry, deadline)
+    findings, decision, reason, context = outcome.findings, outcome.decision, outcome.reason, outcome.context
     out = render(event_name, decision, reason, context, stop_hook_active=stop_active)
 
     logged = decision
     if event_name in STOP_EVENTS and decision == "deny":
-        logged = "allow" if stop_active else "block"
+        logged = stop_word(stop_active)
     elif decision == "allow" and context:
         logged = "context"
     from swarmgate import decision_log
@@ -220,7 +403,7 @@ def per_code(event_name: str, findings: list, stop_hook_active: bool = False) ->
         if _STRENGTH.get(f.decision, 0) > _STRENGTH.get(out.get(f.code), 0):
             out[f.code] = f.decision
     if event_name in STOP_EVENTS:
-        out = {c: (("allow" if stop_hook_active else "block") if d == G.DENY else d) for c, d in out.items()}
+        out = {c: (stop_word(stop_hook_active) if d == G.DENY else d) for c, d in out.items()}
     return out
 
 

@@ -124,6 +124,30 @@ def without_lone_surrogates(value):
     return value
 
 
+# --- what a decision means for the call: the one place for the stop rule ------------------
+
+def stop_blocked(decision: str, stop_hook_active: bool) -> bool:
+    """A refusal blocks a stop only once: when a stop hook has already continued this stop
+    (``stop_hook_active``), the stop goes through with the reasons as a note, never forever."""
+    return decision == "deny" and not stop_hook_active
+
+
+def stop_word(stop_hook_active: bool) -> str:
+    """The decision log's word for a refused stop: "block", or "allow" once it goes through."""
+    return "allow" if stop_hook_active else "block"
+
+
+def goes_ahead(event_name: str, decision: str, stop_hook_active: bool = False) -> bool:
+    """Whether the combined decision lets the call go ahead: not denied (an asked tool call may
+    run once the person agrees, so it goes ahead), and a stop not blocked (a refused stop goes
+    through once a stop hook has continued it). A PostToolUse the hook blocks does not go ahead
+    either, though its tool has run: one rule for every event. The engine runs the guards'
+    acts only then (swarmgate/guard.py)."""
+    if event_name in STOP_EVENTS:
+        return not stop_blocked(decision, stop_hook_active)
+    return decision != "deny"
+
+
 def render(event_name: str, decision: str, reason: str, context: str, note: str = "",
            stop_hook_active: bool = False, updated_input: dict | None = None) -> dict:
     """The JSON answer for ``event_name``.
@@ -146,7 +170,7 @@ def render(event_name: str, decision: str, reason: str, context: str, note: str 
         if len(hso) > 1:
             out["hookSpecificOutput"] = hso
     elif event_name in STOP_EVENTS:
-        if decision == "deny" and not stop_hook_active:
+        if stop_blocked(decision, stop_hook_active):
             out["decision"] = "block"
             out["reason"] = reason + (("\n" + context) if context else "")
         elif context or reason:

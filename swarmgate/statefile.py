@@ -178,6 +178,41 @@ def read_jsonl(path: Path) -> Iterator[dict]:
             yield rec
 
 
+def tail_jsonl(path: Path, limit: int) -> list[dict]:
+    """The records in the last ``limit`` bytes of a JSON-lines file (first partial line dropped)."""
+    from swarmgate.bounded_read import open_regular
+
+    try:
+        fd, _ = open_regular(str(path), follow=False)  # never a planted FIFO or symlink
+    except OSError:
+        return []
+    try:
+        size = os.fstat(fd).st_size
+        start = max(0, size - limit)
+        os.lseek(fd, start, 0)
+        data = b""
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(fd)
+    lines = data.split(b"\n")
+    if start > 0:
+        lines = lines[1:]
+    out = []
+    for line in lines:
+        try:
+            rec = fast_json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict):
+            out.append(rec)
+    return out
+
+
+
 class locked:
     """An exclusive lock at ``path`` (a sibling ``.lock`` file is the usual choice).
 

@@ -200,3 +200,90 @@ def test_a_file_tool_hook_call_does_not_import_the_dispatch_guards(tmp_path, rep
     assert routed <= set(loaded)
     unrouted = set(registry.MODULES) - routed
     assert unrouted - set(loaded), f"every guard module was imported for a Write call: {loaded}"
+
+
+# --- the guard contract in three phases (swarmgate/guard.py) ---
+
+def _imports_of(name: str) -> set:
+    """The swarmgate modules ``name`` imports anywhere in its text (top level or inside functions)."""
+    import ast
+    import importlib.util
+
+    origin = importlib.util.find_spec(name).origin
+    tree = ast.parse(open(origin).read(), origin)
+    pkg = name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(pkg.split(".")[: len(pkg.split(".")) - node.level + 1] + ([base] if base else []))
+            out.add(base)
+            out |= {f"{base}.{a.name}" for a in node.names}
+    return {m for m in out if m.startswith("swarmgate.") and _is_module(m)}
+
+
+def _is_module(name: str) -> bool:
+    import importlib.util
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, AttributeError):   # `from swarmgate.x import name`: name is not a module
+        return False
+
+
+def _import_path(start: str, targets: set) -> list | None:
+    """The chain of imports from ``start`` to a module in ``targets`` (not through another target)."""
+    seen, todo = {start}, [[start]]
+    while todo:
+        chain = todo.pop(0)
+        for m in sorted(_imports_of(chain[-1])):
+            if m in targets and m != start:
+                return chain + [m]
+            if m not in seen and m not in targets:
+                seen.add(m)
+                todo.append(chain + [m])
+    return None
+
+
+@pytest.mark.parametrize("name", registry.MODULES)
+def test_a_rule_module_never_imports_another_rule_module(name):
+    """Rules share helper modules (shell_event, test_runs, heavy_commands, ...), never each other,
+    directly or through a helper."""
+    chain = _import_path(name, set(registry.MODULES))
+    assert chain is None, f"{name} reaches another rule module: {' -> '.join(chain)}"
+
+
+def test_the_rule_import_test_can_fail(monkeypatch):
+    import swarmgate.hooks.registry as reg
+    assert _import_path("swarmgate.hooks.stop_guards", {"swarmgate.hook_engine"}) is not None
+    assert _import_path("swarmgate.hooks.write_scope", set(reg.MODULES) | {"swarmgate.hooks.shell_event"})
+
+
+def test_every_needed_fact_has_a_builder():
+    from swarmgate.hooks.derivations import BUILDERS
+    for g in GUARDS:
+        assert set(g.needs) <= set(BUILDERS), f"{g.code} needs {set(g.needs) - set(BUILDERS)}: no such derivation"
+
+
+def test_shell_guards_declare_the_parsed_command():
+    """The command is parsed in the derive phase, outside every guard's budget."""
+    from swarmgate.guard import SHELL_TOOLS
+    for g in GUARDS:
+        if "PreToolUse" in g.events and set(g.tools) & set(SHELL_TOOLS):
+            assert "bash" in g.needs, f"{g.code} judges shell commands: add needs=(\"bash\",)"
+
+
+def test_at_most_one_act_that_may_refuse_per_event_and_tool():
+    """A late refusal stops the acts after it; a second act that may refuse could have recorded
+    already. So one per (event, tool): the dispatch guards share one."""
+    by: dict = {}
+    for g in GUARDS:
+        if g.act is not None and g.act_refuses:
+            assert g.events == ("PreToolUse",), f"{g.code}: only a PreToolUse act may refuse"
+            for tool in g.tools or ("*",):
+                by.setdefault(tool, set()).add(g.act)
+    for tool, acts in by.items():
+        assert len(acts) == 1 or tool == "*" and not acts, f"{tool}: {len(acts)} acts may refuse late"
+    assert "*" not in by or all(len(a) == 1 and not (set(by) - {"*"}) for a in by.values())

@@ -386,3 +386,101 @@ def test_refusals_without_judging_are_logged_too(hook, answer, repo, make_payloa
     assert "could not read the hook input" in recs[0]["reason"]
     assert recs[1]["codes"] == ["G01"] and "SWARMGATE_BREAK" in recs[1]["reason"] and recs[1]["input"] == "ls"
     assert "config error" in recs[2]["reason"] and recs[2]["session"] == "sess-1"
+
+
+# --- the act phase (swarmgate/guard.py): side effects only when the call goes ahead ---
+
+def _acting(code, act, check=None, act_refuses=False, advisory=False, tools=("Bash",)):
+    g = _guard(code, check=check, advisory=advisory, tools=tools)
+    g.act, g.act_refuses = act, act_refuses
+    return g
+
+
+def test_acts_run_only_when_the_call_goes_ahead(repo):
+    ran = []
+    actor = _acting("X01", lambda e, c: ran.append("X01"))
+    refuser = _guard("X02", check=lambda e, c: G.Finding("X02", "no"))
+    asker = _guard("X03", check=lambda e, c: G.Finding("X03", "sure?", decision=G.ASK))
+    deny_reason(call("PreToolUse", bash(repo), [actor, refuser]))
+    assert ran == []
+    ans = call("PreToolUse", bash(repo), [actor, asker])
+    assert ans["hookSpecificOutput"]["permissionDecision"] == "ask" and ran == ["X01"]   # may run: recorded
+
+
+def test_a_shared_act_runs_once_and_acts_that_may_refuse_run_first(repo):
+    ran = []
+
+    def shared(e, c):
+        ran.append("shared")
+
+    guards = [_acting("X01", lambda e, c: ran.append("plain")), _acting("X02", shared, act_refuses=True),
+              _acting("X03", shared, act_refuses=True)]
+    assert "hookSpecificOutput" not in call("PreToolUse", bash(repo), guards)
+    assert ran == ["shared", "plain"]
+
+
+def test_a_late_refusal_denies_and_stops_the_acts_after_it(repo):
+    ran = []
+    late = _acting("X01", lambda e, c: G.Finding("X01", "slot taken since the judgement", "wait"),
+                   act_refuses=True)
+    after = _acting("X02", lambda e, c: ran.append("X02"))
+    reason = deny_reason(call("PreToolUse", bash(repo), [after, late]))
+    assert "[X01] slot taken since the judgement" in reason and ran == []
+
+
+def test_an_act_that_may_not_refuse_cannot_deny(repo):
+    sneaky = _acting("X01", lambda e, c: G.Finding("X01", "I refuse after all"))
+    ans = call("PreToolUse", bash(repo), [sneaky])
+    assert ans["hookSpecificOutput"].get("permissionDecision") is None
+    assert "[X01] I refuse after all" in ans["hookSpecificOutput"]["additionalContext"]
+
+
+def test_act_findings_replace_the_judged_findings_of_their_code(repo):
+    g = _acting("X01", lambda e, c: G.Finding("X01", "started (pid 42)", decision=G.CONTEXT),
+                check=lambda e, c: G.Finding("X01", "will be started", decision=G.CONTEXT), advisory=True)
+    ctx = call("PreToolUse", bash(repo), [g])["hookSpecificOutput"]["additionalContext"]
+    assert "started (pid 42)" in ctx and "will be started" not in ctx
+
+
+def test_a_crashing_act_fails_closed_only_where_it_may_refuse(repo):
+    def boom(e, c):
+        raise OSError("state directory is read-only")
+
+    reason = deny_reason(call("PreToolUse", bash(repo), [_acting("X01", boom, act_refuses=True)]))
+    assert "X01" in reason and "state directory is read-only" in reason and "fail closed" in reason
+    ans = call("PreToolUse", bash(repo), [_acting("X02", boom, advisory=True)])
+    assert "permissionDecision" not in ans.get("hookSpecificOutput", {})
+    assert "Nothing was refused" in ans["hookSpecificOutput"]["additionalContext"]
+
+
+def test_the_act_of_a_guard_switched_off_does_not_run(repo):
+    ran = []
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "swarmgate.toml").write_text('[guards]\nB01 = "off"\n')
+    g = _acting("B01", lambda e, c: ran.append("B01"))
+    call("PreToolUse", bash(repo), [g])
+    assert ran == []
+
+
+def test_stop_acts_run_when_the_stop_goes_through():
+    from swarmgate.hook_protocol import goes_ahead
+
+    assert not goes_ahead("SubagentStop", "deny", stop_hook_active=False)
+    assert goes_ahead("SubagentStop", "deny", stop_hook_active=True)
+    assert goes_ahead("PreToolUse", "ask") and not goes_ahead("PreToolUse", "deny")
+    assert goes_ahead("PostToolUse", "allow") and not goes_ahead("PostToolUse", "deny")
+
+
+def test_judge_recorded_judges_a_recorded_call_and_records_nothing(repo, tmp_path):
+    from swarmgate.config import load_config
+    from swarmgate.hook_engine import judge_recorded
+
+    payload = {"session_id": "s1", "cwd": str(repo), "tool_name": "Bash", "agent_id": "a1",
+               "agent_type": "implementer", "tool_input": {"command": "cargo test --workspace"}}
+    judge_recorded(payload, load_config(str(repo)), str(repo))   # the parser's table cache is written once
+    before = sorted((p, p.stat().st_mtime_ns) for p in tmp_path.rglob("*"))
+    findings = judge_recorded(payload, load_config(str(repo)), str(repo))
+    assert {f.code for f in findings} == {"B01", "B10"} and "R01" not in {f.code for f in findings}
+    assert sorted((p, p.stat().st_mtime_ns) for p in tmp_path.rglob("*")) == before
+    payload["tool_input"] = {"command": "ls"}
+    assert judge_recorded(payload, load_config(str(repo)), str(repo)) == []

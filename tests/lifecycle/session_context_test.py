@@ -54,9 +54,16 @@ def test_session_start_after_compact_says_what_was_going_on(committed, tmp_path)
     oom = sections["Processes the kernel killed for memory in the last 12 h"]
     assert "whole machine ran out of memory 1 time(s)" in oom and "cgroup limit" in oom
     assert "Upstream rules copy" not in sections  # no copy in this repo
-    # alerts are marked read for this session
+    # judging marks nothing read; the act (the session start has happened) marks what it showed
     with mock.patch.object(time, "time", return_value=now):
-        again = build(ev, load_config(str(repo)), kernel_text="", kernel_source="dmesg")
+        unmarked = build(HookEvent("SessionStart", dict(ev.payload), str(repo)), load_config(str(repo)),
+                         kernel_text="", kernel_source="dmesg")
+    assert "run 12 hit its own cap" in unmarked
+    from swarmgate.hooks.session_context import mark_alerts_read
+    mark_alerts_read(ev, load_config(str(repo)))
+    with mock.patch.object(time, "time", return_value=now):
+        again = build(HookEvent("SessionStart", dict(ev.payload), str(repo)), load_config(str(repo)),
+                      kernel_text="", kernel_source="dmesg")
     assert "## Alerts since you last looked\nnone" in again
 
 
