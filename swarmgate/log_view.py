@@ -177,9 +177,16 @@ def summarize(records: Sequence[dict], top: int = 10, advisory: frozenset | set 
 def report_main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="swarmgate report",
                                 description="Counts per guard code and decision, hook latency per event, "
-                                            "the commands refused most often.")
-    p.add_argument("--session", help="only this session (a prefix is enough)")
+                                            "the commands refused most often; --html / --json: the session "
+                                            "flow (agents on a time axis, the round's graph, runner jobs, "
+                                            "alerts, tokens, hook latency).")
+    p.add_argument("--session", help="only this session (a prefix is enough); the flow's default: the latest")
+    p.add_argument("--round", dest="round_name", metavar="ROUND",
+                   help="the flow of this round's record (its session, its graph)")
     p.add_argument("--top", type=int, default=10, help="how many refused commands to list (default 10)")
+    p.add_argument("--html", metavar="FILE", help="write the session flow as one self-contained HTML page")
+    p.add_argument("--transcripts", metavar="DIR",
+                   help="Claude Code's projects directory (default ~/.claude/projects)")
     _common(p)
     args = p.parse_args(argv)
     repo = _repo(args.repo)
@@ -187,9 +194,27 @@ def report_main(argv: Sequence[str] | None = None) -> int:
     if everything is None:
         return 1
     records = decision_log.select(everything, session=args.session)
-    s = summarize(records, args.top, advisory_codes())
-    if args.json:
-        print(json.dumps(s, indent=1, ensure_ascii=False))
+    advisory = advisory_codes()
+    s = summarize(records, args.top, advisory)
+    if args.html or args.json:
+        model = _flow(repo, args, advisory)
+        if model is None:
+            return 251
+        if args.html:
+            from swarmgate.flow_html import render
+            from swarmgate.statefile import StateError, write_text_atomic
+            try:
+                write_text_atomic(args.html, render(model))
+            except (OSError, StateError) as e:
+                print(f"swarmgate report: cannot write {args.html}: {e}", file=sys.stderr)
+                return 251
+            lanes = sum(len(x["lanes"]) for x in model["sessions"])
+            print(f"wrote {args.html}: {len(model['sessions'])} session(s), {lanes} lane(s), "
+                  f"{len(model['runs'])} runner job(s), {len(model['alerts'])} alert(s)"
+                  + (f"; could not read: {'; '.join(model['problems'])}" if model["problems"] else ""),
+                  file=sys.stderr if args.json else sys.stdout)
+        if args.json:
+            print(json.dumps({**s, "flow": model}, indent=1, ensure_ascii=False, default=str))
         return 0
     if not records:
         print(_no_log(repo))
@@ -230,6 +255,24 @@ def report_main(argv: Sequence[str] | None = None) -> int:
             t.add_row(str(row["count"]), row["input"])
         con.print(t)
     return 0
+
+
+def _flow(repo: str, args, advisory) -> dict | None:
+    """The session-flow model (flow_sources + flow_model), or None after one line on stderr."""
+    from rich.console import Console
+
+    from swarmgate.config import ConfigError, load_config
+    from swarmgate.flow_model import build
+    from swarmgate.flow_sources import gather
+
+    try:
+        config = load_config(repo)
+    except ConfigError as e:
+        print(f"swarmgate report: {e}", file=sys.stderr)
+        return None
+    src = gather(repo, config, session=args.session, round_name=args.round_name, projects=args.transcripts,
+                 console=Console(stderr=True))
+    return build(src, advisory)
 
 
 if __name__ == "__main__":
