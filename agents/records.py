@@ -883,7 +883,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--session", default=os.environ.get("CLAUDE_CODE_SESSION_ID", ""),
                    help="the session id recorded with the result (default: $CLAUDE_CODE_SESSION_ID)")
     args = p.parse_args(argv)
-    from swarmgate.break_switch import tool_start
+    from swarmgate.tool_start import tool_start
     early = tool_start("records", args.selftest, "records")
     if early is not None:
         return early

@@ -197,7 +197,7 @@ def _red(text: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    from swarmgate.break_switch import tool_start
+    from swarmgate.tool_start import tool_start
     from swarmgate.config import ConfigError, find_repo, load_config
 
     p = argparse.ArgumentParser(prog="swarmgate sop",

@@ -474,7 +474,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--transcripts", help="Claude Code's projects directory (default ~/.claude/projects)")
     p.add_argument("--selftest", action="store_true")
     args = p.parse_args(argv)
-    from swarmgate.break_switch import tool_start
+    from swarmgate.tool_start import tool_start
     early = tool_start("swarm-watch", args.selftest, "swarm-watch")
     if early is not None:
         return early

@@ -328,7 +328,7 @@ def _cmdline(pid: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    from swarmgate.break_switch import tool_start
+    from swarmgate.tool_start import tool_start
     from swarmgate.exit_codes import Exit
     from swarmgate.statefile import StateError
 

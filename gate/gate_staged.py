@@ -446,7 +446,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("-v", "--verbose", action="store_true", help="print the output of passing stages too")
     p.add_argument("--selftest", action="store_true", help="run this tool's self-test (break switches)")
     args = p.parse_args(argv)
-    early = break_switch.tool_start("gate-staged", args.selftest, "gate-staged")
+    from swarmgate.tool_start import tool_start
+    early = tool_start("gate-staged", args.selftest, "gate-staged")
     if early is not None:
         return early
     from swarmgate.config import ConfigError

@@ -337,7 +337,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="ignore the admission (inputs-changed) check")
     p.add_argument("--json", action="store_true", help="print the unmet conditions as JSON")
     ns = p.parse_args(args)
-    early = break_switch.tool_start("preflight", False, "swarmgate preflight")
+    from swarmgate.tool_start import tool_start
+    early = tool_start("preflight", False, "swarmgate preflight")
     if early is not None:
         return early
     script = Path(ns.script)

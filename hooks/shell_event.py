@@ -25,16 +25,10 @@ EXPORTERS = ("export", "declare", "typeset", "local", "readonly")
 SETTERS = frozenset(EXPORTERS + ("env",))
 
 
-def broken(event, name: str) -> bool:
-    """break_switch.broken(name), read once per event (the environment does not change within one)."""
-    b = event.memo.get("break-switches")
-    if b is None:
-        import os
-
-        from swarmgate import break_switch as bs
-        b = bs.requested() if os.environ.get(bs.BREAK_ENV) and bs.marker_valid() else frozenset()
-        event.memo["break-switches"] = b
-    return name in b
+def broken(event, name: str) -> bool:  # noqa: ARG001 - kept for the shell guards' call sites
+    """break_switch.broken(name): the one way to read a break switch."""
+    from swarmgate.break_switch import broken as _broken
+    return _broken(name)
 
 
 def analysis_of(event, config):

@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--json", action="store_true")
     p.add_argument("--selftest", action="store_true")
     args = p.parse_args(argv)
-    from swarmgate.break_switch import tool_start
+    from swarmgate.tool_start import tool_start
     early = tool_start("core-usage", args.selftest, "core-usage")
     if early is not None:
         return early

@@ -93,6 +93,11 @@ def supervise(label: str) -> int:
     from swarmgate.hosts.proc_tree import stop_tree
     from swarmgate.procinfo import start_time
 
+    # Break switches are read now, while `start` (a child of the self-test, when there is one)
+    # still waits for this supervisor to record the pid: a break switch is honoured only in a
+    # process whose ancestors include the self-test, and this one is reparented once start exits.
+    no_wall_clock = broken("no-wall-clock")
+    no_leftover_cleanup = broken("no-leftover-cleanup")
     rec = read_record(label) or {}
     _set_subreaper()
     rec.update(supervisor_pid=os.getpid(), supervisor_start=start_time(os.getpid()), state="running")
@@ -118,7 +123,7 @@ def supervise(label: str) -> int:
             pass
         if code is not None:
             break
-        over = wall and not broken("no-wall-clock") and time.monotonic() - t0 > float(wall)
+        over = wall and not no_wall_clock and time.monotonic() - t0 > float(wall)
         if stopping or over:
             reason = "stopped" if stopping else f"wall clock of {wall}s exceeded"
             stop_tree(child.pid, grace=float(rec.get("grace", 30)))
@@ -127,7 +132,7 @@ def supervise(label: str) -> int:
     if code < 0:
         code = 128 - code
     leftovers = []
-    if not broken("no-leftover-cleanup"):
+    if not no_leftover_cleanup:
         for pid in _my_descendants():
             leftovers.append(pid)
             stop_tree(pid, grace=float(rec.get("grace", 30)))
@@ -287,7 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sp = sub.add_parser("stop", help="stop the job and what it left behind")
     sp.add_argument("label")
     args = p.parse_args(argv)
-    from swarmgate.break_switch import tool_start
+    from swarmgate.tool_start import tool_start
     early = tool_start("detached-run", False, "detached-run")  # --selftest is handled above
     if early is not None:
         return early

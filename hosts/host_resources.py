@@ -241,7 +241,7 @@ def main(argv=None) -> int:
     p.add_argument("--hosts-config", help="hosts.toml (default ~/.config/swarmgate/hosts.toml)")
     p.add_argument("--selftest", action="store_true")
     args = p.parse_args(argv)
-    from swarmgate.break_switch import tool_start
+    from swarmgate.tool_start import tool_start
     early = tool_start("host-resources", args.selftest, "host-resources")
     if early is not None:
         return early

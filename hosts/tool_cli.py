@@ -26,7 +26,7 @@ def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
 
 def preamble(args, tool: str, say, command: list[str] | None) -> int | None:
     """An exit code when the tool must stop here (self-test ran, break switch refused, no command)."""
-    from swarmgate.break_switch import tool_start
+    from swarmgate.tool_start import tool_start
     early = tool_start(tool, args.selftest, tool)
     if early is not None:
         return early

@@ -1,11 +1,22 @@
-"""Break switches: SWARMGATE_BREAK=name[,name] disables exactly one protection.
+"""Break switches: SWARMGATE_BREAK=name[,name] disables exactly one protection (SPEC §7).
 
-A switch is honoured only inside a self-test: the self-test writes a marker
-file holding a fresh token under the state dir and exports the token in
-SWARMGATE_SELFTEST_TOKEN; a tool honours SWARMGATE_BREAK only when that marker
-exists, is a regular file we own (not a symlink), holds the token and is
-fresh. A switch set anywhere else makes the tool refuse to run (251 for
-runners, deny for hooks): see ``refusal()``.
+The one way to read them is ``broken(name)``; ``refusal()`` says when one is set outside a
+self-test (hooks then deny every call, tools exit 251).
+
+A switch is honoured only inside a real self-test. ``selftest_marker()`` (used by the harness,
+swarmgate/selftest.py) writes a marker holding a fresh random token and the identity (pid +
+start time) of the self-test process, and exports the token in SWARMGATE_SELFTEST_TOKEN. A tool
+or hook honours SWARMGATE_BREAK only when
+
+- the marker for that token exists in the marker directory, a fixed per-user place that no
+  environment variable can move (``state_paths.selftest_marker_dir``, protected by G01 like the
+  state directory), is a regular file owned by this user, not a symlink, and fresh;
+- the self-test process it names is alive (same start time), and it is this process or one of
+  its ancestors: a marker written for some other process does not vouch for this one.
+
+Agents run as the same user, so none of this is a wall against arbitrary code; it makes a switch
+set by hand, by a copied token or through a planted marker inert, and each step an agent would
+need (setting SWARMGATE_* variables, writing the marker directory) is refused by G01.
 """
 from __future__ import annotations
 
@@ -14,6 +25,7 @@ import os
 BREAK_ENV = "SWARMGATE_BREAK"
 TOKEN_ENV = "SWARMGATE_SELFTEST_TOKEN"
 MAX_AGE_S = 6 * 3600
+MAX_ANCESTRY = 64
 
 _cache: dict = {}
 
@@ -23,48 +35,69 @@ def requested() -> frozenset:
     return frozenset(x.strip() for x in raw.split(",") if x.strip())
 
 
-MARKER_DIR_ENV = "SWARMGATE_SELFTEST_MARKER_DIR"
+def _marker_path(token: str) -> str:
+    from swarmgate.state_paths import selftest_marker_dir
+    return os.path.join(selftest_marker_dir(), "marker-" + "".join(c for c in token if c.isalnum()))
 
 
-def _marker_path(token: str, directory: str | None = None) -> str:
-    if directory is None:
-        # a self-test cell may run a tool with its own SWARMGATE_STATE_DIR: the marker
-        # stays where the self-test wrote it, named by this variable
-        directory = os.environ.get(MARKER_DIR_ENV)
-    if not directory:
-        from swarmgate.state_paths import selftest_dir
-        directory = str(selftest_dir())
-    return os.path.join(directory, "marker-" + "".join(c for c in token if c.isalnum()))
+def _lineage(pid: int) -> set:
+    """``pid`` and its ancestors (pids), up to init."""
+    from swarmgate.procinfo import parent_pid
+    out = set()
+    while pid and pid > 1 and pid not in out and len(out) < MAX_ANCESTRY:
+        out.add(pid)
+        pid = parent_pid(pid) or 0
+    return out
+
+
+def _read_marker(token: str) -> dict | None:
+    """The marker's record, when it is a fresh regular file of ours holding this token."""
+    import stat as _stat
+    import time
+
+    from swarmgate.state_paths import selftest_marker_dir
+    directory = selftest_marker_dir()
+    try:
+        dst = os.lstat(directory)
+        if (not _stat.S_ISDIR(dst.st_mode) or dst.st_uid != os.getuid() or dst.st_mode & 0o077):
+            return None  # a planted or shared directory vouches for nothing
+        fd = os.open(_marker_path(token), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if (not _stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077
+                or time.time() - st.st_mtime >= MAX_AGE_S):
+            return None
+        words = os.read(fd, 256).decode("ascii", "replace").split()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(words) != 3 or words[0] != token:
+        return None
+    try:
+        return {"pid": int(words[1]), "start": int(words[2])}
+    except ValueError:
+        return None
 
 
 def marker_valid() -> bool:
+    """Whether this process runs inside the self-test that SWARMGATE_SELFTEST_TOKEN names."""
     token = os.environ.get(TOKEN_ENV, "")
-    if len(token) < 16:
+    if len(token) < 32 or not token.isalnum():
         return False
-    key = (token, os.environ.get("SWARMGATE_STATE_DIR", ""), os.environ.get(MARKER_DIR_ENV, ""))
-    if key in _cache:
-        return _cache[key]
-    ok = False
-    path = _marker_path(token)
-    try:
-        import stat as _stat
-        import time
-        st = os.lstat(path)
-        if (_stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid()
-                and time.time() - st.st_mtime < MAX_AGE_S):
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-            try:
-                ok = os.read(fd, 256).decode(errors="replace").strip() == token
-            finally:
-                os.close(fd)
-    except OSError:
-        ok = False
-    _cache[key] = ok
+    if token in _cache:
+        return _cache[token]
+    from swarmgate.procinfo import is_alive
+    rec = _read_marker(token)
+    ok = bool(rec and is_alive(rec["pid"], rec["start"]) and rec["pid"] in _lineage(os.getpid()))
+    _cache[token] = ok
     return ok
 
 
 def broken(name: str) -> bool:
-    """True when the switch ``name`` is set and a self-test marker vouches for it."""
+    """True when the switch ``name`` is set and a self-test vouches for it."""
     if BREAK_ENV not in os.environ:
         return False
     return name in requested() and marker_valid()
@@ -82,7 +115,8 @@ def refusal() -> str | None:
 
 
 class selftest_marker:
-    """Context manager: create a fresh marker + token; yields the env to pass to tools."""
+    """Context manager for the self-test harness: a fresh marker naming this process; yields the
+    environment (the token) to run cells with."""
 
     def __init__(self) -> None:
         self.token = ""
@@ -91,36 +125,35 @@ class selftest_marker:
     def __enter__(self) -> dict:
         import secrets
 
-        from swarmgate.state_paths import selftest_dir
-        from swarmgate.statefile import ensure_dir, write_text_atomic
+        from swarmgate.procinfo import start_time
+        from swarmgate.state_paths import selftest_marker_dir
+        from swarmgate.statefile import ensure_private_dir
 
         self.token = secrets.token_hex(16)
-        directory = str(ensure_dir(selftest_dir()))
-        self.path = _marker_path(self.token, directory)
-        write_text_atomic(self.path, self.token + "\n", mode=0o600)
+        self.path = _marker_path(self.token)
+        data = f"{self.token} {os.getpid()} {start_time(os.getpid())}\n".encode()
+        for attempt in range(3):  # another self-test may remove the empty directory meanwhile
+            ensure_private_dir(selftest_marker_dir())
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                break
+            except FileNotFoundError:
+                if attempt == 2:
+                    raise
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
         _cache.clear()
-        return {TOKEN_ENV: self.token, MARKER_DIR_ENV: directory}
+        return {TOKEN_ENV: self.token}
 
     def __exit__(self, *exc) -> None:
         try:
             os.unlink(self.path)
         except OSError:
             pass
+        try:  # leave nothing behind when no other self-test is running
+            os.rmdir(os.path.dirname(self.path))
+        except OSError:
+            pass
         _cache.clear()
-
-
-def tool_start(suite: str, selftest: bool, prog: str) -> int | None:
-    """What every tool does first: `--selftest` runs its self-test suite; a break switch set
-    outside a self-test refuses with 251 (SPEC §7). Returns the exit code to stop with, or
-    None to go on."""
-    import sys
-
-    if selftest:
-        from swarmgate.selftest import main as selftest_main
-        return selftest_main([suite])
-    why = refusal()
-    if why:
-        from swarmgate.exit_codes import Exit
-        print(f"{prog}: {why}", file=sys.stderr)
-        return int(Exit.USAGE)
-    return None

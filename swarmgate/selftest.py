@@ -121,8 +121,8 @@ def run_suite(suite: Suite) -> Result:
 # Each guard case runs with its own state directory inside its temp repository, so a
 # case never reads or writes the machine's state (SWARMGATE_STATE_DIR). A case seeds
 # state through `files` under this directory, e.g.
-# ".selftest-state/sessions/selftest-session/state.json". (Break switches keep working:
-# the self-test marker is found through its own variable, see break_switch.)
+# ".selftest-state/sessions/selftest-session/state.json". (Break switches keep working: the
+# marker lives in a fixed place no variable moves, see break_switch.)
 CASE_STATE_DIR = ".selftest-state"
 
 

@@ -115,8 +115,12 @@ def detached_dir() -> Path:
     return state_dir() / "detached"
 
 
-def selftest_dir() -> Path:
-    return state_dir() / "selftest"
+def selftest_marker_dir() -> str:
+    """Where self-test markers live (swarmgate/break_switch.py): fixed per user and never taken
+    from the environment (not even through SWARMGATE_STATE_DIR, which a command can point at a
+    directory of its own), on tmpfs when there is one."""
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else "/tmp"
+    return os.path.join(base, f"swarmgate-selftest-{os.getuid()}")
 
 
 def bashlex_cache_path(key: str) -> Path:

@@ -46,6 +46,19 @@ def ensure_dir(path: Path, mode: int = 0o755) -> Path:
     return path
 
 
+def ensure_private_dir(path: str) -> str:
+    """A directory only this user can use (mode 0700, owned by us, not a symlink), made if absent;
+    StateError when what is there is anything else (e.g. planted by another user in /tmp)."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        raise StateError(f"{path} is not a private directory of this user; refusing to use it")
+    return path
+
+
 def _open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
     try:
         return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)

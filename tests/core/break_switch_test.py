@@ -4,7 +4,19 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
+
 from swarmgate import break_switch as bs
+
+
+@pytest.fixture(autouse=True)
+def _no_marker_dir_left():
+    yield
+    from swarmgate.state_paths import selftest_marker_dir
+    try:
+        os.rmdir(selftest_marker_dir())  # only when empty: another self-test may be running
+    except OSError:
+        pass
 
 
 def test_no_switch_no_refusal():
@@ -71,18 +83,105 @@ def test_stale_marker_is_rejected(monkeypatch):
         assert bs.refusal() is not None
 
 
+def _forge(token: str, pid: int, start=None) -> str:
+    """A marker written by hand, as an agent would: the right place, token, a live pid."""
+    from swarmgate.procinfo import start_time
+    from swarmgate.statefile import ensure_private_dir
+    ensure_private_dir(os.path.dirname(bs._marker_path(token)))
+    path = bs._marker_path(token)
+    with open(path, "w") as f:
+        f.write(f"{token} {pid} {start_time(pid) if start is None else start}\n")
+    os.chmod(path, 0o600)
+    return path
+
+
 def test_symlinked_marker_is_rejected(monkeypatch, tmp_path):
     token = "f" * 32
     real = tmp_path / "real-marker"
-    real.write_text(token + "\n")
-    path = bs._marker_path(token)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    from swarmgate.procinfo import start_time
+    real.write_text(f"{token} {os.getpid()} {start_time(os.getpid())}\n")
+    os.chmod(real, 0o600)
+    path = _forge(token, os.getpid())
+    os.unlink(path)
     os.symlink(real, path)
     monkeypatch.setenv(bs.TOKEN_ENV, token)
     monkeypatch.setenv("SWARMGATE_BREAK", "x")
-    assert not bs.broken("x")
-    # the same content as a regular file would be accepted: the symlink is what is refused
-    os.unlink(path)
-    os.rename(real, path)
-    bs._cache.clear()
-    assert bs.broken("x")
+    try:
+        assert not bs.broken("x")
+        # the same content as a regular file would be accepted: the symlink is what is refused
+        os.unlink(path)
+        _forge(token, os.getpid())
+        bs._cache.clear()
+        assert bs.broken("x")
+    finally:
+        os.unlink(path)
+
+
+def test_the_marker_location_comes_from_no_environment_variable(monkeypatch, tmp_path):
+    """SWARMGATE_SELFTEST_MARKER_DIR (gone) and SWARMGATE_STATE_DIR both point at a directory the
+    command controls, with a marker in it: nothing is honoured."""
+    token = "a" * 32
+    from swarmgate.procinfo import start_time
+    for d in (tmp_path / "m", tmp_path / "state" / "selftest"):
+        d.mkdir(parents=True)
+        (d / f"marker-{token}").write_text(f"{token} {os.getpid()} {start_time(os.getpid())}\n")
+    monkeypatch.setenv("SWARMGATE_SELFTEST_MARKER_DIR", str(tmp_path / "m"))
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv(bs.TOKEN_ENV, token)
+    monkeypatch.setenv("SWARMGATE_BREAK", "x")
+    assert not bs.broken("x") and bs.refusal() is not None
+    from swarmgate.state_paths import selftest_marker_dir
+    assert not selftest_marker_dir().startswith(str(tmp_path))
+
+
+def test_a_marker_must_name_this_process_or_an_ancestor(monkeypatch):
+    """A marker copied from a running self-test (right token, its live pid) vouches only for that
+    self-test's own process tree; a marker naming a dead or reused pid vouches for nothing."""
+    import subprocess
+    import sys
+    token = "b" * 32
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        path = _forge(token, other.pid)  # a live process, but not one of ours
+        monkeypatch.setenv(bs.TOKEN_ENV, token)
+        monkeypatch.setenv("SWARMGATE_BREAK", "x")
+        assert not bs.broken("x")
+        _forge(token, os.getpid(), start=12345)  # our pid with another start time: a reused pid
+        bs._cache.clear()
+        assert not bs.broken("x")
+        _forge(token, os.getppid())  # an ancestor: accepted (a tool run by the self-test)
+        bs._cache.clear()
+        assert bs.broken("x")
+        os.unlink(path)
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_child_of_the_self_test_is_vouched_for_and_another_process_is_not(tmp_path):
+    """Through real processes: a tool started by the self-test honours the switch; the same
+    environment copied into a process the self-test did not start (an agent's shell) does not."""
+    import subprocess
+    import sys
+    code = "from swarmgate import break_switch as b; print(b.broken('x'), b.refusal() is None)"
+    with bs.selftest_marker() as env:
+        full = {**os.environ, **env, "SWARMGATE_BREAK": "x"}
+        child = subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True, timeout=60)
+        assert child.stdout.split() == ["True", "True"], child.stderr
+        # an unrelated process tree: detached from us with setsid + a double fork (reparented to init)
+        out = tmp_path / "out"
+        subprocess.run(["setsid", "sh", "-c", f"({sys.executable} -c \"{code}\" > {out} 2>&1 &)"], env=full,
+                       timeout=60)
+        deadline = __import__("time").monotonic() + 30
+        while not (out.exists() and out.read_text().strip()) and __import__("time").monotonic() < deadline:
+            __import__("time").sleep(0.05)
+        assert out.read_text().split() == ["False", "False"], out.read_text()
+
+
+def test_break_switch_imports_no_self_test_harness():
+    import subprocess
+    import sys
+    code = ("import sys, swarmgate.break_switch as b; b.broken('x'); b.refusal(); "
+            "print(sorted(m for m in sys.modules if m.startswith('swarmgate.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
+    assert "swarmgate.selftest" not in out and "swarmgate.tool_start" not in out, out
