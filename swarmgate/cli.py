@@ -19,7 +19,8 @@ VERBS = {
     "doctor": ("swarmgate.doctor:main", "check that this machine and repository are wired correctly"),
     "docs": ("swarmgate.docs:main", "write docs/guards.md from the guard registry"),
     "sop": ("swarmgate.agents.sop:main", "the upstream rules copy: check the stamp, sync"),
-    "records": ("swarmgate.agents.records:main", "scheduling records: create, update, validate"),
+    "records": ("swarmgate.agents.records:main", "scheduling records: create, update, validate, verify"),
+    "replay": ("swarmgate.replay:main", "re-judge recorded sessions with the current guards; --junit FILE"),
     # the console scripts, also reachable as verbs
     "run-with-memory-cap": ("swarmgate.hosts.runner_cli:main", "run a command in its own memory-capped cgroup"),
     "host-resources": ("swarmgate.hosts.host_resources:main", "free memory, cores and GPUs per host"),
