@@ -226,3 +226,14 @@ def _mk(repo):
                                        (253, "timeout"), (None, "unknown")])
 def test_run_classes(code, cls):
     assert flow_model.run_class(code) == cls
+
+
+def test_which_sessions_a_report_shows():
+    from swarmgate.flow_sources import pick_sessions
+    recs = [{"session": "aaa1", "time": iso(T0)}, {"session": "bbb2", "time": iso(T0 + 50)},
+            {"session": "aaa1", "time": iso(T0 + 100)}, {"session": "ccc3", "time": iso(T0 + 20)}]
+    assert pick_sessions(recs, None, None) == ["aaa1"]                      # the latest decision
+    assert pick_sessions(recs, "bb", None) == ["bbb2"]                      # a prefix
+    assert pick_sessions(recs, None, {"session": "ccc3"}) == ["ccc3"]       # the round's own session
+    assert pick_sessions(recs, None, {"session": "", "created": iso(T0 + 30)}) == ["bbb2", "aaa1"]
+    assert pick_sessions([], None, None) == []

@@ -98,3 +98,13 @@ def test_no_records_no_judgement(repo):
 def test_through_the_real_entry_point(repo, plan):
     reason = denied(hook("PreToolUse", _dispatch("task: t3"), repo))
     assert "[D30]" in reason and "t1 (open)" in reason
+
+
+def test_a_dispatch_d30_refuses_does_not_count_against_d07(repo, plan):
+    """Refused dispatches record nothing (the act phase runs only when the call goes ahead)."""
+    (repo / ".claude" / "swarmgate.toml").write_text("[dispatch]\nmax_concurrent = 1\n")
+    for i in range(3):
+        assert "[D30]" in denied(answer("PreToolUse", _dispatch("task: t3", tool_use_id=f"toolu_r{i}"), repo))
+    ans = answer("PreToolUse", _dispatch("task: t1", tool_use_id="toolu_ok"), repo)
+    assert not denied(ans), ans
+    assert "[D07]" in denied(answer("PreToolUse", _dispatch("task: t2", tool_use_id="toolu_next"), repo))
