@@ -42,21 +42,13 @@ def _time(value) -> float | None:
 
 
 def _blocks(entry: dict) -> list:
-    msg = entry.get("message")
-    if not isinstance(msg, dict):
-        return []
-    content = msg.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    from swarmgate.agents.handover import _blocks as blocks
+    return blocks(entry)
 
 
 def _text(content) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return ""
+    from swarmgate.agents.handover import _text_of
+    return _text_of(content)
 
 
 def summary_of(tool: str, ti: dict) -> str:

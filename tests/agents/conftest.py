@@ -36,3 +36,21 @@ def repo(tmp_path) -> Path:
 def installed(repo) -> Path:
     install_templates(repo)
     return repo
+
+
+class Result:
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+@pytest.fixture
+def sg(capsys):
+    """`swarmgate records --repo REPO ARGS` in this process (the CLI's main), output captured."""
+    from swarmgate.agents import records
+
+    def run(repo, *args) -> Result:
+        capsys.readouterr()
+        rc = records.main(["--repo", str(repo), *args])
+        out, err = capsys.readouterr()
+        return Result(rc, out, err)
+    return run

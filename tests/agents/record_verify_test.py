@@ -31,21 +31,6 @@ why: keep it small
 """
 
 
-class Result:
-    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-@pytest.fixture
-def sg(capsys):
-    def run(repo, *args) -> Result:
-        capsys.readouterr()
-        rc = R.main(["--repo", str(repo), *args])
-        out, err = capsys.readouterr()
-        return Result(rc, out, err)
-    return run
-
-
 @pytest.fixture
 def planned(repo, sg):
     (repo / "records").mkdir()
@@ -76,7 +61,7 @@ def test_an_edit_that_adds_a_problem_leaves_the_record_byte_identical(repo, sg, 
     assert len(lines) == 1 and problem in lines[0] and "the record was not changed" in lines[0], p.stderr
 
 
-def test_the_break_switch_lets_the_bad_row_through(repo, planned, monkeypatch):
+def test_the_break_switch_lets_the_bad_row_through():
     """records-write-before-validate turns the byte-identical cell red (checked through --selftest)."""
     p = subprocess.run([tool("swarmgate"), "records", "--selftest"], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr

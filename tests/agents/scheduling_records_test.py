@@ -30,22 +30,6 @@ why we split t2 from t3: ...
 """
 
 
-class Result:
-    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-@pytest.fixture
-def sg(capsys):
-    """`swarmgate records --repo REPO ARGS` in this process (the CLI's main), output captured."""
-    def run(repo, *args) -> Result:
-        capsys.readouterr()
-        rc = R.main(["--repo", str(repo), *args])
-        out, err = capsys.readouterr()
-        return Result(rc, out, err)
-    return run
-
-
 def test_the_console_entry_works(repo):
     p = subprocess.run([tool("swarmgate"), "records", "--repo", str(repo), "new", "r0", "--goal", "g",
                         "--exit", "e"], capture_output=True, text=True)
