@@ -14,9 +14,10 @@ task's dependencies is not closed:
   says no why): the same rule S01 applies at the end of the round, so
   closing a dependency by hand does not open the way.
 
-A ``task:`` value that is one bare word naming no task of any record is
-refused as well (a mistyped id would otherwise switch the check off), when
-the repository has records at all. Free text (``task: add the parser``) names
+A ``task:`` value that is one bare word naming no task of any record and
+shaped like an id (a digit or a ``ROUND/`` in it: ``t22``) is refused as well
+(a mistyped id would otherwise switch the check off), when the repository has
+records at all; a plain word (``task: refactor``) is free text. Free text (``task: add the parser``) names
 no task and is not judged, unless ``[dispatch] require_task = true``: then a
 dispatch while the current round has open tasks must name one of them.
 
@@ -47,6 +48,12 @@ def task_refs(prompt: str, label: str) -> list[tuple[str, bool]]:
         if first and set(first) <= ID_CHARS and first[0].isalnum():
             out.append((first, len(words) == 1))
     return out
+
+
+def looks_like_id(word: str) -> bool:
+    """A bare `task:` word that names no task is taken for a mistyped id when it has a digit or a
+    round (`t22`, `r1/t3`); a plain word (`task: refactor`) is free text."""
+    return "/" in word or any(c.isdigit() for c in word)
 
 
 def task_status(event, config) -> dict:
@@ -81,7 +88,7 @@ def _task_status(event, config) -> dict:
     for ref, bare in refs:
         found = R.find_task(event.repo, config, ref, session)
         if found is None:
-            if bare:
+            if bare and looks_like_id(ref):
                 out["unknown"].append(ref)
             continue
         path, rec, task = found
@@ -183,10 +190,10 @@ GUARDS = (
                     "(`swarmgate records verdict ROUND t1 close`, after `swarmgate records verify t1`), then "
                     "dispatch t2. If t2 no longer needs t1, change the plan: `swarmgate records update ROUND t2 "
                     "--deps ...`.",
-            exceptions="A `task:` value that is free text (`task: add the parser`) names no task and is not judged "
-                       "unless `[dispatch] require_task = true`; a bare word naming no task of any record is "
-                       "refused (a mistyped id would otherwise switch the check off). Repositories without "
-                       "records are not judged."),
+            exceptions="A `task:` value that is free text (`task: add the parser`, `task: refactor`) names no task "
+                       "and is not judged unless `[dispatch] require_task = true`; a bare id-like word (`t22`, "
+                       "`r1/t9`) naming no task of any record is refused (a mistyped id would otherwise switch the "
+                       "check off). Repositories without records are not judged."),
         breaks={"d30-allow-open-deps": "dispatches start tasks whose dependencies are still open"},
         cases=(
             G.Case("main-dispatches-before-its-dependency", "PreToolUse", _dispatch("task: t2"), fires=True,
@@ -204,6 +211,7 @@ GUARDS = (
                    _dispatch("- Task: t1 — write the parser", subagent=True), fires=False, files=_OPEN),
             G.Case("free-text-task-line", "PreToolUse", _dispatch("task: add the parser for the v2 header"),
                    fires=False, files=_OPEN),
+            G.Case("one-plain-word-task-line", "PreToolUse", _dispatch("task: refactor"), fires=False, files=_OPEN),
             G.Case("no-records", "PreToolUse", _dispatch("task: t2"), fires=False, files=_AGENT),
             G.Case("required-task-line-missing", "PreToolUse", _dispatch("task: add the parser"), fires=True,
                    breaks=("d30-allow-open-deps",), files=_OPEN, config="[dispatch]\nrequire_task = true\n"),

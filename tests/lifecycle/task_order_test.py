@@ -71,6 +71,8 @@ def test_a_mistyped_task_id_is_refused_and_free_text_is_not_judged(repo, plan):
     assert "names t33, which is no task of any scheduling record" in reason
     assert "open tasks of round r1: t1, t2, t3" in reason
     assert "D30" not in str(answer("PreToolUse", _dispatch("task: wire everything in at once"), repo))
+    assert "D30" not in str(answer("PreToolUse", _dispatch("task: refactor", tool_use_id="toolu_w"), repo))
+    assert "names r1/t9" in denied(answer("PreToolUse", _dispatch("task: r1/t9", tool_use_id="toolu_r"), repo))
 
 
 def test_require_task_makes_dropping_the_line_a_refusal(repo, plan):
