@@ -149,9 +149,9 @@ def _subs(word, out: list, deadline, depth: int) -> None:
 
 
 def _cmd(c, out: list, deadline, depth: int) -> None:
-    for a in c.assigns:
+    for a in c.assigns:  # "prefix": for that command only; "assignment": a statement of its own
         m = _ASSIGN_WORD.match(_unquote(a.raw))
-        out.append((m.group(1) if m else DYNAMIC, "assignment"))
+        out.append((m.group(1) if m else DYNAMIC, "prefix" if c.words else "assignment"))
         _subs(a, out, deadline, depth)
     for w in c.words:
         _subs(w, out, deadline, depth)
@@ -166,7 +166,7 @@ def command_changes(words: list, assignments: dict, deadline: float | None = Non
     """The same for one command the bash reader analysed (its words are already quote-removed):
     what its prefix assignments and, for a builtin that sets variables, its arguments change.
     This covers commands the reader found in scripts, Makefiles and package.json scripts."""
-    out = [(k if _NAME.fullmatch(k) else DYNAMIC, "assignment") for k in assignments]
+    out = [(k if _NAME.fullmatch(k) else DYNAMIC, "prefix" if words else "assignment") for k in assignments]
     if words:
         _builtin([_requote(w) for w in words], out, deadline, 0)
     return out

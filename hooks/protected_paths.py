@@ -58,9 +58,13 @@ def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_
         real = full
     candidates = {full, real}
     state = posixpath.normpath(os.path.abspath(state_dir))
+    from swarmgate.state_paths import selftest_marker_dir
+    markers = selftest_marker_dir()
     for c in candidates:
         if c == state or c.startswith(state + "/"):
             return f"{path} is inside swarmgate's state directory ({state_dir})"
+        if c == markers or c.startswith(markers + "/"):
+            return f"{path} is where self-tests keep the markers that vouch for break switches"
         if install_root and (c == install_root or c.startswith(install_root.rstrip("/") + "/")):
             return f"{path} is part of the installed swarmgate hooks ({install_root})"
         rel = os.path.relpath(c, repo)

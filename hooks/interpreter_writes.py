@@ -1,0 +1,98 @@
+"""What an interpreter one-liner may write or set, read from its code (for G01).
+
+``python3 -c "open('.claude/settings.json','w')"``, ``perl -e 'open(F, ">.claude/settings.json")'``,
+``node -e "require('fs').writeFileSync(...)"`` write a file no shell redirection shows. This module
+reads the string literals of the code (hooks/code_scan.string_literals) and reports
+
+- ``path_literals``: the literals that name a path, joined the way code builds paths
+  (`os.path.join('.claude', 'settings.json')`, `'.claude/' + 'settings.json'`), with a perl
+  open mode (`>`, `>>`, `+<`) stripped;
+- ``writes``: whether the code uses anything that writes, moves or removes a file (a write mode,
+  write/rename/replace/unlink/copy/move/chmod/symlink ..., fs.writeFileSync and friends, perl's
+  `>` opens and sysopen);
+- ``env_writes``: the SWARMGATE_* names the code assigns into its environment
+  (`os.environ[...] =`, `os.environ.update`, `os.putenv`, `setdefault`, `$ENV{...} =`,
+  `process.env.X =`, `process.env["X"] =`, `ENV["X"] =`) or into an environment it builds for a
+  child (`env={'SWARMGATE_X': ...}`, `dict(SWARMGATE_X=...)`, `{SWARMGATE_X: ...}` in JS).
+
+Parsing only; G01 decides. A heuristic reading of code: it errs towards "writes" when the
+code mentions a protected path and anything that can write.
+"""
+from __future__ import annotations
+
+_WRITE_MARKERS = (
+    "'w", '"w', "'a", '"a', "'x", '"x', "r+", "w+", "a+", "'wb", '"wb', "write", "rename", "replace(",
+    "unlink", "remove", "rmdir", "rmtree", "move", "copy", "truncate", "chmod", "chown", "symlink", "link(",
+    "mkfifo", "mknod", "writeFile", "appendFile", "createWriteStream", "sysopen", "O_WRONLY", "O_RDWR",
+    "O_CREAT", "O_TRUNC", "utime", "touch", ".dump(", "tofile", "savetxt", "system(", "exec", "spawn",
+    "popen", "subprocess", "os.system", "qx", "`",
+)
+_READ_ONLY_NOISE = ("sys.stdout.write", "sys.stderr.write", "process.stdout.write", "process.stderr.write")
+_PERL_MODES = ("+<", "+>", ">>", ">", "<")
+
+
+def path_literals(code: str) -> list[tuple[str, int]]:
+    """(path, where) for each literal in ``code`` that may name a path, and for the paths
+    consecutive literals spell when joined; ``where`` is the offset of the (first) literal."""
+    from swarmgate.hooks.code_scan import string_literals
+
+    lits = [lit for lit, _ in string_literals(code)]
+    out = []
+    pos = 0
+    starts = []
+    for lit in lits:
+        at = code.find(lit, pos)
+        starts.append(max(at, 0))
+        pos = at + len(lit) if at >= 0 else pos
+    for i, lit in enumerate(lits):
+        s = lit.strip()
+        for m in _PERL_MODES:
+            if s.startswith(m):
+                s = s[len(m):].strip()
+                break
+        if s:
+            out.append((s, starts[i]))
+        for k in (2, 3):  # os.path.join('.claude', 'settings.json'), '.claude/' + 'settings.json'
+            if i + k <= len(lits):
+                parts = [p.strip().strip("/") for p in lits[i:i + k]]
+                if all(parts):
+                    out.append(("/".join(parts), starts[i]))
+    return out
+
+
+def writes_near(code: str, where: int, window: int = 120) -> bool:
+    """Whether the code around offset ``where`` writes, moves or removes a file (a write mode, a
+    writing call, a perl `>` open)."""
+    text = code[max(0, where - window):where + window]
+    for noise in _READ_ONLY_NOISE:
+        text = text.replace(noise, "")
+    if any(m in text for m in _WRITE_MARKERS):
+        return True
+    from swarmgate.hooks.code_scan import string_literals
+    return any(lit.lstrip().startswith((">", "+<", "+>")) for lit, _ in string_literals(text))
+
+
+def env_writes(code: str) -> list[str]:
+    """SWARMGATE_* names the code sets or removes in its environment."""
+    if "SWARMGATE_" not in code:
+        return []
+    import re
+
+    compact = "".join(code.split())
+    names = list(dict.fromkeys(re.findall(r"SWARMGATE_[A-Za-z0-9_]*", compact)))
+    if any(u in compact for u in ("environ.update(", "env.update(", "Object.assign(process.env", "ENV.update(",
+                                  "environ|=", "ENV.merge!", "%ENV=(")):
+        return names
+    out = []
+    for name in names:
+        n = re.escape(name)
+        access = (rf"(?:environ\[['\"]{n}['\"]\]|ENV\{{['\"]?{n}['\"]?\}}|env\.{n}(?![A-Za-z0-9_])"
+                  rf"|env\[['\"]{n}['\"]\]|ENV\[['\"]{n}['\"]\])")
+        if (re.search(access + r"(?:\|\||\?\?|\+|-|\.)?=(?!=)", compact)
+                # an environment built for a child: {'SWARMGATE_X': ...}, dict(SWARMGATE_X=...), {SWARMGATE_X: ...}
+                or re.search(r"['\"]" + n + r"['\"](?::|=>)", compact)
+                or re.search(r"(?<!\$\{)(?<![A-Za-z0-9_.$\['\"])" + n + r"(?::(?![-=?+])|=(?!=))", compact)
+                or re.search(r"(?:putenv|unsetenv|setdefault|pop|delete|Delete)\(['\"]" + n + "['\"]", compact)
+                or re.search(r"(?:del|delete|unset)[A-Za-z_.$]*?" + access, compact)):
+            out.append(name)
+    return out
