@@ -85,6 +85,8 @@ def split_stamp(line: str, boot_time: float | None, now: float) -> tuple[float |
 def parse(text: str, *, now: float, boot_time: float | None = None) -> list:
     """Every OOM kill in ``text`` (oldest first); a kill seen as both the summary and the
     "Killed process" line is one entry."""
+    from swarmgate.hosts.kernel_log import oom_summary
+
     re = _re()
     kills: list[OomKill] = []
     summary: dict = {}  # pid -> (time, fields)
@@ -93,12 +95,8 @@ def parse(text: str, *, now: float, boot_time: float | None = None) -> list:
         if "oom-kill:" not in line and "Killed process" not in line:
             continue
         t, msg = split_stamp(line, boot_time, now)
-        i = msg.find("oom-kill:")
-        if i >= 0:
-            fields: dict = {}
-            for part in msg[i + len("oom-kill:"):].split(","):
-                k, sep, v = part.partition("=")
-                fields[k.strip()] = v.strip() if sep else True
+        fields = oom_summary(msg)
+        if fields is not None:
             try:
                 pid = int(fields.get("pid") or 0)
             except (TypeError, ValueError):

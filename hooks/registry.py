@@ -112,3 +112,11 @@ def guards_for(event: str, tool: str | None) -> list:
 
 def by_code() -> dict:
     return {g.code: g for g in guards()}
+
+
+def refusing_guards(event: str, tool: str | None) -> list:
+    """The guards that may refuse a call of (event, tool) (advisory ones left out), in order.
+
+    ``refusing_guards("PreToolUse", "Bash")`` are the shell rules: what tests, benches and the
+    transcript audit judge shell commands with, so no list of their codes is kept by hand."""
+    return [g for g in guards() if not g.advisory and g.applies(event, tool)]

@@ -39,7 +39,7 @@ import os
 from swarmgate import guard as G
 
 MAX_AUDITED_CALLS = 400
-AUDIT_TOOLS = ("Bash", "Monitor", "Write", "Edit", "MultiEdit", "NotebookEdit")
+AUDIT_TOOLS = G.SHELL_TOOLS + G.FILE_TOOLS   # the calls that change the machine or the files
 # first-line marks of a tool_result for a call that did not run: a hook's deny
 # ("PreToolUse:Bash hook error: ..."), Claude Code's permission refusals
 _NOT_RUN_MARKS = ("hook error", "requires approval", "doesn't want to proceed", "swarmgate refused")
@@ -186,14 +186,11 @@ def unreadable(path: str) -> str:
 
 def audit(event, config, calls: list) -> list:
     """[(tool name, what, [findings])] of calls that ran but that a guard refuses now: each call
-    judged again through the engine's own path (hook_engine.judge_recorded), by the registered
-    refusing PreToolUse guards other than the dispatch and message ones, with the current config.
-    Untimed (H02 itself runs within its budget); a guard that crashes on old input is not evidence."""
+    judged again through the engine's own path (hook_engine.judge_recorded: the registered
+    refusing PreToolUse guards of its tool, with the current config). Untimed (H02 itself runs
+    within its budget); a guard that crashes on old input is not evidence."""
     from swarmgate.hook_engine import judge_recorded
-    from swarmgate.hooks import registry
 
-    guards = [g for g in registry.guards() if not g.advisory and "PreToolUse" in g.events
-              and not set(g.tools) & {"Agent", "Task", "SendMessage"}]
     out = []
     for tid, name, ti, ran, cwd in calls:
         if not ran:
@@ -202,7 +199,7 @@ def audit(event, config, calls: list) -> list:
                    "cwd": cwd or event.cwd, "hook_event_name": "PreToolUse", "tool_name": name,
                    "tool_input": ti, "tool_use_id": tid, "agent_id": event.agent_id or "audited-subagent",
                    "agent_type": event.agent_type or "subagent"}
-        found = [f for f in judge_recorded(payload, config, event.repo, guards, timed=False, failures=False)
+        found = [f for f in judge_recorded(payload, config, event.repo, timed=False, failures=False)
                  if f.decision in (G.DENY, G.ASK, G.WARN)]
         if found:
             what = (ti.get("command") if name in G.SHELL_TOOLS else None) or " ".join(

@@ -64,19 +64,30 @@ class KernelLog:
         self.fd = None
 
 
+def oom_summary(message: str) -> dict | None:
+    """The fields of the OOM killer's summary line, wherever it sits in ``message`` (after a
+    /dev/kmsg header, a dmesg or journalctl stamp): ``oom-kill:constraint=CONSTRAINT_MEMCG,...,
+    oom_memcg=/P,task_memcg=/P/A,task=python3,pid=15282,uid=0`` as {key: value} (a word without
+    ``=`` maps to True); None for any other line. The one parser of that line: the runner reads
+    it from /dev/kmsg (``oom_lines``), SessionStart from dmesg/journalctl (hooks/kernel_oom.py)."""
+    i = message.find("oom-kill:")
+    if i < 0:
+        return None
+    fields: dict = {}
+    for part in message[i + len("oom-kill:"):].split(","):
+        k, sep, v = part.partition("=")
+        fields[k.strip()] = v.strip() if sep else True
+    return fields
+
+
 def oom_lines(messages: list[str]) -> list[dict]:
     """The OOM killer's lines as {"oom_memcg", "task_memcg", "pid", "task"}."""
     out = []
     for m in messages:
-        if "oom_memcg=" not in m or "task_memcg=" not in m:
+        f = oom_summary(m)
+        if not f or not isinstance(f.get("oom_memcg"), str) or not isinstance(f.get("task_memcg"), str):
             continue
-        fields = {}
-        for part in m.split(","):
-            k, sep, v = part.partition("=")
-            if sep:
-                fields[k.strip().rsplit(":", 1)[-1]] = v.strip()
-        out.append({"oom_memcg": fields.get("oom_memcg", ""), "task_memcg": fields.get("task_memcg", ""),
-                    "pid": fields.get("pid", ""), "task": fields.get("task", "")})
+        out.append({k: f[k] if isinstance(f.get(k), str) else "" for k in ("oom_memcg", "task_memcg", "pid", "task")})
     return out
 
 

@@ -46,20 +46,27 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
-def _hook_unavailable(event: str, why: str) -> int:
-    """The hook engine itself cannot be imported (a broken checkout): still answer, fail closed."""
+def _hook_unjudged(event: str, msg: str) -> int:
+    """Answer a hook call that cannot be judged, fail closed (hook_protocol.unjudged)."""
     import json
 
-    msg = (f"swarmgate hook: the hook engine cannot be loaded ({why}); refusing to be safe. "
-           "Run `swarmgate doctor` in the repository, or ./install.sh in the swarmgate checkout.")
     print(msg, file=sys.stderr)
-    if event == "PreToolUse":
-        out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                      "permissionDecisionReason": msg}}
-    else:
-        out = {"systemMessage": msg}
+    try:
+        from swarmgate.hook_protocol import unjudged
+        out = unjudged(event, msg)
+    except BaseException:  # noqa: BLE001 - the protocol module itself is broken: its shape, by hand
+        out = ({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                       "permissionDecisionReason": msg}}
+               if event == "PreToolUse" else {"systemMessage": msg})
     sys.stdout.write(json.dumps(out) + "\n")
     return 0
+
+
+def _hook_unavailable(event: str, why: str) -> int:
+    """The hook engine itself cannot be imported (a broken checkout): still answer, fail closed."""
+    return _hook_unjudged(event, f"swarmgate hook: the hook engine cannot be loaded ({why}); refusing to be "
+                                 "safe. Run `swarmgate doctor` in the repository, or ./install.sh in the "
+                                 "swarmgate checkout.")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,16 +76,8 @@ def main(argv: list[str] | None = None) -> int:
             msg = ("swarmgate hook: expected exactly one EVENT (e.g. `swarmgate hook PreToolUse`), got "
                    + (" ".join(args[1:]) or "none") + "; fix the hook entry in .claude/settings.json "
                    "(`swarmgate install PATH` rewrites it)")
-            print(msg, file=sys.stderr)
             # still a definite answer for Claude Code: a tool call is refused (fail closed)
-            import json
-            if args[1:2] == ["PreToolUse"]:
-                out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                              "permissionDecisionReason": msg}}
-            else:
-                out = {"systemMessage": msg}
-            sys.stdout.write(json.dumps(out) + "\n")
-            return 0
+            return _hook_unjudged(args[1] if len(args) > 1 else "", msg)
         # The hook runs before every tool call, often with PYTHONDONTWRITEBYTECODE set in the
         # agent's environment: then every call would recompile every module whose .pyc is
         # missing or stale (after a pull). Write bytecode here regardless (gitignored

@@ -23,7 +23,7 @@ import time
 
 from swarmgate import guard as G
 from swarmgate.hook_protocol import (EVENTS, STOP_EVENTS, HookInputError, dumps, goes_ahead, parse_payload, render,
-                                     stop_word)
+                                     stop_word, unjudged)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no typing import at run time: the hook's hot path
@@ -297,7 +297,7 @@ def judge_recorded(payload: dict, config: Config, repo: str, guards: Iterable[Gu
     event = HookEvent("PreToolUse", payload, repo)
     if guards is None:
         from swarmgate.hooks import registry
-        guards = [g for g in registry.guards() if not g.advisory]
+        guards = registry.refusing_guards("PreToolUse", event.tool_name)
     return evaluate(event, config, guards, timed=timed, failures=failures)
 
 
@@ -325,11 +325,7 @@ def answer(event_name: str, stdin_text: str, *, registry=None) -> tuple[str, int
     except BaseException as e:  # noqa: BLE001 - the last line of defence: always answer
         msg = f"swarmgate: internal error in the hook engine ({type(e).__name__}: {e})"
         print(msg, file=sys.stderr)
-        if event_name == "PreToolUse":
-            out = render("PreToolUse", "deny", msg + "; refusing to be safe (fail closed).", "")
-        else:
-            out = {"systemMessage": msg}
-        return dumps(out), 0
+        return _fail(event_name, msg + "; refusing to be safe (fail closed)."), 0
 
 
 def _answer(event_name: str, stdin_text: str, registry, t0: float) -> tuple[str, int]:
@@ -427,10 +423,8 @@ def _log_failure(event_name: str, event, codes: list, msg: str, t0: float) -> No
 
 
 def _fail(event_name: str, msg: str) -> str:
-    """Definite answer when the hook cannot judge: refuse tool calls, never block a stop forever."""
-    if event_name == "PreToolUse":
-        return dumps(render("PreToolUse", "deny", msg, ""))
-    return dumps({"systemMessage": msg})
+    """Definite answer when the hook cannot judge (hook_protocol.unjudged), as text."""
+    return dumps(unjudged(event_name, msg))
 
 
 def main(event_name: str) -> int:

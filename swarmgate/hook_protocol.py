@@ -187,6 +187,15 @@ def render(event_name: str, decision: str, reason: str, context: str, note: str 
     return out
 
 
+def unjudged(event_name: str, msg: str) -> dict:
+    """The one fail-closed answer, when the hook cannot judge at all (bad input, a bad config,
+    an engine that cannot load or crashed): a tool call is refused with ``msg``; any other event
+    gets ``msg`` as a note (a stop is never blocked by a hook that cannot judge it)."""
+    if event_name == "PreToolUse":
+        return render("PreToolUse", "deny", msg, "")
+    return {"systemMessage": msg}
+
+
 def dumps(answer: dict) -> str:
     """The answer as JSON in ASCII (non-ASCII as \\u escapes): always encodable, whatever a
     guard put into a reason (a file name read back with surrogateescape, say)."""

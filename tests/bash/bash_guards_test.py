@@ -11,7 +11,14 @@ import pytest
 from swarmgate import guard as G
 from tests.bash import corpus
 
-BASH_CODES = {"B01", "B02", "B10", "B30", "B31", "G01", "T01", "W01"}
+
+
+def _shell_rules() -> list:
+    from swarmgate.hooks import registry
+    return registry.refusing_guards("PreToolUse", "Bash")
+
+
+BASH_CODES = {g.code for g in _shell_rules()}   # derived: a new shell rule joins every test here
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -321,14 +328,7 @@ def test_monitor_runs_through_the_same_guards(cjudge):
 
 # ------------------------------------------------------------------ cases, switches, registry
 
-def _bash_guards():
-    from swarmgate.hooks import (heavy_guards, scope_guards, shell_job_guards, shell_protection_guards, timer_guards,
-                                 write_scope)
-    return (heavy_guards.GUARDS + scope_guards.GUARDS + shell_job_guards.GUARDS + shell_protection_guards.GUARDS
-            + timer_guards.GUARDS + write_scope.GUARDS)
-
-
-@pytest.mark.parametrize("g", _bash_guards(), ids=lambda g: g.code)
+@pytest.mark.parametrize("g", _shell_rules(), ids=lambda g: g.code)
 def test_cases_and_break_switches(g):
     from swarmgate.selftest import guard_suite, run_suite
 
@@ -342,6 +342,7 @@ def test_registered():
     from swarmgate.hooks import registry
     codes = {g.code for g in registry.guards() if g.applies("PreToolUse", "Bash")}
     assert BASH_CODES <= codes
+    assert {"B01", "B02", "B10", "B30", "B31", "G01", "T01", "W01"} <= BASH_CODES   # SPEC §4.3's rules
     assert {g.code for g in registry.guards() if g.applies("PreToolUse", "Monitor")} >= BASH_CODES
     assert {g.code for g in registry.guards() if g.applies("PreToolUse", "CronCreate")} == {"T01"}
 

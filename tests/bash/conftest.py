@@ -16,11 +16,8 @@ def _state_dir(tmp_path, monkeypatch):
 
 
 class Judge:
-    """Run the Bash-side guards (B01 B02 B10 B30 B31 G01 T01 W01) on one command in ``repo``."""
-
-    MODULES = ("swarmgate.hooks.heavy_guards", "swarmgate.hooks.scope_guards",
-               "swarmgate.hooks.shell_job_guards", "swarmgate.hooks.shell_protection_guards",
-               "swarmgate.hooks.timer_guards", "swarmgate.hooks.write_scope")
+    """Run the shell rules (registry.refusing_guards("PreToolUse", "Bash"): B01 B02 B10 B30 B31
+    G01 T01 W01 today, and any rule added later) on one command in ``repo``."""
 
     def __init__(self, repo: str, config_text: str = "") -> None:
         self.repo = repo
@@ -52,11 +49,8 @@ class Judge:
         return self._config
 
     def guards(self):
-        import importlib
-        out = []
-        for m in self.MODULES:
-            out.extend(importlib.import_module(m).GUARDS)
-        return out
+        from swarmgate.hooks import registry
+        return registry.refusing_guards("PreToolUse", "Bash")
 
     def event(self, command: str | None = None, *, subagent: bool = False, agent_type: str = "implementer",
               tool: str = "Bash", tool_input: dict | None = None, cwd: str | None = None):
