@@ -594,13 +594,31 @@ class Parser:
 
     def _looks_like_words(self, i: int) -> bool:
         """Is the text after ``((`` commands rather than arithmetic? Bash reads
-        ``((cmd args))`` as nested subshells when it is not an expression."""
+        ``((cmd args))`` as nested subshells when it is not an expression. Nested
+        substitutions and subscripts (``x[$(cmd)]``) and parenthesised terms
+        (``1 << (n - 1)``) are arithmetic; two words side by side are commands."""
         s = self.s
-        j = s.find("))", i)
-        inner = s[i:] if j < 0 else s[i:j]
-        toks = inner.split()
+        # the text up to the `))` that closes this `((`, nested parens and brackets blanked
+        depth, j, out = 0, i, []
+        while j < len(s):
+            c = s[j]
+            if c in "([":
+                depth += 1
+                out.append(" ")
+            elif c in ")]":
+                if depth == 0:
+                    break
+                depth -= 1
+                out.append(" ")
+            elif depth:
+                out.append("0" if c.isalnum() else " ")
+            else:
+                out.append(c)
+            j += 1
+        toks = "".join(out).split()
         for a, b in zip(toks, toks[1:]):
-            if (a[-1:].isalnum() or a[-1:] == "_") and (b[:1].isalpha() or b[:1] in "_-./"):
+            if (a[-1:].isalnum() or a[-1:] == "_") and (
+                    b[:1].isalpha() or b[:1] in "_./" or (b[:1] == "-" and len(b) > 1 and b[1].isalpha())):
                 return True
         return False
 

@@ -15,7 +15,7 @@ from swarmgate.hooks import bash_lexical as _lx
 from swarmgate.hooks.bash_parse import OutOfTime, parse_text
 from swarmgate.hooks.bash_results import (Analysis, Loop, Program, Redirect, SimpleCommand,
                                           Unverifiable, command_name)
-from swarmgate.hooks.bash_words import base_vars, c_unescape, expand, shell_quote
+from swarmgate.hooks.bash_words import base_vars, c_unescape, expand, expand_braces, shell_quote
 from swarmgate.hooks.bash_programs import READERS
 from swarmgate.hooks.bash_wrappers import (INTERP_PREFIXES, INTERPRETERS, PYTHON, SHELLS, SPECIAL,
                                            TABLE, find_command, is_python, lookup)
@@ -101,6 +101,13 @@ class Walker:
         self.makefiles: dict[str, tuple] = {}
         self.project_cache: dict = {}             # project files read and parsed, per analysis
         self.git_config_set: list = []            # `git config KEY VALUE` earlier in this command
+        self.hashed: dict = {}                    # `hash -p PATH NAME`: NAME -> (PATH, dynamic end)
+        self.namerefs: dict = {}                  # `declare -n REF=VAR`
+        self.script_args: dict = {}               # script path -> the arguments it was first read with
+        self.dir_cache: dict = {}                 # directory listings for glob expansion
+        self._dynamic_dir = False
+        self._wrote_unknown_dir = False           # a file was written somewhere that cannot be named
+        self.tree_changed: str | None = None      # a command that rewrote files nobody can list (git checkout)
         self.unknown_dirs = 0
         self.parser = "auto"
         self.aliases: dict[str, str | None] = {}
@@ -168,6 +175,7 @@ class Walker:
             elif t is _lx.Test:
                 for w in node.words:
                     self.walk_word_subs(w, ctx)
+                self._arith_injection(node.text, ctx)
         finally:
             self.nest -= 1
 
@@ -265,23 +273,10 @@ class Walker:
             return None
         if self.expanded_loops >= 2:
             return None   # nested value loops would multiply: read inner ones once
-        out: list[str] = []
-        for v, last, w in zip(*self._expand_words(node.words), node.words):
-            if last >= 0:
-                return None
-            if any(c in v for c in "*?[") and not any(q in w.raw for q in "'\"\\"):
-                if not self._known_dir(self.cwd):
-                    return None
-                import glob
-                hits = sorted(glob.glob(v if os.path.isabs(v) else os.path.join(self.cwd, v)))
-                if hits and not os.path.isabs(v):
-                    hits = [os.path.relpath(h, self.cwd) for h in hits]
-                out.extend(hits or [v])
-            else:
-                out.append(v)
-            if len(out) > _MAX_LOOP_VALUES:
-                return None
-        return out
+        vals, lasts = self._expand_words(node.words)   # braces, splitting and globs included
+        if any(x >= 0 for x in lasts) or len(vals) > _MAX_LOOP_VALUES:
+            return None
+        return vals
 
     def walk_word_subs(self, w: _lx.Word, ctx: Ctx) -> None:
         for kind, seq in w.subs:
@@ -297,32 +292,177 @@ class Walker:
             if r.heredoc and not r.quoted and ("$(" in r.heredoc or "`" in r.heredoc):
                 self._heredoc_expansions(r.heredoc, ctx)
 
-    def _heredoc_expansions(self, body: str, ctx: Ctx) -> None:
+    def _heredoc_expansions(self, body: str, ctx: Ctx, label: str = "heredoc") -> None:
         """An unquoted heredoc's body undergoes $( ) and backtick substitution."""
         p = _lx.Parser(body)
         subs = p.scan_expansions()
-        self.walk_word_subs(_lx.Word(body, subs), ctx.sub("heredoc"))
+        self.walk_word_subs(_lx.Word(body, subs), ctx.sub(label))
+
+    # -- bash semantics: variables with effects, arithmetic ---------------------
+    def _set_var(self, name: str, value: str | None) -> None:
+        """Assign a variable; through a nameref, its target (both become what is known)."""
+        target = self.namerefs.get(name)
+        if target is not None:
+            if target.isidentifier():
+                self.vars[target] = value
+            self.vars[name] = value
+            return
+        self.vars[name] = value
+        for ref, tgt in self.namerefs.items():
+            if tgt == name:
+                self.vars[ref] = value
+
+    def _special_variable(self, name: str, value: str, last: int, ctx: Ctx, text: str) -> None:
+        """Variables whose value a shell runs: PROMPT_COMMAND (a command text before each
+        prompt), PS0/PS1/PS2/PS4 (their substitutions run when the prompt or the `set -x`
+        trace is printed)."""
+        if name in ("PROMPT_COMMAND",) or name.startswith("PROMPT_COMMAND["):
+            if last >= 0:
+                self.unverifiable(f"{name} is set to a command that cannot be read statically", text)
+            elif value.strip():
+                self._nested_text(value, ctx.sub(name), name, text)
+        elif name in ("PS0", "PS1", "PS2", "PS4") and ("$(" in value or "`" in value):
+            self._heredoc_expansions(value, ctx, name)
+
+    def _arith_injection(self, expr: str, ctx: Ctx, literal: bool = False) -> None:
+        """An arithmetic context (``$(( ))``, ``(( ))``, ``let``, ``declare -i``, subscripts,
+        ``[[ -eq ]]``) evaluates variables' values as expressions again: ``a[$(cmd)]`` in a
+        value runs cmd. ``literal``: ``expr`` is text bash itself evaluates (a ``let``
+        argument), whose substitutions run too."""
+        if literal and ("$(" in expr or "`" in expr):
+            self._heredoc_expansions(expr, ctx, "arithmetic")
+        i, n = 0, len(expr)
+        seen = 0
+        while i < n and seen < 32:
+            c = expr[i]
+            if c.isalpha() or c == "_":
+                j = i
+                while j < n and (expr[j].isalnum() or expr[j] == "_"):
+                    j += 1
+                name = expr[i:j]
+                i = j
+                if name not in self.vars:
+                    continue
+                seen += 1
+                val = self.vars[name]
+                # (a value that cannot be read is not refused here: `n=$(nproc); $((n+1))` is
+                # everyday shell, and the exec-time layer sees what actually runs)
+                if val is not None and ("$(" in val or "`" in val):
+                    self._heredoc_expansions(val, ctx, "arithmetic")
+                continue
+            i += 1
 
     # -- simple commands -----------------------------------------------------
     def _expand_words(self, words: list) -> tuple[list, list]:
+        """Values of words after brace expansion, parameter expansion, word splitting (by IFS)
+        and pathname expansion (against the cwd); per word, where its last unresolved
+        expansion ends (-1: static)."""
         vals, dyn = [], []
         for w in words:
             if w.raw in ('"$@"', "$@", "$*", '"${@}"', "${@}") and self.positional is not None:
                 vals.extend(self.positional)   # "$@": one word per argument
                 dyn.extend([-1] * len(self.positional))
                 continue
-            raw = w.raw
-            v, last = expand(raw, self.vars, self._const_subst if w.subs else None)
-            if ("$" in raw and (" " in v or "\t" in v or "\n" in v)
-                    and "'" not in raw and '"' not in raw and "\\" not in raw):
-                # an unquoted expansion is split into words (C="cargo test"; $C --workspace)
-                parts = v.split()
-                vals.extend(parts)
-                dyn.extend([-1 if last < 0 else len(p) for p in parts])
+            raws = [w.raw]
+            if "{" in w.raw and ("," in w.raw or ".." in w.raw):
+                raws = expand_braces(w.raw)
+                if len(raws) > 1:
+                    raws = [r for r in raws if r != ""]   # empty words from braces are removed
+            for raw in raws:
+                v, last = expand(raw, self.vars, self._const_subst if w.subs else None)
+                if "$" in raw and "'" not in raw and '"' not in raw and "\\" not in raw:
+                    parts = self._split_fields(v, last)
+                    if parts is not None:
+                        for pv, pl in parts:
+                            self._glob_into(pv, pl, raw, vals, dyn)
+                        continue
+                self._glob_into(v, last, raw, vals, dyn)
+        return vals, dyn
+
+    def _split_fields(self, v: str, last: int):
+        """An unquoted expansion split into fields by IFS (default: blanks); None when the
+        value is one field. IFS set to something unknown makes every field unknown."""
+        ifs = self.vars.get("IFS", " \t\n") if "IFS" in self.vars else " \t\n"
+        if ifs is None:
+            return [(v, len(v))]
+        seps = ifs if ifs else ""
+        if not seps or not any(c in v for c in seps):
+            return None
+        fields, cur = [], []
+        for c in v:
+            if c in seps:
+                if cur:
+                    fields.append("".join(cur))
+                    cur = []
+                elif c not in " \t\n":
+                    fields.append("")   # a non-blank separator delimits an empty field
                 continue
+            cur.append(c)
+        if cur:
+            fields.append("".join(cur))
+        return [(f, -1 if last < 0 else len(f)) for f in fields]
+
+    def _glob_into(self, v: str, last: int, raw: str, vals: list, dyn: list) -> None:
+        """Pathname expansion of an unquoted word with * ? [ against the cwd: the files it
+        names, else the word itself; unknown when the cwd cannot be named, or when an
+        earlier command of this text may create files it could name."""
+        if last >= 0 or not _unquoted_glob(raw) or not any(c in v for c in "*?["):
             vals.append(v)
             dyn.append(last)
-        return vals, dyn
+            return
+        hits = self._glob(v)
+        if hits is None or self._maker_before():
+            # the cwd is unknown, or an earlier command may have made (or removed) files
+            vals.append(v)
+            dyn.append(len(v))
+            return
+        if hits:
+            vals.extend(hits)
+            dyn.extend([-1] * len(hits))
+            return
+        vals.append(v)
+        dyn.append(-1)
+
+    def _glob(self, pattern: str) -> list | None:
+        """Files matching ``pattern`` (sorted, at most 64), [] for none, None when it cannot
+        be known (unknown cwd, unreadable directory)."""
+        if not self._known_dir(self.cwd) and not pattern.startswith("/"):
+            return None
+        base = "/" if pattern.startswith("/") else self.cwd
+        parts = [x for x in pattern.split("/") if x]
+        found = [("", base)]
+        for k, part in enumerate(parts):
+            nxt = []
+            for rel, d in found:
+                if not any(c in part for c in "*?["):
+                    p = os.path.join(d, part)
+                    if k == len(parts) - 1 and not os.path.lexists(p):
+                        continue
+                    nxt.append((rel + part if not rel else rel + "/" + part, p))
+                    continue
+                names = self.dir_cache.get(d)
+                if names is None:
+                    try:
+                        names = sorted(os.listdir(d))[:4096]
+                    except OSError:
+                        names = []
+                    self.dir_cache[d] = names
+                for nm in names:
+                    if nm.startswith(".") and not part.startswith("."):
+                        continue
+                    if wildcard_match(part, nm):
+                        nxt.append((nm if not rel else rel + "/" + nm, os.path.join(d, nm)))
+            found = nxt[:256]
+            if not found:
+                return []
+        out = [("/" + r if pattern.startswith("/") else r) for r, _ in found]
+        return out[:64]
+
+    def _maker_before(self) -> bool:
+        """Did an earlier command of this text possibly create files (not only print)?"""
+        return any(c.name not in _NO_FILE_CREATION or any(r.writes and r.target != "/dev/null"
+                                                           for r in c.redirects)
+                   for c in self.an.commands)
 
     def _const_subst(self, inner: str) -> str | None:
         """The output of a command substitution whose result is certain:
@@ -331,6 +471,8 @@ class Walker:
         t = inner.strip()
         if t == "pwd" or t == "pwd -P":
             return self.cwd if self._known_dir(self.cwd) else None
+        if t.startswith(("echo ", "printf ", "cat ")) and not any(c in t for c in ";|&<>`\n"):
+            return self._literal_output(t)
         if t.startswith(("dirname ", "basename ")):
             arg = t.split(None, 1)[1].strip()
             v, last = expand(arg, self.vars, self._const_subst)
@@ -360,6 +502,41 @@ class Walker:
                 d = up
         return None
 
+    def _literal_output(self, t: str) -> str | None:
+        """What ``echo WORDS``, ``printf FMT ARGS`` or ``cat FILE`` prints, when certain (the
+        words literal, the file small and readable or written earlier by this command);
+        trailing newlines removed, as command substitution does."""
+        seq, _, unsure = parse_text(t, self.deadline, self.parser)
+        if unsure or len(seq.items) != 1 or type(seq.items[0][0]) is not _lx.Cmd:
+            return None
+        node = seq.items[0][0]
+        if node.redirs or node.assigns:
+            return None
+        out = self._static_output(node)
+        if out is None:
+            return None
+        if out[0] == "text":
+            return out[1].rstrip("\n")
+        parts = []
+        for f in out[1]:
+            p = self._abspath(f)
+            if p is None or not self._known_dir(p):
+                return None
+            if p in self.written:
+                content = self.written[p]
+                if content is None or content[0] != "text":
+                    return None
+                parts.append(content[1])
+                continue
+            try:
+                if not os.path.isfile(p) or os.path.getsize(p) > 4096:
+                    return None
+                with open(p, "rb") as fh:
+                    parts.append(fh.read(4096).decode("utf-8"))
+            except (OSError, UnicodeDecodeError):
+                return None
+        return "".join(parts).rstrip("\n")
+
     def walk_cmd(self, c: _lx.Cmd, ctx: Ctx, feed) -> None:
         # substitutions run first (word expansion), in a subshell each
         for w in c.assigns:
@@ -373,14 +550,20 @@ class Walker:
             k = v.find("=")
             name, val = v[:k].rstrip("+"), v[k + 1:]
             assigns[name] = val
+            self._special_variable(name, val, last, ctx, c.text)
+            if "[" in name:
+                self._arith_injection(name[name.index("["):], ctx)   # a[i]=v: the subscript is arithmetic
             if not c.words:
                 kr = w.raw.find("=")
                 array = kr >= 0 and w.raw[kr + 1:kr + 2] == "("
-                self.vars[name] = val if last < 0 and not array else None
+                self._set_var(name, val if last < 0 and not array else None)
         redirs = self._redirects(c.redirs)
         if not c.words:
             self._note_writes(None, [], redirs, c, feed)
             return
+        for w in c.words:
+            if "$((" in w.raw or "$[" in w.raw:
+                self._arith_injection(w.raw, ctx)
         vals, last = self._expand_words(c.words)
         env = dict(ctx.env)
         env.update(assigns)
@@ -417,6 +600,11 @@ class Walker:
         if not words:
             return   # "$@" with no arguments: nothing runs
         w0 = words[0]
+        if self.hashed and w0 in self.hashed and w0 not in self.funcs:
+            # `hash -p PATH NAME`: NAME runs PATH
+            path, lpath = self.hashed[w0]
+            words, last = [path] + list(words[1:]), [lpath] + list(last[1:])
+            w0 = path
         if last[0] >= 0 and w0.rfind("/") < last[0]:
             self.emit(words, last, env, redirs, ctx, text)
             self.unverifiable(f"the command name is dynamic ({w0}): it cannot be read statically",
@@ -474,6 +662,11 @@ class Walker:
             self.called.add(name)
             # recursion stops at a body already being walked; a body is walked
             # again per call site, up to _MAX_FUNC_CALLS calls in all
+            if self.func_calls >= _MAX_FUNC_CALLS and id(body) not in self.active_funcs:
+                self.problem(f"more than {_MAX_FUNC_CALLS} function calls")
+                self.unverifiable(f"more than {_MAX_FUNC_CALLS} function calls to follow: the rest "
+                                  "cannot be read", text)
+                return
             if id(body) not in self.active_funcs and self.func_calls < _MAX_FUNC_CALLS:
                 self.func_calls += 1
                 self.active_funcs.append(id(body))
@@ -512,10 +705,48 @@ class Walker:
             self._cd(args, largs)
             return
         if name in ("export", "declare", "typeset", "local", "readonly"):
+            flags = "".join(a[1:] for a in args if a.startswith(("-", "+")) and a != "--")
             for a, la in zip(args, largs):
+                if a.startswith(("-", "+")):
+                    continue
                 k = a.find("=")
-                if k > 0 and a[:k].isidentifier():
-                    self.vars[a[:k]] = a[k + 1:] if la < 0 else None
+                var = a[:k] if k > 0 else a
+                if not var.isidentifier():
+                    continue
+                if "n" in flags:
+                    # a nameref: $REF is the value of the variable it names
+                    target = a[k + 1:] if k > 0 else ""
+                    self.namerefs[var] = target
+                    self.vars[var] = self.vars.get(target) if la < 0 and target.isidentifier() else None
+                    continue
+                if k > 0:
+                    val = a[k + 1:]
+                    self._special_variable(var, val, la, ctx, text)
+                    if "i" in flags:
+                        self._arith_injection(val, ctx, literal=True)
+                    self._set_var(var, val if la < 0 else None)
+            return
+        if name == "let":
+            for a in args:
+                self._arith_injection(a, ctx, literal=True)
+            return
+        if name == "hash":
+            if "-r" in args:
+                self.hashed.clear()
+            k = args.index("-p") if "-p" in args else -1
+            if k >= 0 and k + 2 <= len(args) - 1 + 1 and k + 1 < len(args):
+                path, lpath = args[k + 1], largs[k + 1]
+                for nm in args[k + 2:]:
+                    self.hashed[nm] = (path, lpath)
+            return
+        if name == "enable" and any(a == "-f" or (a.startswith("-") and "f" in a[1:]) for a in args):
+            self.unverifiable("enable -f loads a builtin from a shared object: what it runs cannot be "
+                              "read statically", text)
+            return
+        if name == "shopt" or name == "set":
+            if name == "set" and "--" in args:
+                k = args.index("--")
+                self._set_positional(args[k + 1:], largs[k + 1:])
             return
         if name == "printf" and len(args) >= 3 and args[0] == "-v":
             # printf -v NAME FORMAT ARGS: an assignment
@@ -528,10 +759,6 @@ class Walker:
                     self.vars[var] = args[3]
                 else:
                     self.vars[var] = None
-            return
-        if name == "set" and "--" in args:
-            k = args.index("--")
-            self._set_positional(args[k + 1:], largs[k + 1:])
             return
         if name == "unset":
             for a in args:
@@ -573,7 +800,7 @@ class Walker:
                 return
         if "/" in w0:
             self._script_args = (args, largs)
-            self._maybe_script(w0, args, env, ctx, text)
+            self._maybe_script(w0, args, env, ctx, text, dir_dynamic=last[0] >= 0)
 
     # -- wrappers ------------------------------------------------------------
     def _wrapped(self, name, args, largs, env, ctx, text, feed) -> bool | None:
@@ -712,12 +939,17 @@ class Walker:
         i, n = 0, len(args)
         cmd_string = None
         reads_stdin = False
+        startup: list = []
         while i < n:
             a = args[i]
             if a == "--" or a == "-":
                 i += 1
                 break
-            if a in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            if a in ("--rcfile", "--init-file") and i + 1 < n:
+                startup.append((args[i + 1], largs[i + 1]))
+                i += 2
+                continue
+            if a in ("-o", "+o", "-O", "+O"):
                 i += 2
                 continue
             if a.startswith("--"):
@@ -733,6 +965,18 @@ class Walker:
                 continue
             break
         sub = ctx.sub("bash -c" if cmd_string is not None else None)
+        # files the shell sources before its commands: BASH_ENV (bash), ENV (sh), --rcfile
+        for var in ("BASH_ENV", "ENV"):
+            if var in env:
+                startup.append((env[var], 0 if "$" in env[var] else -1))
+            elif self.vars.get(var) is not None or var in self.vars:
+                v = self.vars.get(var)
+                startup.append((v or "", -1 if v is not None else 0))
+        for f, last in startup:
+            if f == "" and last < 0:
+                continue
+            self._script_args = None
+            self._script_arg(f, last, env, ctx.sub("startup file"), text, f"{name} startup file", share=True)
         if cmd_string is not None:
             # first operand after the options is the command string
             j = cmd_string
@@ -821,6 +1065,8 @@ class Walker:
                 body = c_unescape(body)
             return ("text", body + "\n", "echo-shell")
         if name == "printf":
+            if args[:1] == ["--"]:
+                args, largs = args[1:], largs[1:]
             if not args or any(x >= 0 for x in largs):
                 return None
             fmt = args[0]
@@ -961,8 +1207,9 @@ class Walker:
             return
         self._run_script_path(word, ctx, text, how, share)
 
-    def _maybe_script(self, w0: str, args, env, ctx, text) -> None:
+    def _maybe_script(self, w0: str, args, env, ctx, text, dir_dynamic: bool = False) -> None:
         """A path at command position: a shell script if bash would run it as one."""
+        self._dynamic_dir = dir_dynamic
         p = self._abspath(w0)
         if p is None:
             self.unverifiable(f"{w0}: cannot tell where it is (the directory changed to "
@@ -971,10 +1218,10 @@ class Walker:
         if p in self.written:
             self._run_script_path(w0, ctx, text, "run", share=False)
             return
-        if not self._known_dir(p):
-            if w0.endswith((".sh", ".bash")):
-                self.unverifiable(f"{w0}: cannot tell where it is (the directory changed to "
-                                  "something unknown)", text)
+        if not self._known_dir(p) or self._dynamic_dir:
+            if w0.endswith((".sh", ".bash")) or self._wrote_unknown_dir:
+                self.unverifiable(f"{w0}: cannot tell where it is (a script in a directory that "
+                                  "cannot be named: the directory changed to, or is, something unknown)", text)
             else:
                 self.problem(f"{w0}: in a directory that cannot be named; not read")
             return
@@ -1000,9 +1247,26 @@ class Walker:
         # each file at most once per analysis (symlinks resolved; a file written
         # by this command counts as one file too)
         key = p if p in self.written else os.path.realpath(p)
+        sargs = tuple(self._script_args[0]) if self._script_args else ()
         if key in self.seen_scripts:
+            if self.script_args.get(key, ()) != sargs and not share:
+                # read once per judgement; with other arguments it may run other commands
+                self.unverifiable(f"{how} {word}: run again with other arguments ({' '.join(sargs)[:60]}); "
+                                  "each script is read once per command", text)
             return
         self.seen_scripts.add(key)
+        self.script_args[key] = sargs
+        if p in self.written and self.written[p] is not None and self.written[p][0] == "files" and (
+                p in self.written[p][1] or any(f in self.written and self.written.get(f) is not None
+                                               and self.written[f][0] == "files" and p in self.written[f][1]
+                                               for f in self.written[p][1])):
+            self.unverifiable(f"{p} is copied onto itself by this same command, then run: what it "
+                              "holds then cannot be read statically", text)
+            return
+        if p not in self.written and self.tree_changed is not None:
+            self.unverifiable(f"{how} {word}: an earlier command ({self.tree_changed}) may have changed "
+                              "it: its content at run time cannot be read statically", text)
+            return
         if p in self.written:
             content = self.written[p]
             if content is None:
@@ -1088,6 +1352,10 @@ class Walker:
         import stat as _stat
         if not _stat.S_ISREG(st.st_mode):
             self.problem(f"{p} is not a regular file")
+            if not _stat.S_ISDIR(st.st_mode):
+                # a FIFO, a socket or a device: what it feeds is not known until it runs
+                self.unverifiable(f"{p} is not a regular file (a FIFO or a device): what it holds "
+                                  "cannot be read statically", text)
             return None
         if st.st_size > self.max_script_bytes:
             self.problem(f"script {p} is {st.st_size} bytes, over the {self.max_script_bytes}-byte limit")
@@ -1122,6 +1390,8 @@ class Walker:
             if r.writes and r.fd in (None, 1) and r.op != "<>":
                 p = self._abspath(r.target) if "$" not in r.target else None
                 if p is None:
+                    if "$" in r.target and r.target != "/dev/null":
+                        self._wrote_unknown_dir = True
                     continue
                 if r.op in (">>", "&>>") and p in self.written:
                     prev = self.written[p]
@@ -1181,6 +1451,44 @@ class Walker:
                     p = self._abspath(a[3:])
                     if p is not None:
                         self.written[p] = None
+        elif name in ("sed", "gsed", "perl", "ruby") and any(
+                a == "-i" or a.startswith(("-i", "--in-place")) or
+                (a.startswith("-") and not a.startswith("--") and "i" in a[1:] and name != "sed")
+                for a in args):
+            for f in _inplace_files(name, args):
+                p = self._abspath(f)
+                if p is not None:
+                    self.written[p] = None
+        elif name in ("patch", "git", "tar", "unzip", "rsync", "bsdtar", "gtar", "7z", "cpio") and \
+                _changes_tree(name, args):
+            if name == "patch":
+                ops, k = [], 0
+                while k < len(args):
+                    a = args[k]
+                    if a in ("-i", "--input", "-o", "--output", "-d", "--directory", "-p", "-D", "-F",
+                             "-r", "-B", "-Y", "-z", "-V", "-g"):
+                        k += 2
+                        continue
+                    if not a.startswith("-"):
+                        ops.append(a)
+                    k += 1
+                if ops:
+                    p = self._abspath(ops[0])
+                    if p is not None:
+                        self.written[p] = None
+                        return
+            self.tree_changed = f"{name} {' '.join(args[:2])}".strip()
+        elif name.startswith(INTERP_PREFIXES) and any(a.startswith("-") for a in args[:1]):
+            # an interpreter one-liner that names a file may write it (open('x.sh', 'w'))
+            code = " ".join(args)
+            for q in ("'", '"'):
+                for piece in code.split(q)[1::2]:
+                    if "/" in piece or "." in piece:
+                        cand = self._abspath(piece) if " " not in piece and len(piece) < 256 else None
+                        if cand is not None and (os.path.isfile(cand) or cand.endswith((".sh", ".bash"))):
+                            if any(w in code for w in ("open(", "write", "writeFile", "File.", "copy",
+                                                        "move", "rename", "print >", "> ")):
+                                self.written[cand] = None
 
     # -- interpreters --------------------------------------------------------
     def _interpreter(self, name, args, opts, raw_redirs, text, ctx) -> None:
@@ -1208,8 +1516,37 @@ class Walker:
                 return
             source = "stdin"
         if code is None:
+            self._program_file(name, args, text, ctx)
             return
         self.an.programs.append(Program(name, code, text, self._cwd_or_none(), ctx.via, source))
+
+    _FILE_OPTS = frozenset(("-W", "-X", "-Q", "--check-hash-based-pycs", "-r", "--require", "-I", "-M",
+                            "-x", "--import", "--loader", "--env-file", "-C", "--conditions",
+                            "--inspect-port", "--max-old-space-size"))
+
+    def _program_file(self, name, args, text, ctx) -> None:
+        """``python3 x.py ARGS`` (and node/perl/ruby FILE): the file's code is scanned by the
+        guards like a one-liner, when the file can be named and read."""
+        i = 0
+        while i < len(args) and args[i].startswith("-") and args[i] != "-":
+            i += 2 if args[i] in self._FILE_OPTS else 1
+        if i >= len(args):
+            return
+        f = args[i]
+        p = self._abspath(f)
+        if p is None or not self._known_dir(p):
+            return
+        if p in self.written:
+            content = self.written[p]
+            code = content[1] if content is not None and content[0] == "text" else None
+            self.an.programs.append(Program(name, code, text, self._cwd_or_none(), ctx.via, "file"))
+            return
+        if not os.path.isfile(p):
+            return
+        code = self._read_code(p)
+        if code is not None:
+            self.an.files_read.append(p)
+        self.an.programs.append(Program(name, code, text, self._cwd_or_none(), ctx.via, "file"))
 
     def _cwd_or_none(self) -> str | None:
         return self.cwd if self._known_dir(self.cwd) else None
@@ -1247,7 +1584,6 @@ class Walker:
         except (OSError, UnicodeDecodeError):
             return None
 
-    # -- make ----------------------------------------------------------------
     # -- functions never called ------------------------------------------------
     def finish(self, ctx: Ctx) -> None:
         for name, (body, dctx) in list(self.funcs.items()):
@@ -1294,3 +1630,134 @@ def script_kind(p: str) -> str:
     if st.st_mode & 0o111:
         return "shell"   # executable text without a shebang: bash runs it as a script
     return "other"
+
+
+def _inplace_files(name: str, args: list) -> list:
+    """The files ``sed -i`` / ``perl -i`` edit (operands after the script)."""
+    files: list = []
+    have_script = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-e", "--expression", "-f", "--file", "-E") and name != "sed" or \
+                a in ("-e", "--expression", "-f", "--file"):
+            have_script = True
+            i += 2
+            continue
+        if a.startswith("-") and not a.startswith("--") and name != "sed" and a[-1] in "eE" and len(a) > 1:
+            have_script = True   # -pe EXPR, -i.bak -pe EXPR
+            i += 2
+            continue
+        if a.startswith("-"):
+            i += 1
+            continue
+        if not have_script:
+            have_script = True   # the first operand is the script
+            i += 1
+            continue
+        files.append(a)
+        i += 1
+    return files
+
+
+def _changes_tree(name: str, args: list) -> bool:
+    """Does this command rewrite files in the tree that cannot be listed (git checkout, patch)?"""
+    if name == "git":
+        sub = next((a for a in args if not a.startswith("-")), "")
+        if sub in ("apply", "am", "checkout", "restore", "reset", "merge", "pull", "rebase", "cherry-pick",
+                   "revert", "switch", "read-tree", "checkout-index"):
+            return sub != "reset" or "--hard" in args or "--merge" in args or "--keep" in args
+        if sub == "stash":
+            return any(a in ("pop", "apply") for a in args)
+        return False
+    if name in ("tar", "bsdtar", "gtar"):
+        return any(a in ("-x", "--extract", "--get") or (a[:1] != "-" and "x" in a and args.index(a) == 0) or
+                   (a.startswith("-") and not a.startswith("--") and "x" in a[1:]) for a in args)
+    if name == "unzip":
+        return not any(a in ("-l", "-v", "-t", "-Z") for a in args)
+    if name == "7z":
+        return bool(args) and args[0] in ("x", "e")
+    if name == "cpio":
+        return any(a in ("-i", "--extract") or (a.startswith("-") and "i" in a[1:]) for a in args)
+    return True   # patch, rsync
+
+
+def _unquoted_glob(raw: str) -> bool:
+    """Does the source word hold * ? or [ outside quotes (so bash expands it as a pattern)?"""
+    q = None
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if q:
+            if c == q:
+                q = None
+            elif c == "\\" and q == '"':
+                i += 1
+        elif c == "\\":
+            i += 1
+        elif c in "'\"":
+            q = c
+        elif c in "*?[":
+            return True
+        elif c == "$" and i + 1 < len(raw) and raw[i + 1] in "({":
+            return False   # inside an expansion: leave it to the value
+        i += 1
+    return False
+
+
+def wildcard_match(pat: str, name: str) -> bool:
+    """Shell wildcard matching of one path component (* ? [...] [!...]), without `re`."""
+    p, s = 0, 0
+    star_p, star_s = -1, 0
+    while s < len(name):
+        if p < len(pat):
+            c = pat[p]
+            if c == "*":
+                star_p, star_s = p, s
+                p += 1
+                continue
+            if c == "?":
+                p += 1
+                s += 1
+                continue
+            if c == "[":
+                end = pat.find("]", p + 2)
+                if end > 0:
+                    body = pat[p + 1:end]
+                    neg = body[:1] in ("!", "^")
+                    if neg:
+                        body = body[1:]
+                    hit = False
+                    k = 0
+                    while k < len(body):
+                        if k + 2 < len(body) and body[k + 1] == "-":
+                            hit = hit or body[k] <= name[s] <= body[k + 2]
+                            k += 3
+                        else:
+                            hit = hit or body[k] == name[s]
+                            k += 1
+                    if hit != neg:
+                        p = end + 1
+                        s += 1
+                        continue
+                elif c == name[s]:
+                    p += 1
+                    s += 1
+                    continue
+            elif c == "\\" and p + 1 < len(pat) and pat[p + 1] == name[s]:
+                p += 2
+                s += 1
+                continue
+            elif c == name[s]:
+                p += 1
+                s += 1
+                continue
+        if star_p >= 0:
+            p = star_p + 1
+            star_s += 1
+            s = star_s
+            continue
+        return False
+    while p < len(pat) and pat[p] == "*":
+        p += 1
+    return p == len(pat)

@@ -312,17 +312,35 @@ def _braces(word: str, limit: int):
     return [pre + a + t for a in alts for t in tails]
 
 
+def _skip_quoted(word: str, k: int) -> int:
+    """Index past a quoted part, an expansion or an escape starting at ``word[k]``, or ``k``."""
+    c = word[k]
+    if c == "\\":
+        return k + 2
+    if c == "'":
+        j = word.find("'", k + 1)
+        return len(word) if j < 0 else j + 1
+    if c == '"':
+        j = k + 1
+        while j < len(word) and word[j] != '"':
+            j += 2 if word[j] == "\\" else 1
+        return j + 1
+    if c == "`":
+        j = word.find("`", k + 1)
+        return len(word) if j < 0 else j + 1
+    if c == "$" and k + 1 < len(word) and word[k + 1] in "({":
+        return match_close(word, k + 1, word[k + 1], ")" if word[k + 1] == "(" else "}")
+    return k
+
+
 def _brace_open(word: str) -> int:
     k = 0
     while k < len(word):
-        c = word[k]
-        if c == "\\":
-            k += 2
+        j = _skip_quoted(word, k)
+        if j != k:
+            k = j
             continue
-        if c == "$" and k + 1 < len(word) and word[k + 1] == "{":
-            k = match_close(word, k + 1, "{", "}")
-            continue
-        if c == "{":
+        if word[k] == "{":
             return k
         k += 1
     return -1
@@ -331,10 +349,11 @@ def _brace_open(word: str) -> int:
 def _brace_parts(word: str, i: int):
     depth, k, start, parts = 0, i, i + 1, []
     while k < len(word):
-        c = word[k]
-        if c == "\\":
-            k += 2
+        j = _skip_quoted(word, k)
+        if j != k:
+            k = j
             continue
+        c = word[k]
         if c == "{":
             depth += 1
         elif c == "}":

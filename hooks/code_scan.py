@@ -1,11 +1,18 @@
 """Interpreter programs scanned for command patterns (the guards' side of ``python -c``).
 
 The bash reader records the code it hands to an interpreter (``Analysis.programs``:
-``python -c CODE``, ``node -e CODE``, a program on stdin) without judging it. This
-module judges it against the configured patterns: a string literal that, read as a
-shell text, runs a command matching a pattern, or a list of literals that spells one
-as an argv (``["cargo", "test", "--workspace"]``), makes the command unverifiable:
-the interpreter could run it, and nothing can tell statically whether it does.
+``python -c CODE``, ``node -e CODE``, a program on stdin, ``python3 x.py``, nox sessions,
+awk programs) without judging it. This module judges it against the configured patterns.
+The command is unverifiable (the interpreter could run the pattern, and nothing can tell
+statically whether it does) when:
+- a string literal, read as a shell text, runs a command matching a pattern
+  (``os.system("cargo test --workspace")``), unless the literal is only printed
+  (``print("cargo test --workspace")``, ``console.log(...)``, ``puts``, ``say``);
+- literals side by side spell one as an argv (``["cargo", "test", "--workspace"]``,
+  ``" ".join(["cargo", "test"])``), also once concatenated (``"car" + "go"``) or decoded
+  (``\\x63``-style escapes, ``bytes.fromhex("...")``, base64, ``chr(99)`` lists);
+- the code can run commands (``subprocess``, ``os.system``, ``exec``, ``spawn``, backticks,
+  ``system(``) and every word of a pattern appears in it: built in a way not decoded here.
 """
 from __future__ import annotations
 
@@ -13,9 +20,21 @@ import time
 
 from swarmgate.hooks import command_patterns as cp
 from swarmgate.hooks.bash_results import Unverifiable
-from swarmgate.hooks.bash_words import C_ESCAPES
 
 _LITERAL_BUDGET_S = 0.2
+_ESC = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "0": "\0",
+        "\\": "\\", "'": "'", '"': '"', "`": "`", "e": "\x1b", "$": "$"}
+_PRINTERS = ("print(", "print ", "console.log(", "console.error(", "console.info(", "puts ", "puts(",
+             "say ", "say(", "echo ", "printf(", "println(", "println!(", "logging.info(", "logger.info(",
+             "log(", "warn(", "printf ", "System.out.println(", "sys.stdout.write(", "sys.stderr.write(",
+             "process.stdout.write(", "p ", "pp ", "print_r(", "var_dump(", "help=", "description=",
+             "desc=", "usage=")
+_SINKS = ("subprocess", "os.system", "os.popen", "os.exec", "os.spawn", "popen", "Popen", "system(",
+          "system ", "exec(", "execSync", "execFile", "spawn", "child_process", "check_output",
+          "check_call", "getoutput", "getstatusoutput", "pty.spawn", "`", "qx", "IO.popen", "Open3",
+          "shell_exec", "passthru", "proc_open", "pytest.main", "session.run", "run_command",
+          "invoke(", "sh.", "plumbum", "Command(", "shutil.which", "os.startfile", "eval(", "$(",
+          "| getline", '| "', "|&")
 
 
 def unverifiable_programs(analysis, patterns, *, deadline: float | None = None) -> list:
@@ -26,31 +45,39 @@ def unverifiable_programs(analysis, patterns, *, deadline: float | None = None) 
     out = []
     for prog in analysis.programs:
         if prog.code is None:
-            out.append(Unverifiable(f"the program fed to {prog.interpreter} on its input cannot be "
-                                    "read statically", prog.text[:500]))
+            where = {"stdin": "fed to it on its input", "file": "in the file it runs"}.get(
+                prog.source, "it runs")
+            out.append(Unverifiable(f"the program {where} ({prog.interpreter}) cannot be read statically",
+                                    prog.text[:500]))
             continue
         hit = scan_code(prog.code, pats, cwd=prog.cwd, deadline=deadline)
         if hit:
-            out.append(Unverifiable(f"{prog.interpreter} one-liner runs a shell command matching "
+            what = "one-liner" if prog.source == "inline" else "program"
+            out.append(Unverifiable(f"{prog.interpreter} {what} runs a shell command matching "
                                     f"{hit!r} from its code: it cannot be judged as a command",
                                     prog.text[:500]))
     return out
 
 
 def scan_code(code: str, patterns, *, cwd: str | None = None, deadline: float | None = None) -> str | None:
-    """The first pattern that a string literal of ``code`` runs as a shell command (each
-    literal read as shell text once), or that a list of literals spells as an argv."""
+    """The first pattern ``code`` could run (see the module doc), or None."""
+    compiled = [cp.compile_pattern(p) for p in patterns]
+    firsts = {p.name for p in compiled}
+    globby = any(p.name_glob for p in compiled)
+    lits = string_literals(code)
     groups: list[list[str]] = []
-    for lit, joined_prev in string_literals(code):
+    printed: set = set()
+    for k, (lit, joined_prev) in enumerate(lits):
         if joined_prev and groups:
             groups[-1].append(lit)
         else:
             groups.append([lit])
-    compiled = [cp.compile_pattern(p) for p in patterns]
-    firsts = {p.name for p in compiled}
-    globby = any(p.name_glob for p in compiled)
-    for g in groups:
+    printed = {lit for lit, flags in _literal_flags(code) if flags}
+    extra = _decoded(code, lits)
+    for g in groups + [[x] for x in extra]:
         for lit in g:
+            if lit in printed and len(g) == 1:
+                continue   # only printed: data, not a command
             if not globby and not any(f in lit for f in firsts):
                 continue
             cmds = _literal_commands(lit, cwd, deadline)
@@ -63,7 +90,17 @@ def scan_code(code: str, patterns, *, cwd: str | None = None, deadline: float | 
                 for k, w in enumerate(words):
                     if cp.matches_words(cp.basename(w), words[k + 1:], p):
                         return p.text
+    # built some other way: the words are there and the code can run commands
+    if any(s in code for s in _SINKS):
+        text = " ".join(lit for lit, _ in lits) + " " + " ".join(extra) + " " + code
+        for p in compiled:
+            if not p.name_glob and p.name in text and all(w in text for w in p.words if not _glob(w)):
+                return p.text
     return None
+
+
+def _glob(w: str) -> bool:
+    return any(c in w for c in "*?[")
 
 
 def _literal_commands(lit: str, cwd: str | None, deadline: float | None) -> list:
@@ -78,12 +115,42 @@ def _literal_commands(lit: str, cwd: str | None, deadline: float | None) -> list
         return []
 
 
-def string_literals(code: str) -> list[tuple[str, bool]]:
-    """String literals of a python/js/perl/ruby one-liner, in order, each with
-    whether it directly follows the previous literal in a list (``, ``)."""
-    out: list[tuple[str, bool]] = []
+def _unescape(body: str) -> str:
+    out, i, n = [], 0, len(body)
+    while i < n:
+        c = body[i]
+        if c == "\\" and i + 1 < n:
+            e = body[i + 1]
+            if e in "xuU":
+                width = {"x": 2, "u": 4, "U": 8}[e]
+                j = i + 2
+                while j < n and j < i + 2 + width and body[j] in "0123456789abcdefABCDEF":
+                    j += 1
+                if j > i + 2:
+                    try:
+                        out.append(chr(int(body[i + 2:j], 16)))
+                    except (ValueError, OverflowError):
+                        out.append(body[i:j])
+                    i = j
+                    continue
+            if e in "01234567" and i + 2 < n and body[i + 2] in "01234567":
+                j = i + 1
+                while j < n and j < i + 4 and body[j] in "01234567":
+                    j += 1
+                out.append(chr(int(body[i + 1:j], 8) & 0xFF))
+                i = j
+                continue
+            out.append(_ESC.get(e, "\\" + e))
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _scan(code: str):
+    """(literal, start, end) of each string literal in order (python/js/perl/ruby/awk/Tcl-ish)."""
     i, n = 0, len(code)
-    last_end = -10
     while i < n:
         c = code[i]
         if c == "#" and (i == 0 or code[i - 1] in " \t\n;"):
@@ -92,6 +159,7 @@ def string_literals(code: str) -> list[tuple[str, bool]]:
             continue
         if c in "'\"`":
             q = c
+            raw = i > 0 and code[i - 1] in "rR" and (i < 2 or not code[i - 2].isalnum())
             if code.startswith(q * 3, i):
                 j = code.find(q * 3, i + 3)
                 j = n if j < 0 else j
@@ -99,21 +167,92 @@ def string_literals(code: str) -> list[tuple[str, bool]]:
                 end = j + 3
             else:
                 j = i + 1
-                buf = []
                 while j < n and code[j] != q:
-                    if code[j] == "\\" and j + 1 < n:
-                        buf.append(C_ESCAPES.get(code[j + 1], code[j + 1]))
-                        j += 2
-                        continue
-                    buf.append(code[j])
-                    j += 1
-                lit = "".join(buf)
+                    j += 2 if code[j] == "\\" else 1
+                lit = code[i + 1:j]
                 end = j + 1
-            between = code[last_end:i] if last_end >= 0 else "x"
-            joined = last_end >= 0 and between.strip(" \t\n,[]()") == ""
-            out.append((lit, joined))
-            last_end = end
+            yield (lit if raw else _unescape(lit)), i, end
             i = end
             continue
         i += 1
+
+
+def string_literals(code: str) -> list[tuple[str, bool]]:
+    """String literals of a one-liner, in order, each with whether it directly follows the
+    previous literal in a list (``, ``). Concatenated literals (``"a" + "b"``, ``"a" "b"``,
+    perl's ``"a" . "b"``) are joined into one."""
+    out: list[tuple[str, bool]] = []
+    last_end = -10
+    for lit, start, end in _scan(code):
+        between = code[last_end:start] if last_end >= 0 else "x"
+        # string prefixes (f"", b'', u"") belong to the literal
+        between = between.rstrip("fbuFBU")
+        glue = between.strip(" \t\n")
+        if last_end >= 0 and out and glue in ("+", ".", ""):
+            if glue == "" and between == "":
+                pass
+            out[-1] = (out[-1][0] + lit, out[-1][1])
+            last_end = end
+            continue
+        joined = last_end >= 0 and between.strip(" \t\n,[]()") == ""
+        out.append((lit, joined))
+        last_end = end
+    return out
+
+
+def _literal_flags(code: str):
+    """(literal, only_printed) for each literal: printed when the text before it is a print call
+    and the literal is its whole argument, not piped anywhere."""
+    for lit, start, end in _scan(code):
+        before = code[max(0, start - 24):start].rstrip("fbuFBUr")
+        after = code[end:end + 3].lstrip(" ")
+        printed = before.rstrip(" \t").endswith(_PRINTERS) or before.endswith(_PRINTERS)
+        piped = after.startswith("|") or code[end:end + 40].lstrip().startswith(("|", ">"))
+        yield lit, printed and not piped and (after[:1] in (")", ",", ";", "\n", "") or after.startswith(" "))
+
+
+def _decoded(code: str, lits) -> list[str]:
+    """Texts hidden in the code, decoded where cheap: hex strings (bytes.fromhex), base64,
+    chr() lists, reversed strings."""
+    out: list[str] = []
+    if "fromhex" in code or "unhexlify" in code or "hex" in code:
+        for lit, _ in lits:
+            s = lit.replace(" ", "")
+            if len(s) >= 6 and len(s) % 2 == 0 and all(ch in "0123456789abcdefABCDEF" for ch in s):
+                try:
+                    out.append(bytes.fromhex(s).decode("utf-8"))
+                except (ValueError, UnicodeDecodeError):
+                    pass
+    if "b64" in code or "base64" in code or "atob" in code or "decode" in code:
+        import base64
+        import binascii
+
+        for lit, _ in lits:
+            s = lit.strip()
+            if len(s) >= 8 and all(ch.isalnum() or ch in "+/=_-\n" for ch in s):
+                try:
+                    txt = base64.b64decode(s + "=" * (-len(s) % 4), altchars=b"-_" if "-" in s or "_" in s
+                                           else None).decode("utf-8")
+                except (binascii.Error, ValueError, UnicodeDecodeError):
+                    continue
+                if txt.isprintable() or "\n" in txt:
+                    out.append(txt)
+    if "chr" in code or "fromCharCode" in code:
+        nums, cur = [], ""
+        for ch in code + " ":
+            if ch.isdigit():
+                cur += ch
+                continue
+            if cur:
+                v = int(cur)
+                if 9 <= v < 0x110000:
+                    nums.append(v)
+                cur = ""
+        if len(nums) >= 4:
+            try:
+                out.append("".join(chr(v) for v in nums))
+            except (ValueError, OverflowError):
+                pass
+    if "[::-1]" in code or "reverse" in code:
+        out.extend(lit[::-1] for lit, _ in lits if len(lit) >= 6)
     return out

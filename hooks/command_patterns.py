@@ -298,3 +298,58 @@ def pattern_set(patterns) -> PatternSet:
     if ps is None:
         ps = _cache[key] = PatternSet(patterns)
     return ps
+
+
+def could_match(cmd, pattern, *, cwd: str = "", repo: str = "") -> bool:
+    """Could ``cmd`` match ``pattern`` once its unknown words are known? An argument the
+    reader could not resolve (``$(cat flags)``, ``$X``) may stand for any words, so it may
+    complete the pattern; one with a literal start (``-j$(nproc)``) only stands for a word
+    with that start. ``matches`` already said no."""
+    dyn = getattr(cmd, "dynamic", None)
+    if not dyn or not any(dyn[1:]):
+        return False
+    pat = compile_pattern(pattern)
+    for vname, vargs in views(basename(cmd.name), list(cmd.args)):
+        if basename(vname) != pat.name and not (pat.name_glob and _name_glob(basename(vname), pat.name)):
+            continue
+        # the dynamic flags of the view's arguments: the tail of the command's own
+        flags = list(dyn[1:])[len(cmd.args) - len(vargs):] if len(vargs) <= len(cmd.args) else \
+            [False] * len(vargs)
+        k = 0
+        need = len(pat.words)
+        for a, d in zip(vargs, flags):
+            if k >= need:
+                return True
+            if d:
+                cut = min([j for j in (a.find("$"), a.find("`")) if j >= 0] or [len(a)])
+                prefix = a[:cut]
+                if not prefix:
+                    return True   # may be any words: the rest of the pattern too
+                if pat.words[k].startswith(prefix) or pat.globs[k]:
+                    k += 1
+                continue
+            if _word_matches(pat.words[k], pat.globs[k], a, cwd, repo):
+                k += 1
+        if k >= need:
+            return True
+    return False
+
+
+def open_matches(analysis, patterns, *, cwd: str = "", repo: str = "") -> list:
+    """(command, pattern) for each command of ``analysis`` that does not match ``patterns`` as
+    read but could once its unknown arguments are known."""
+    ps = pattern_set(patterns)
+    out = []
+    for c in getattr(analysis, "commands", ()):
+        if not c.words or not any(getattr(c, "dynamic", ())[1:]):
+            continue
+        names = ps._names_of(c)
+        if not (names & ps.names) and not any(ps._glob_ok(n, g) for n in names for g in ps.globbed):
+            continue
+        if ps.first(c, cwd=cwd, repo=repo):
+            continue
+        for p in ps.patterns:
+            if could_match(c, p, cwd=cwd, repo=repo):
+                out.append((c, p.text))
+                break
+    return out

@@ -58,9 +58,19 @@ def _bash(event: HookEvent, config: Config):
     an = analyze(text, cwd=event.cwd or event.repo or ".",
                  max_depth=int(b["max_depth"]), budget_s=budget_s,
                  max_script_bytes=int(b["max_script_bytes"]), wrappers=b["wrappers"])
-    # the reader records interpreter programs; judging them against the patterns is ours
-    an.unverifiable.extend(unverifiable_programs(an, config["heavy"]["patterns"],
-                                                 deadline=time.monotonic() + budget_s))
+    # the reader records interpreter programs and unknown words; judging them against the
+    # patterns is ours (command_patterns is the one matcher)
+    heavy = config["heavy"]["patterns"]
+    an.unverifiable.extend(unverifiable_programs(an, heavy, deadline=time.monotonic() + budget_s))
+    try:
+        from swarmgate.hooks.bash_results import Unverifiable
+        from swarmgate.hooks.command_patterns import open_matches
+        for cmd, pat in open_matches(an, heavy, cwd=event.cwd or event.repo or "", repo=event.repo or ""):
+            an.unverifiable.append(Unverifiable(
+                f"`{' '.join(cmd.words)[:80]}` has arguments that cannot be read statically and could "
+                f"make it the heavy pattern `{pat}`", cmd.text[:500]))
+    except ValueError:
+        pass   # a pattern that cannot be read: B01 names the config key
     return an
 
 
