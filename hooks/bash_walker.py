@@ -176,6 +176,13 @@ class Walker:
                 for w in node.words:
                     self.walk_word_subs(w, ctx)
                 self._arith_injection(node.text, ctx)
+                if any(op in node.text for op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge")) or \
+                        node.text.startswith("(("):
+                    # operands of an arithmetic test are evaluated: substitutions in their text run
+                    for w in node.words:
+                        v = expand(w.raw, self.vars)[0]
+                        if "$(" in v or "`" in v:
+                            self._arith_injection(v, ctx, literal=True)
         finally:
             self.nest -= 1
 

@@ -321,7 +321,8 @@ def could_match(cmd, pattern, *, cwd: str = "", repo: str = "") -> bool:
             if k >= need:
                 return True
             if d:
-                cut = min([j for j in (a.find("$"), a.find("`")) if j >= 0] or [len(a)])
+                cut = min([j for j in (a.find("$"), a.find("`"), a.find("*"), a.find("?"), a.find("["))
+                           if j >= 0] or [len(a)])
                 prefix = a[:cut]
                 if not prefix:
                     return True   # may be any words: the rest of the pattern too
