@@ -93,29 +93,49 @@ class _Stop:
 
 # --- admission -------------------------------------------------------------
 
-def _uses(data: dict, backend) -> list[int]:
-    out = []
-    for b in data["bookings"].values():
-        path = b.get("cgroup")
-        out.append(backend.counters(path).non_reclaimable if path and os.path.isdir(path) else 0)
+def foreign_runs(data: dict, backend, slice_name: str) -> dict:
+    """{cgroup path: its memory limit} of live runs in the slice this ledger does not book.
+
+    The slice is the truth about what runs; the ledger is only this state directory's record of it.
+    A run started with another SWARMGATE_STATE_DIR (a private ledger) is in the same slice all the
+    same: admission counts it booked at its cap, so neither ledger lets the other overcommit."""
+    from swarmgate.hosts.cgroups import owner_of
+    from swarmgate.procinfo import is_alive
+
+    known = {b.get("cgroup") for b in data["bookings"].values()}
+    out = {}
+    for name in backend.runs(slice_name):
+        path = backend.run_path(slice_name, name)
+        owner = owner_of(name)
+        if path in known or owner is None or not is_alive(owner[0], owner[1]):
+            continue
+        limit = backend.counters(path).limit
+        out[path] = int(limit) if limit is not None and limit < (1 << 60) else 0
     return out
 
 
-def snapshot(data: dict, backend, slice_path: str):
+def snapshot(data: dict, backend, slice_path: str, foreign: dict | None = None):
     """(running bookings, slice counters) consistent enough to never over-admit.
 
     Each run's use is read before and after the slice's and the smaller kept: a run
     that grows in between was counted in the slice at least at its first value, one
     that ends in between at least at its second. (Either single order lets one
-    case through: the slice would hold less than the runs' uses say.)
+    case through: the slice would hold less than the runs' uses say.) Runs of another
+    ledger (``foreign``: path -> cap) count as bookings of their cap.
     """
     from swarmgate.hosts.admission import Running
 
-    before = _uses(data, backend)
+    foreign = foreign or {}
+    books = [int(b.get("booked") or 0) for b in data["bookings"].values()] + list(foreign.values())
+    paths = [b.get("cgroup") for b in data["bookings"].values()] + list(foreign)
+
+    def uses():
+        return [backend.counters(p).non_reclaimable if p and os.path.isdir(p) else 0 for p in paths]
+
+    before = uses()
     sl = backend.counters(slice_path)
-    after = _uses(data, backend)
-    running = [Running(int(b.get("booked") or 0), min(x, y))
-               for b, x, y in zip(data["bookings"].values(), before, after)]
+    after = uses()
+    running = [Running(b, min(x, y)) for b, x, y in zip(books, before, after)]
     return running, sl
 
 
@@ -170,7 +190,11 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
             hist = history.load()
             pred = admission.predict(opts.cap, history.entry(hist, opts.label), opts.unbounded,
                                      book_cap=broken("book-cap-not-peak"))
-            running, sl = snapshot(data, backend, slice_path)
+            foreign = foreign_runs(data, backend, opts.slice_name)
+            if foreign and not queued:
+                say(f"{len(foreign)} run(s) in slice {opts.slice_name} are booked in another ledger than "
+                    f"{lpath} (another SWARMGATE_STATE_DIR): counted at their caps")
+            running, sl = snapshot(data, backend, slice_path, foreign)
             d = admission.decide(opts.total, sl.usage, sl.reclaimable, running, pred.need,
                                  subtract_page_cache=not broken("no-page-cache-subtraction"),
                                  head_need=_head_need(data, bid))

@@ -139,6 +139,32 @@ def test_wait_exhausted_is_252_and_says_who_holds(sandbox):
     assert sandbox.ledger()["waiters"] == {}
 
 
+def test_a_private_ledger_does_not_hide_a_run_from_admission(sandbox, tmp_path):
+    """`SWARMGATE_STATE_DIR=/tmp/x run-with-memory-cap ...` (G01 refuses it; this is the tool's own
+    line): a run booked in another ledger is in the same slice, and counts there at its cap."""
+    holder = sandbox.start(["200M", "--label", "holder", "--", "sleep", "30"])
+    booking_of(sandbox, "holder")
+    private = tmp_path / "private-state"
+    private.mkdir()
+    r = sandbox.run(["200M", "--wait", "1", "--label", "sneaky", "--", "true"], timeout=30,
+                    SWARMGATE_STATE_DIR=str(private))
+    assert r.returncode == 252, out(r)
+    assert "booked in another ledger" in out(r) and "counted at their caps" in out(r)
+    # and the other way round: the real ledger's next run sees the private run's cgroup
+    sneaky = sandbox.start(["150M", "--label", "sneaky", "--", "sleep", "30"], SWARMGATE_STATE_DIR=str(private))
+    holder.send_signal(signal.SIGTERM)
+    assert holder.wait(10) == 128 + signal.SIGTERM
+    deadline = time.monotonic() + 10
+    while not sandbox.backend().runs(sandbox.slice):
+        assert time.monotonic() < deadline, "the private run never started"
+        time.sleep(0.05)
+    r = sandbox.run(["200M", "--wait", "1", "--label", "honest", "--", "true"], timeout=30)
+    assert r.returncode == 252, out(r)
+    sneaky.send_signal(signal.SIGTERM)
+    assert sneaky.wait(10) == 128 + signal.SIGTERM
+    assert sandbox.run(["200M", "--label", "honest", "--", "true"], timeout=30).returncode == 0
+
+
 def test_a_run_that_does_not_fit_starts_only_after_the_first_ends(sandbox, tmp_path):
     go, a_end, b_start = tmp_path / "go", tmp_path / "a_end", tmp_path / "b_start"
     a = sandbox.start(["200M", "--label", "first", "--", "python3", "-c",
