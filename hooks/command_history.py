@@ -32,6 +32,15 @@ from __future__ import annotations
 
 from swarmgate import guard as G
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from pathlib import Path
+
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
+
+
 REPEAT = 3
 TAIL_BYTES = 512 * 1024   # of the history read to count repeats
 
@@ -40,7 +49,7 @@ def normalise(command: str) -> str:
     return " ".join(command.split())
 
 
-def _text(v) -> str:
+def _text(v: object) -> str:
     if isinstance(v, str):
         return v
     if v is None:
@@ -49,7 +58,7 @@ def _text(v) -> str:
     return json.dumps(v, sort_keys=True, ensure_ascii=False)
 
 
-def exit_code_of(resp) -> int | None:
+def exit_code_of(resp: object) -> int | None:
     """The exit code Claude Code reported, when it did (field or "Exit code N" text)."""
     if isinstance(resp, dict):
         for k in ("exit_code", "exitCode", "returnCode", "return_code", "code"):
@@ -68,7 +77,7 @@ def exit_code_of(resp) -> int | None:
     return None
 
 
-def entry(event, now: float) -> dict:
+def entry(event: HookEvent, now: float) -> dict:
     import hashlib
 
     failed = event.name == "PostToolUseFailure"
@@ -109,10 +118,10 @@ def repeats(history: list, rec: dict) -> int:
     return n
 
 
-def pending_entry(event) -> dict:
+def pending_entry(event: HookEvent) -> dict:
     """This call's history entry and how many times in a row it has now run with this output,
     judged from the history as it stands (memoised on the event; nothing written)."""
-    def build():
+    def build() -> dict:
         import time
 
         from swarmgate.state_paths import command_history_path
@@ -124,7 +133,7 @@ def pending_entry(event) -> dict:
     return event.derived("command_history", build)
 
 
-def record_command(event, config):  # noqa: ARG001 - the act signature
+def record_command(event: HookEvent, config: Config) -> None:  # noqa: ARG001 - the act signature
     """P01's act: append this call's entry to the history (the call has run)."""
     from swarmgate.state_paths import command_history_path
     from swarmgate.statefile import append_jsonl
@@ -133,7 +142,7 @@ def record_command(event, config):  # noqa: ARG001 - the act signature
         append_jsonl(command_history_path(), pending_entry(event)["entry"])
 
 
-def check_p01(event, config):
+def check_p01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.break_switch import broken
 
     if not event.shell_command:
@@ -153,15 +162,15 @@ def check_p01(event, config):
 
 # --- C04 ---------------------------------------------------------------------------
 
-def _seen_path(session: str):
+def _seen_path(session: str) -> Path:
     from swarmgate import state_paths
     return state_paths.session_dir(session) / "alerts-seen"
 
 
-def unread_alerts(event) -> dict | None:
+def unread_alerts(event: HookEvent) -> dict | None:
     """{"sig", "fresh"}: alerts for this session the main agent has not seen, judged without
     marking them (memoised on the event); None when there is nothing to look at."""
-    def build():
+    def build() -> dict | None:
         import os
         import time
 
@@ -183,13 +192,13 @@ def unread_alerts(event) -> dict | None:
     return event.derived("unread_alerts", build)
 
 
-def _c04_applies(event) -> bool:
+def _c04_applies(event: HookEvent) -> bool:
     from swarmgate.break_switch import broken
 
     return not (event.agent_id or not event.session_id or broken("c04-no-alerts"))
 
 
-def check_c04(event, config):
+def check_c04(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     if not _c04_applies(event):
         return None
     found = unread_alerts(event)
@@ -203,7 +212,7 @@ def check_c04(event, config):
                      decision=G.CONTEXT)
 
 
-def mark_alerts_read(event, config):  # noqa: ARG001 - the act signature
+def mark_alerts_read(event: HookEvent, config: Config) -> None:  # noqa: ARG001 - the act signature
     """C04's act: the alerts it showed are read (the reader's cursor and the log's signature)."""
     from swarmgate.alerts import mark_read
     from swarmgate.statefile import write_text_atomic

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from swarmgate.hooks.bash_results import Analysis
+    from swarmgate.hooks.dispatch_prompt_parse import ParsedPrompt
     from collections.abc import Callable
 
     from swarmgate.config import Config
@@ -44,7 +46,7 @@ class _Failed:
         self.why = why
 
 
-def _bash(event: HookEvent, config: Config):
+def _bash(event: HookEvent, config: Config) -> Analysis | None:
     text = event.shell_command
     if not isinstance(text, str) or not text.strip():
         return None
@@ -74,7 +76,7 @@ def _bash(event: HookEvent, config: Config):
     return an
 
 
-def _dispatch_prompt(event: HookEvent, config: Config):
+def _dispatch_prompt(event: HookEvent, config: Config) -> ParsedPrompt:
     from swarmgate.hooks.dispatch_prompt_parse import parse_with_config
 
     p = event.tool_input.get("prompt")
@@ -117,7 +119,7 @@ def _kernel_log(event: HookEvent, config: Config) -> tuple:  # noqa: ARG001
     return kernel_oom.read_live()
 
 
-def _host_resources(event: HookEvent, config: Config):
+def _host_resources(event: HookEvent, config: Config) -> dict | None:
     from swarmgate.hooks.heavy_commands import gpu_words, heavy_commands
 
     analysis = get(event, config, "bash")
@@ -144,7 +146,7 @@ BUILDERS: dict[str, Callable] = {
 }
 
 
-def get(event: HookEvent, config: Config, name: str):
+def get(event: HookEvent, config: Config, name: str) -> object:
     """The fact ``name`` of this call (built now when the engine has not built it yet)."""
     memo = event.memo
     if name in memo:
@@ -156,7 +158,7 @@ def get(event: HookEvent, config: Config, name: str):
     return value
 
 
-def build(event: HookEvent, config: Config, name: str):
+def build(event: HookEvent, config: Config, name: str) -> object:
     """Build ``name`` once and remember it (or its failure) on the event; returns what was stored."""
     memo = event.memo
     if name in memo:

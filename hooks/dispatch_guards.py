@@ -29,6 +29,16 @@ from __future__ import annotations
 
 from swarmgate import guard as G
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from collections.abc import Callable
+
+    from swarmgate.config import Config
+    from swarmgate.guard import Check, Finding
+    from swarmgate.hook_protocol import HookEvent
+    from swarmgate.hooks.dispatch_prompt_parse import ParsedPrompt
+
+
 DEFAULT_TYPE = "general-purpose"  # what Claude Code runs when subagent_type is omitted
 CODES = ("D01", "D07", "D12", "D15", "D16", "D20", "D21")
 # The first dispatch guard judged pays for all seven, and the act takes two locks; on a loaded
@@ -37,24 +47,24 @@ BUDGET_MS = 15000
 _NEEDS = ("dispatch_prompt", "agent_types")
 
 
-def agent_type_of(event) -> str:
+def agent_type_of(event: HookEvent) -> str:
     t = event.tool_input.get("subagent_type")
     return t.strip() if isinstance(t, str) and t.strip() else DEFAULT_TYPE
 
 
-def prompt_of(event) -> str:
+def prompt_of(event: HookEvent) -> str:
     p = event.tool_input.get("prompt")
     return p if isinstance(p, str) else ""
 
 
-def parsed_prompt(event, config):
+def parsed_prompt(event: HookEvent, config: Config) -> ParsedPrompt:
     from swarmgate.hooks.derivations import get
     return get(event, config, "dispatch_prompt")
 
 
 # --- pure judgements ---------------------------------------------------------------
 
-def judge_d01(parsed, config):
+def judge_d01(parsed: ParsedPrompt, config: Config) -> Finding | None:
     line = config["dispatch"]["heavy_line"]
     if parsed.has_heavy_line:
         return None
@@ -64,7 +74,7 @@ def judge_d01(parsed, config):
         f"add this line, on its own, to the prompt: {line}")
 
 
-def judge_d12(agent_type: str, config, known: list):
+def judge_d12(agent_type: str, config: Config, known: list) -> Finding | None:
     denied = config["dispatch"]["denied_types"]
     if agent_type not in denied:
         return None
@@ -78,7 +88,7 @@ def judge_d12(agent_type: str, config, known: list):
         f"`dispatch-prompt TYPE` prints the prompt skeleton.")
 
 
-def judge_d15(parsed, config, broken=lambda name: False):
+def judge_d15(parsed: ParsedPrompt, config: Config, broken: Callable[[str], bool] = lambda name: False) -> Finding | None:
     default = config["threads"]["heavy_default"]
     d = config["dispatch"]
     label, rlabel = d["thread_cap_line"], d["thread_cap_reason_line"]
@@ -114,7 +124,7 @@ def judge_d15(parsed, config, broken=lambda name: False):
         f"`{rlabel}: <why this run needs {cap.value}>`.")
 
 
-def judge_d20(parsed):
+def judge_d20(parsed: ParsedPrompt) -> Finding | None:
     holes = parsed.placeholders
     if not holes:
         return None
@@ -124,8 +134,8 @@ def judge_d20(parsed):
         "replace every `<... fill in>` with the real text, then dispatch again.")
 
 
-def judge_d21(agent_type: str, repo: str, config, known: list):
-    from swarmgate.agents.agent_definitions import DefinitionError, agent_path, load_agent
+def judge_d21(agent_type: str, repo: str, config: Config, known: list) -> Finding | None:
+    from swarmgate.agents.agent_definitions import DefinitionError, load_agent
 
     if agent_type in config["dispatch"]["denied_types"]:
         return None  # D12 judges those
@@ -151,31 +161,31 @@ def _broken(name: str) -> bool:
     return broken(name)
 
 
-def _known_types(event, config) -> list:
+def _known_types(event: HookEvent, config: Config) -> list:
     from swarmgate.hooks.derivations import get
     return get(event, config, "agent_types")
 
 
-def judged(event, config) -> dict:
+def judged(event: HookEvent, config: Config) -> dict:
     """{code: Finding | None} for the seven dispatch guards (memoised on the event; pure)."""
     return event.derived("dispatch_judged", lambda: _judged(event, config))
 
 
-def _modes(config) -> dict:
+def _modes(config: Config) -> dict:
     return {c: config.guard_mode(c) for c in CODES}
 
 
-def _counting(config) -> bool:
+def _counting(config: Config) -> bool:
     return config.guard_mode("D07") != "off" and not _broken("d07-no-limit")
 
 
-def _locking(config, scratch: list) -> bool:
+def _locking(config: Config, scratch: list) -> bool:
     return bool(scratch) and config.guard_mode("D16") != "off" and not _broken("d16-no-scratch-lock")
 
 
-def _owner(event, config) -> dict:
+def _owner(event: HookEvent, config: Config) -> dict:
     """Who this dispatch is: its session, tool_use_id, name and type, the session process."""
-    def build():
+    def build() -> dict:
         import time
 
         from swarmgate.hooks import session_state as S
@@ -189,7 +199,7 @@ def _owner(event, config) -> dict:
     return event.derived("dispatch_owner", build)
 
 
-def _judged(event, config) -> dict:
+def _judged(event: HookEvent, config: Config) -> dict:
     import time
 
     on = _modes(config)
@@ -224,7 +234,7 @@ def _judged(event, config) -> dict:
     return out
 
 
-def _d07_judgement(st: dict, now: float, window: float, limit: int):
+def _d07_judgement(st: dict, now: float, window: float, limit: int) -> Finding | None:
     """D07's finding on ``st`` (a refusal at the limit; a note while the state was rebuilt lately)."""
     from swarmgate.hooks import session_state as S
 
@@ -243,7 +253,7 @@ def _d07_judgement(st: dict, now: float, window: float, limit: int):
 
 # --- act: count again and record, under the locks ---------------------------------------
 
-def admit_dispatch(event, config):
+def admit_dispatch(event: HookEvent, config: Config) -> list[Finding] | None:
     """The act of the dispatch guards: under the session lock, count again (D07) and take the
     scratch locks (D16); record the dispatch only when neither refuses now. Returns the late
     refusals (a slot or a directory taken by a parallel dispatch since the judgement), else None."""
@@ -265,7 +275,7 @@ def admit_dispatch(event, config):
     base = event.cwd or event.repo
     late: list = []
 
-    def step(st: dict):
+    def step(st: dict) -> None:
         refused = False
         if _counting(config):
             f = _d07_judgement(st, now, window, int(config["dispatch"]["max_concurrent"]))
@@ -288,7 +298,7 @@ def admit_dispatch(event, config):
     return late or None
 
 
-def _clock(t) -> str:
+def _clock(t: float | str) -> str:
     import time
     try:
         return time.strftime("%H:%M:%S", time.localtime(float(t)))
@@ -296,7 +306,7 @@ def _clock(t) -> str:
         return "?"
 
 
-def _d07_finding(run: list, pend: list, limit: int, now: float):
+def _d07_finding(run: list, pend: list, limit: int, now: float) -> Finding:
     parts = [f"{aid} ({a.get('type') or '?'}{', ' + a['name'] if a.get('name') else ''}, since "
              f"{_clock(a.get('started'))})" for aid, a in run]
     parts += [f"{d.get('name') or d.get('type')} (dispatched {now - float(d.get('time') or now):.0f}s ago, "
@@ -308,7 +318,7 @@ def _d07_finding(run: list, pend: list, limit: int, now: float):
         "or fold this work into the next batch of the scheduling record.")
 
 
-def _d16_finding(conflicts: list, config):
+def _d16_finding(conflicts: list, config: Config) -> Finding:
     label = config["dispatch"]["scratch_line"]
     parts = [f"{path} is held by {who}" for path, who in conflicts]
     return G.Finding(
@@ -317,8 +327,8 @@ def _d16_finding(conflicts: list, config):
         f"(its lock is released at its SubagentStop).")
 
 
-def _check(code: str):
-    def check(event, config):
+def _check(code: str) -> Check:
+    def check(event: HookEvent, config: Config) -> Finding | None:
         return judged(event, config).get(code)
     check.__name__ = f"check_{code.lower()}"
     return check

@@ -17,6 +17,11 @@ full-width `：`). Placeholders left by `dispatch-prompt` look like
 """
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+
+
 def _strip_bullet(line: str) -> str:
     s = line.strip()
     for mark in ("- ", "* ", "+ ", "> "):
@@ -111,7 +116,7 @@ def parse(prompt: str, *, heavy_line: str, thread_cap_line: str, thread_cap_reas
     return ParsedPrompt(has_heavy, caps, scratch, holes)
 
 
-def parse_with_config(prompt: str, config) -> ParsedPrompt:
+def parse_with_config(prompt: str, config: Config) -> ParsedPrompt:
     d = config["dispatch"]
     return parse(prompt, heavy_line=d["heavy_line"], thread_cap_line=d["thread_cap_line"],
                  thread_cap_reason_line=d["thread_cap_reason_line"], scratch_line=d["scratch_line"])

@@ -9,13 +9,20 @@ from __future__ import annotations
 
 from swarmgate import guard as G
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
+
+
 
 def _install_root() -> str:
     import os
     return os.path.dirname(os.path.dirname(os.path.abspath(G.__file__)))
 
 
-def check_g01_files(event, config):
+def check_g01_files(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.break_switch import broken
     from swarmgate.hooks.protected_paths import protected_reason
     from swarmgate.state_paths import state_dir_text

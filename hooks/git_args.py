@@ -3,12 +3,17 @@ and whether a git command switches off the repository's hooks (G01).
 """
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.hooks.bash_results import SimpleCommand
+
+
 _GIT_VALUE_OPTS = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
                              "--config-env", "--super-prefix"))
 _COMMIT_VALUE_LETTERS = "mFCctuS"
 
 
-def _git_subcommand(args):
+def _git_subcommand(args: list[str]) -> tuple[str | None, list[str], list[str]]:
     """(subcommand, its arguments, the `-c k=v` settings) of `git ARGS`."""
     i, n = 0, len(args)
     settings = []
@@ -28,7 +33,7 @@ def _git_subcommand(args):
     return None, [], settings
 
 
-def skips_git_hooks(cmd) -> str | None:
+def skips_git_hooks(cmd: SimpleCommand) -> str | None:
     """Why this git command switches off the repository's git hooks, or None."""
     if not cmd.words or cmd.name != "git":
         return None

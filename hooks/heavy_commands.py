@@ -10,7 +10,14 @@ from __future__ import annotations
 from swarmgate.hooks.shell_event import analysis_of, core_text, launchers, runnable
 from swarmgate.hooks.test_runs import not_a_run
 
-def heavy_match(cmd, config, cwd, repo) -> str | None:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.hook_protocol import HookEvent
+    from swarmgate.hooks.bash_results import Analysis, SimpleCommand
+
+
+def heavy_match(cmd: SimpleCommand, config: Config, cwd: str | None, repo: str | None) -> str | None:
     from swarmgate.hooks.command_patterns import first_match
 
     if not_a_run(cmd):
@@ -33,13 +40,13 @@ def heavy_match(cmd, config, cwd, repo) -> str | None:
     return None
 
 
-def heavy_commands(event, config):
+def heavy_commands(event: HookEvent, config: Config) -> list[tuple[int, SimpleCommand, str]]:
     """[(index, cmd, pattern)] heavy commands of the event's shell command (cached per event)."""
     analysis = analysis_of(event, config)
     if analysis is None:
         return []
 
-    def build():
+    def build() -> list[tuple[int, SimpleCommand, str]]:
         cwd = event.cwd or event.repo
         out = []
         seen = set()
@@ -57,7 +64,7 @@ def heavy_commands(event, config):
 _CAP_HINTS: dict = {}
 
 
-def cap_hint(config) -> str:
+def cap_hint(config: Config) -> str:
     """The cap to suggest: the config's default prediction, as run-with-memory-cap takes it."""
     n = config["memory"]["default_prediction"]
     hint = _CAP_HINTS.get(n)
@@ -68,7 +75,7 @@ def cap_hint(config) -> str:
     return hint
 
 
-def runner_of(cmd, runners) -> str | None:
+def runner_of(cmd: SimpleCommand, runners: list[str]) -> str | None:
     names = set(runners)
     for w in tuple(getattr(cmd, "wrappers", ()) or ()) + tuple(getattr(cmd, "via", ()) or ()):
         base = w.split()[0].rsplit("/", 1)[-1] if w else ""
@@ -77,7 +84,7 @@ def runner_of(cmd, runners) -> str | None:
     return None
 
 
-def rewrite_target(analysis, idx: int) -> str:
+def rewrite_target(analysis: Analysis, idx: int) -> str:
     """What to put after `run-with-memory-cap CAP --`: the outermost command that leads to the
     heavy one (`bash scripts/verify.sh`, not the script's line), without its prefix, wrappers kept."""
     chain = launchers(analysis.commands, idx)
@@ -91,7 +98,7 @@ DATA_COMMANDS = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "ca
                            "sed", "awk", "git", "man", "which", "type", "command"})
 
 
-def gpu_words(analysis, patterns) -> str | None:
+def gpu_words(analysis: Analysis, patterns: list[str]) -> str | None:
     """The first GPU pattern found in an executed command's name, arguments or assignments."""
     pats = [p.lower() for p in patterns]
     for c in analysis.commands:

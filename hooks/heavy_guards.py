@@ -17,8 +17,15 @@ from swarmgate.hooks.shell_event import (analysis_of, broken, cmd_text, command_
                                          short, subagent_call, via_text)
 from swarmgate.hooks.test_runs import scope_prefix
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
 
-def check_b01(event, config):
+
+
+def check_b01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     analysis = analysis_of(event, config)
     if analysis is None:
         return None
@@ -73,7 +80,7 @@ def check_b01(event, config):
     return findings
 
 
-def check_b02(event, config):
+def check_b02(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     if broken(event, "b02-allow-uncapped"):
         return None
     analysis = analysis_of(event, config)

@@ -17,6 +17,11 @@ was an ancestor's (a shared parent full), not the task's own cgroup.
 """
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from types import ModuleType
+
+
 MACHINE = "machine"
 CGROUP = "cgroup"
 _MONTHS = {m: i + 1 for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep",
@@ -41,7 +46,7 @@ class OomKill:
         return f"OomKill({self.kind}, pid={self.pid}, {self.name!r}, memcg={self.oom_memcg!r}, t={self.time})"
 
 
-def _re():
+def _re() -> ModuleType:
     import re
     return re
 

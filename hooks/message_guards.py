@@ -14,6 +14,13 @@ from __future__ import annotations
 
 from swarmgate import guard as G
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
+
+
 MESSAGE_TOOLS = ("SendMessage",)
 
 
@@ -26,7 +33,7 @@ def recipient(tool_input: dict) -> str:
     return to.strip() if isinstance(to, str) else ""
 
 
-def judge_m01(state: dict, to: str):
+def judge_m01(state: dict, to: str) -> Finding | None:
     from swarmgate.hooks.session_state import stopped_target
 
     hit = stopped_target(state, to)
@@ -41,7 +48,7 @@ def judge_m01(state: dict, to: str):
         f"at the hand-over file (e.g. `read first: <hand-over file>`).")
 
 
-def check_m01(event, config):
+def check_m01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.break_switch import broken
     from swarmgate.hooks.session_state import load
 
@@ -65,7 +72,7 @@ _RUNNING = {"a78": {"type": "implementer", "started": 1.0, "stopped": None, "pro
                     "name": "parser", "dispatch": None}}
 
 
-def _send(to) -> dict:
+def _send(to: object) -> dict:
     return {"tool_name": "SendMessage", "tool_input": {"to": to, "message": "also fix the tests"}}
 
 

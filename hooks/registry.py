@@ -103,7 +103,7 @@ def guards_for(event: str, tool: str | None) -> list:
     The hook's hot path: importing every guard module on every call costs milliseconds."""
     if _cache is not None:
         return [g for g in guards() if g.applies(event, tool)]
-    out = []
+    out: list = []
     for name in MODULES:
         if _routed(name, event, tool):
             out.extend(g for g in importlib.import_module(name).GUARDS if g.applies(event, tool))

@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from swarmgate import guard as G
 
-def check_r01(event, config):
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
+
+
+def check_r01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.break_switch import broken
     from swarmgate.hooks.derivations import get
 

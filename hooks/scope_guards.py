@@ -11,8 +11,15 @@ from swarmgate.hooks.shell_event import (analysis_of, broken, cmd_text, command_
                                          main_call, pattern_problem, runnable, subagent_call, via_text)
 from swarmgate.hooks.test_runs import SCOPE_FIELDS, SCOPE_KINDS, not_a_run, parse_scope, scope_template, whole_suite
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
 
-def check_b10(event, config):
+
+
+def check_b10(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.hooks.command_patterns import first_match
 
     analysis = analysis_of(event, config)

@@ -19,8 +19,13 @@ from __future__ import annotations
 import os
 import time
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from pathlib import Path
 
-def _dir():
+
+
+def _dir() -> Path:
     from swarmgate import state_paths
     return state_paths.locks_dir() / "scratch"
 
@@ -46,7 +51,7 @@ def record_name(norm: str) -> str:
     return name + ".json"
 
 
-def record_path(norm: str):
+def record_path(norm: str) -> Path:
     return _dir() / record_name(norm)
 
 
@@ -125,7 +130,7 @@ def release(session: str, dispatch: str, paths: list, base: str) -> list:
     """Remove the locks on ``paths`` held by (session, dispatch); returns the paths released."""
     from swarmgate.statefile import ensure_dir, locked, read_json
 
-    out = []
+    out: list = []
     if not paths:
         return out
     ensure_dir(_dir())
@@ -148,7 +153,7 @@ def held(session: str | None = None) -> list:
     from swarmgate.statefile import read_json
 
     d = _dir()
-    out = []
+    out: list = []
     try:
         names = sorted(os.listdir(d))
     except OSError:

@@ -27,11 +27,18 @@ import os
 
 from swarmgate import guard as G
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
+
+
 MAX_ALERTS = 10
 MAX_KILLS = 8
 
 
-def _clock(t) -> str:
+def _clock(t: float | str) -> str:
     import time
     try:
         return time.strftime("%H:%M:%S", time.localtime(float(t)))
@@ -39,7 +46,7 @@ def _clock(t) -> str:
         return "?"
 
 
-def section_running(event) -> list:
+def section_running(event: HookEvent) -> list:
     from swarmgate.hooks import session_state as S
 
     if not event.session_id:
@@ -55,7 +62,7 @@ def section_running(event) -> list:
     return out
 
 
-def section_record(event, config) -> list:
+def section_record(event: HookEvent, config: Config) -> list:
     from swarmgate.agents import records as R
 
     try:
@@ -87,10 +94,10 @@ def section_record(event, config) -> list:
     return out
 
 
-def session_alerts(event) -> list | None:
+def session_alerts(event: HookEvent) -> list | None:
     """Alerts of this session (and machine-wide ones) it has not seen, read without marking them
     (memoised on the event); None without a session id."""
-    def build():
+    def build() -> list[dict] | None:
         import time
 
         from swarmgate.alerts import unread
@@ -102,7 +109,7 @@ def session_alerts(event) -> list | None:
     return event.derived("session_alerts", build)
 
 
-def section_alerts(event) -> list:
+def section_alerts(event: HookEvent) -> list:
     fresh = session_alerts(event)
     if fresh is None:
         return ["(no session id: cannot tell what is unread)"]
@@ -115,7 +122,7 @@ def section_alerts(event) -> list:
     return out
 
 
-def mark_alerts_read(event, config) -> None:  # noqa: ARG001 - the act signature
+def mark_alerts_read(event: HookEvent, config: Config) -> None:  # noqa: ARG001 - the act signature
     """C01's act: the alerts the report showed are read for this session."""
     from swarmgate.alerts import mark_read
 
@@ -159,7 +166,7 @@ def section_oom(text: str | None = None, source: str = "", now: float | None = N
     return out
 
 
-def section_sop(event, config) -> tuple[bool, list]:
+def section_sop(event: HookEvent, config: Config) -> tuple[bool, list]:
     from swarmgate.agents.sop import stamp_status
 
     try:
@@ -172,7 +179,7 @@ def section_sop(event, config) -> tuple[bool, list]:
 SECTIONS = ("running", "git", "record", "alerts", "oom", "sop")
 
 
-def build(event, config, *, kernel_text: str | None = None, kernel_source: str = "") -> str:
+def build(event: HookEvent, config: Config, *, kernel_text: str | None = None, kernel_source: str = "") -> str:
     """The report. `git status` and the kernel log are the derived facts "git_status" and
     "kernel_log" (hooks/derivations.py: the processes start in the derive phase, not here);
     ``kernel_text`` given (tests) replaces the kernel log."""
@@ -217,7 +224,7 @@ def build(event, config, *, kernel_text: str | None = None, kernel_source: str =
 SOURCES = ("startup", "resume", "clear", "compact", "fork")
 
 
-def check_c01(event, config):
+def check_c01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.break_switch import broken
 
     src = event.payload.get("source") or "startup"

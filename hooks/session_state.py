@@ -42,6 +42,15 @@ from __future__ import annotations
 import os
 import time
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import TypeVar
+
+    T = TypeVar("T")
+
+
 MAX_DISPATCHES = 500
 MAX_AGENTS = 2000
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox", "ash"})
@@ -76,7 +85,7 @@ def session_process(pid: int | None = None) -> dict:
     return {"pid": cur, "start": procinfo.start_time(cur)}
 
 
-def proc_alive(proc) -> bool:
+def proc_alive(proc: dict) -> bool:
     """A recorded {"pid", "start"} is the same live process (pid reuse reads as dead)."""
     from swarmgate import procinfo
 
@@ -87,12 +96,12 @@ def proc_alive(proc) -> bool:
 
 # --- the file ----------------------------------------------------------------------------
 
-def state_path(session_id: str):
+def state_path(session_id: str) -> Path:
     from swarmgate import state_paths
     return state_paths.session_dir(session_id) / "state.json"
 
 
-def lock_path(session_id: str):
+def lock_path(session_id: str) -> Path:
     from swarmgate import state_paths
     return state_paths.session_dir(session_id) / "state.lock"
 
@@ -104,12 +113,12 @@ def empty(session_id: str) -> dict:
 REBUILT_NOTE_S = 3600.0  # how long D07 keeps telling that its count restarted after a rebuild
 
 
-def marker_path(session_id: str):
+def marker_path(session_id: str) -> Path:
     from swarmgate import state_paths
     return state_paths.session_dir(session_id) / "rebuilt.json"
 
 
-def _on_corrupt(session_id: str):
+def _on_corrupt(session_id: str) -> Callable[[str], None]:
     """The report callback for a corrupt state file: it was moved aside (statefile.quarantine);
     say so where the agent will read it (an alert: C04 at the main agent's next tool call, C01 at
     the next session start) and leave a marker the next update folds into the state (D07 tells
@@ -154,7 +163,7 @@ def rebuilt_note(st: dict, now: float) -> str | None:
             f"Check before dispatching more (their hand-backs, `swarmgate status`).")
 
 
-def _normal(st, session_id: str) -> dict:
+def _normal(st: dict, session_id: str) -> dict:
     if not isinstance(st, dict):
         return empty(session_id)
     out = empty(session_id)
@@ -182,7 +191,7 @@ def load(session_id: str) -> dict:
     return st
 
 
-def update(session_id: str, fn, timeout: float = 10.0):
+def update(session_id: str, fn: Callable[[dict], T], timeout: float = 10.0) -> T:
     """Apply ``fn(state) -> result`` under the session lock and save; returns the result."""
     from swarmgate.statefile import ensure_dir, locked, read_json, write_json_atomic
     from swarmgate import state_paths
@@ -218,7 +227,7 @@ def note_proc(st: dict, proc: dict, now: float) -> None:
     del procs[:-20]
 
 
-def running(st: dict, alive=proc_alive) -> list[tuple[str, dict]]:
+def running(st: dict, alive: Callable[[dict], bool] = proc_alive) -> list[tuple[str, dict]]:
     """(agent_id, entry) of subagents started and not stopped whose session process lives."""
     out = []
     for aid, a in st["agents"].items():
@@ -231,7 +240,7 @@ def running(st: dict, alive=proc_alive) -> list[tuple[str, dict]]:
     return out
 
 
-def pending(st: dict, now: float, window: float, alive=proc_alive) -> list[dict]:
+def pending(st: dict, now: float, window: float, alive: Callable[[dict], bool] = proc_alive) -> list[dict]:
     """Dispatches let through in the last ``window`` seconds whose agent has not started yet."""
     return [d for d in st["dispatches"]
             if not d.get("agent") and now - float(d.get("time") or 0) < window and alive(d.get("proc"))]

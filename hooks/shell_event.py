@@ -21,24 +21,32 @@ from __future__ import annotations
 from swarmgate import guard as G
 from swarmgate.hooks.bash_wrappers import LAUNCHERS  # noqa: F401 - who starts whom: the one wrapper table
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
+    from swarmgate.hooks.bash_results import Analysis, SimpleCommand
+
+
 EXPORTERS = ("export", "declare", "typeset", "local", "readonly")
 SETTERS = frozenset(EXPORTERS + ("env",))
 
 
-def broken(event, name: str) -> bool:  # noqa: ARG001 - kept for the shell guards' call sites
+def broken(event: HookEvent, name: str) -> bool:  # noqa: ARG001 - kept for the shell guards' call sites
     """break_switch.broken(name): the one way to read a break switch."""
     from swarmgate.break_switch import broken as _broken
     return _broken(name)
 
 
-def analysis_of(event, config):
+def analysis_of(event: HookEvent, config: Config) -> Analysis | None:
     """The parsed command of a Bash/Monitor call (the derived fact "bash"); None when there is none."""
     from swarmgate.hooks.derivations import get
 
     return get(event, config, "bash")
 
 
-def assignments_of(cmd) -> dict:
+def assignments_of(cmd: SimpleCommand) -> dict:
     """A command's prefix assignments as {name: value}, whatever shape the tree gives."""
     a = getattr(cmd, "assignments", None)
     if not a:
@@ -55,9 +63,9 @@ def assignments_of(cmd) -> dict:
     return out
 
 
-def export_pairs(cmd) -> dict:
+def export_pairs(cmd: SimpleCommand) -> dict:
     """`export A=1 B=2`, `declare -x A=1`, `env A=1` (as words): the pairs they set."""
-    out = {}
+    out: dict[str, str] = {}
     if not cmd.words:
         return out
     name = cmd.name
@@ -73,7 +81,7 @@ def export_pairs(cmd) -> dict:
     return out
 
 
-def command_env(analysis, idx: int) -> dict:
+def command_env(analysis: Analysis, idx: int) -> dict:
     """The variables command ``idx`` of ``analysis.commands`` is started with, as far as the text says."""
     cmds = analysis.commands
     env: dict = {}
@@ -97,7 +105,7 @@ def command_env(analysis, idx: int) -> dict:
     return env
 
 
-def launchers(cmds, idx: int) -> list:
+def launchers(cmds: list[SimpleCommand], idx: int) -> list:
     """The commands that started command ``idx`` (a shell given `-c TEXT` or a script, a wrapper
     such as env/timeout/run-with-memory-cap), innermost first: the tree yields them before it."""
     chain = []
@@ -119,14 +127,14 @@ def short(text: str, n: int = 120) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
-def cmd_text(cmd) -> str:
+def cmd_text(cmd: SimpleCommand) -> str:
     t = getattr(cmd, "text", "") or ""
     if not t.strip():
         t = " ".join(cmd.words)
     return short(t)
 
 
-def core_text(cmd) -> str:
+def core_text(cmd: SimpleCommand) -> str:
     """The command's own words (no prefix), for rewrites."""
     return short(" ".join(_quote(w) for w in cmd.words), 200)
 
@@ -138,14 +146,14 @@ def _quote(w: str) -> str:
     return "'" + w.replace("'", "'\"'\"'") + "'"
 
 
-def via_text(cmd) -> str:
+def via_text(cmd: SimpleCommand) -> str:
     via = [v for v in (getattr(cmd, "via", ()) or ()) if v not in ("pipeline", "list")]
     if not via:
         return ""
     return " (reached through " + " → ".join(via) + ")"
 
 
-def runnable(cmds):
+def runnable(cmds: list[SimpleCommand]) -> list[tuple[int, SimpleCommand]]:
     """(index, command) for every command with words (assignment-only entries skipped)."""
     return [(i, c) for i, c in enumerate(cmds) if c.words]
 
@@ -153,7 +161,7 @@ def runnable(cmds):
 _PATTERN_KEYS = (("heavy", "patterns"), ("scope", "verify_patterns"), ("scope", "full_patterns"))
 
 
-def pattern_problem(event, config, code: str):
+def pattern_problem(event: HookEvent, config: Config, code: str) -> Finding | None:
     """A refusal naming the config key when a command pattern cannot be read, else None."""
     ok = event.memo.get("bash.patterns-ok")
     if ok:

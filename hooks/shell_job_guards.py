@@ -12,10 +12,18 @@ from __future__ import annotations
 from swarmgate import guard as G
 from swarmgate.hooks.shell_event import analysis_of, broken, main_call, short, subagent_call
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
+    from swarmgate.hooks.bash_results import Loop, SimpleCommand
+
+
 _NUMERIC_OPS = frozenset(("-lt", "-le", "-gt", "-ge", "-eq", "-ne"))
 
 
-def _is_numeric_test(cmd) -> bool:
+def _is_numeric_test(cmd: SimpleCommand) -> bool:
     if not cmd.words:
         return False
     name = cmd.name
@@ -27,11 +35,11 @@ def _is_numeric_test(cmd) -> bool:
     return False
 
 
-def _cmds_of(loop, attr):
+def _cmds_of(loop: Loop, attr: str) -> list[SimpleCommand]:
     return [c for c in (getattr(loop, attr, ()) or ()) if getattr(c, "words", None)]
 
 
-def _split_loop_text(loop) -> tuple:
+def _split_loop_text(loop: Loop) -> tuple:
     """(condition text, body text) of a while/until loop, from its source text."""
     import re
 
@@ -54,7 +62,7 @@ def _text_has_counter(text: str) -> bool:
     return bool(_TEXT_NUMERIC.search(text))
 
 
-def loop_bound(loop) -> str | None:
+def loop_bound(loop: Loop) -> str | None:
     """What bounds a while/until loop, or None."""
     cond = _cmds_of(loop, "condition_commands")
     body = _cmds_of(loop, "body_commands")
@@ -78,7 +86,7 @@ def loop_bound(loop) -> str | None:
     return None
 
 
-def _always_true(loop) -> bool:
+def _always_true(loop: Loop) -> bool:
     cond = _cmds_of(loop, "condition_commands")
     kind = getattr(loop, "kind", "")
     if not cond:
@@ -92,7 +100,7 @@ def _always_true(loop) -> bool:
     return all(c.name == "false" for c in cond)
 
 
-def check_b30(event, config):
+def check_b30(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     if broken(event, "b30-allow-unbounded-loops"):
         return None
     if event.tool_name == "Monitor":
@@ -121,7 +129,7 @@ def check_b30(event, config):
     return findings
 
 
-def check_b31(event, config):
+def check_b31(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     if broken(event, "b31-allow-nested-background"):
         return None
     analysis = analysis_of(event, config)

@@ -6,13 +6,21 @@ from __future__ import annotations
 
 from swarmgate import guard as G
 from swarmgate.hooks.git_args import skips_git_hooks
-from swarmgate.hooks.shell_event import (EXPORTERS, SETTERS, analysis_of, assignments_of, broken, export_pairs,
+from swarmgate.hooks.shell_event import (analysis_of, assignments_of, broken, export_pairs,
                                          main_call, subagent_call)
 from swarmgate.hooks.shell_writes import writes_of
 from swarmgate.hooks.test_runs import parse_scope
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
+    from swarmgate.hooks.bash_results import Analysis
 
-def check_g01_shell(event, config):
+
+
+def check_g01_shell(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     analysis = analysis_of(event, config)
     if analysis is None:
         return None
@@ -72,7 +80,7 @@ def _tool_names() -> frozenset:
     return frozenset((*VERBS, "swarmgate"))
 
 
-def env_changes_of(event, analysis) -> list:
+def env_changes_of(event: HookEvent, analysis: Analysis) -> list:
     """[(name, how)] for every variable the command changes, in any form: the text itself and the
     scripts the reader read (statements), and every command the reader found (Makefile recipes,
     package.json scripts, `bash -c` texts): hooks/env_changes."""
@@ -94,7 +102,7 @@ def env_changes_of(event, analysis) -> list:
     return memo["env-changes"]
 
 
-def _env_finding(event, analysis, config):
+def _env_finding(event: HookEvent, analysis: Analysis, config: Config) -> Finding | None:
     from swarmgate.hooks.env_changes import ALL, DYNAMIC
 
     heavy_var = config["heavy"]["prefix_var"]
@@ -142,7 +150,7 @@ def _env_finding(event, analysis, config):
     return _location_finding(event, analysis, changed)
 
 
-def _location_finding(event, analysis, changed):
+def _location_finding(event: HookEvent, analysis: Analysis, changed: list) -> Finding | None:
     """Pointing swarmgate's own tools at another state dir, hosts config or home (any agent)."""
     import os
 
@@ -153,7 +161,7 @@ def _location_finding(event, analysis, changed):
     runs = [i for i, c in enumerate(analysis.commands) if c.words and c.name in tools]
     if not runs:
         return None
-    moved = set()
+    moved: set[str] = set()
     for i in runs:
         moved.update(k for k in command_env(analysis, i) if k in LOCATION_VARS)
     for name, how in changed:
@@ -174,7 +182,7 @@ def _location_finding(event, analysis, changed):
         "agent.")
 
 
-def _interpreter_writes(event, analysis) -> list:
+def _interpreter_writes(event: HookEvent, analysis: Analysis) -> list:
     """An interpreter one-liner that writes a protected path, or (a subagent's) sets SWARMGATE_*."""
     from swarmgate.hooks.interpreter_writes import env_writes, path_literals, writes_near
     from swarmgate.hooks.protected_paths import protected_reason

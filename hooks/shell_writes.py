@@ -22,11 +22,19 @@ Light at import: no `re`, `fnmatch`, `pathlib` until a check runs.
 """
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from collections.abc import Iterator
+
+    from swarmgate.hook_protocol import HookEvent
+    from swarmgate.hooks.bash_results import Analysis, SimpleCommand
+
+
 REDIRECT_WRITE_OPS = (">", ">>", ">|", "&>", "&>>", "<>", ">&", "&>|")
 _NOT_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-")
 
 
-def _operands(args, opts_with_value=()) -> list:
+def _operands(args: list[str], opts_with_value: tuple[str, ...] = ()) -> list:
     """Non-option arguments (after `--`, everything is an operand)."""
     out = []
     skip = False
@@ -49,7 +57,7 @@ def _operands(args, opts_with_value=()) -> list:
     return out
 
 
-def _dest_of_copy(name: str, args) -> list:
+def _dest_of_copy(name: str, args: list[str]) -> list:
     """Destination of cp/mv/install/ln/rsync: `-t DIR`, `--target-directory=DIR`, else the last operand."""
     args = list(args)
     for i, a in enumerate(args):
@@ -77,7 +85,7 @@ def _dest_of_copy(name: str, args) -> list:
     return [dest]
 
 
-def _sed_files(args) -> list:
+def _sed_files(args: list[str]) -> list:
     if not any(a == "-i" or (a.startswith("-i") and not a.startswith("--")) or a.startswith("--in-place")
                or (a.startswith("-") and not a.startswith("--") and "i" in a[1:] and "e" not in a[1:])
                for a in args):
@@ -88,7 +96,7 @@ def _sed_files(args) -> list:
     return ops if has_script_opt else ops[1:]
 
 
-def _perl_files(args) -> list:
+def _perl_files(args: list[str]) -> list:
     if not any(a.startswith("-i") or (a.startswith("-") and "i" in a[1:] and not a.startswith("--"))
                for a in args if a.startswith("-")):
         return []
@@ -98,7 +106,7 @@ def _perl_files(args) -> list:
     return ops if has_e else ops[1:]
 
 
-def command_write_targets(cmd) -> list:
+def command_write_targets(cmd: SimpleCommand) -> list:
     """[(path, how)] files a simple command writes, as written (not resolved)."""
     out = []
     for r in getattr(cmd, "redirects", ()) or ():
@@ -146,7 +154,7 @@ def is_static(path: str) -> bool:
     return bool(path) and not path.startswith(("$", "~")) and "$(" not in path and "`" not in path
 
 
-def resolve(path: str, cwd: str, repo: str):
+def resolve(path: str, cwd: str, repo: str) -> tuple[str, str | None]:
     """(absolute normalised path, path relative to the repo or None when outside)."""
     import posixpath
 
@@ -159,7 +167,7 @@ def resolve(path: str, cwd: str, repo: str):
     return full, None
 
 
-def shell_writes(analysis, cwd: str):
+def shell_writes(analysis: Analysis, cwd: str) -> Iterator[tuple[SimpleCommand, str, str, str | None]]:
     """Yield (cmd, path, how, cwd_of_cmd) for every write in the analysed command.
 
     The directory a command runs in is the tree's (``cd DIR`` with a constant
@@ -172,7 +180,7 @@ def shell_writes(analysis, cwd: str):
             yield cmd, path, how, here
 
 
-def writes_of(event, analysis) -> list:
+def writes_of(event: HookEvent, analysis: Analysis) -> list:
     """[(cmd, path, how, cwd_of_cmd)] every write of the event's analysed command, built once per event."""
     cwd = event.cwd or event.repo
     return event.derived("bash.writes", lambda: list(shell_writes(analysis, cwd)))

@@ -38,6 +38,13 @@ import os
 
 from swarmgate import guard as G
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
+
+
 MAX_AUDITED_CALLS = 400
 AUDIT_TOOLS = G.SHELL_TOOLS + G.FILE_TOOLS   # the calls that change the machine or the files
 # first-line marks of a tool_result for a call that did not run: a hook's deny
@@ -50,7 +57,7 @@ def _broken(name: str) -> bool:
     return broken(name)
 
 
-def _abs(path: str, event) -> str:
+def _abs(path: str, event: HookEvent) -> str:
     if not path:
         return ""
     return path if os.path.isabs(path) else os.path.join(event.cwd or event.repo, path)
@@ -68,7 +75,7 @@ def excused(path: str, message: str) -> bool:
     return re.search(pat, message) is not None
 
 
-def judge_h01(dirs: list, message: str):
+def judge_h01(dirs: list, message: str) -> Finding | None:
     """dirs = [(as named, absolute path, where it came from)] that still exist."""
     left = [(named, ab, src) for named, ab, src in dirs
             if not (excused(named, message) or excused(ab, message))]
@@ -83,7 +90,7 @@ def judge_h01(dirs: list, message: str):
         f"if one must stay, say so in your last message: `{first} not deleted: <reason>`.")
 
 
-def _h01_dirs(event, config, dispatch: dict | None, agent: dict | None) -> list:
+def _h01_dirs(event: HookEvent, config: Config, dispatch: dict | None, agent: dict | None) -> list:
     out, seen = [], set()
     names = {event.agent_id or ""}
     if agent and agent.get("name"):
@@ -184,7 +191,7 @@ def unreadable(path: str) -> str:
     return why
 
 
-def audit(event, config, calls: list) -> list:
+def audit(event: HookEvent, config: Config, calls: list) -> list:
     """[(tool name, what, [findings])] of calls that ran but that a guard refuses now: each call
     judged again through the engine's own path (hook_engine.judge_recorded: the registered
     refusing PreToolUse guards of its tool, with the current config). Untimed (H02 itself runs
@@ -213,7 +220,7 @@ def _short(text: str, n: int = 160) -> str:
     return t if len(t) <= n else t[:n - 3] + "..."
 
 
-def judge_h02(misses: list, agent: str):
+def judge_h02(misses: list, agent: str) -> Finding | None:
     if not misses:
         return None
     lines = [f"- {name} `{_short(what)}`: {', '.join(sorted({f.code for f in found}))} "
@@ -227,7 +234,7 @@ def judge_h02(misses: list, agent: str):
 
 # --- SubagentStop: judged from the state as it stands; recorded in the act ---------------
 
-def _agent_view(event, st: dict, proc: dict, now: float, digest: str) -> tuple:
+def _agent_view(event: HookEvent, st: dict, proc: dict, now: float, digest: str) -> tuple:
     """(dispatch, agent) of the stopping agent in ``st``, after linking it as the act will (in
     place: on a loaded copy when judging, on the locked state in the act)."""
     from swarmgate.hooks import session_state as S
@@ -241,9 +248,9 @@ def _agent_view(event, st: dict, proc: dict, now: float, digest: str) -> tuple:
     return (dict(d) if d else None), st["agents"].get(aid)
 
 
-def _stop_facts(event) -> dict:
+def _stop_facts(event: HookEvent) -> dict:
     """What the judge and the act of a SubagentStop share (memoised on the event)."""
-    def build():
+    def build() -> dict:
         import time
 
         from swarmgate.hooks import session_state as S
@@ -258,13 +265,13 @@ def _stop_facts(event) -> dict:
     return event.derived("subagent_stop_facts", build)
 
 
-def stop_outcome(event, config) -> dict:
+def stop_outcome(event: HookEvent, config: Config) -> dict:
     """H01, H02 and C03's judgement of a SubagentStop (memoised; pure: the session state is read
     as it stands, nothing recorded, no lock taken, no alert written)."""
     return event.derived("subagent_stop_outcome", lambda: _stop_outcome(event, config))
 
 
-def _stop_outcome(event, config) -> dict:
+def _stop_outcome(event: HookEvent, config: Config) -> dict:
     from swarmgate.hooks import session_state as S
 
     f = _stop_facts(event)
@@ -297,7 +304,7 @@ def _stop_outcome(event, config) -> dict:
     return out
 
 
-def finish_stop(event, config):
+def finish_stop(event: HookEvent, config: Config) -> Finding | None:
     """The act of H01, H02 and C03 (the hand-back goes through): record the stop in the session
     state, release the agent's D16 scratch locks, write H02's alert. Returns C03's summary with
     the locks released, in place of the judged one."""
@@ -311,7 +318,7 @@ def finish_stop(event, config):
     if event.session_id and aid:
         info: dict = {}
 
-        def step(st: dict):
+        def step(st: dict) -> None:
             info["dispatch"], _ = _agent_view(event, st, f["proc"], f["now"], f["digest"])
             S.record_stop(st, aid, event.agent_type or "", f["proc"], f["now"], f["digest"])
 
@@ -332,17 +339,17 @@ def finish_stop(event, config):
     return _c03_subagent(event, o, released) if released and not _broken("c03-no-summary") else None
 
 
-def check_h01(event, config):
+def check_h01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     return stop_outcome(event, config)["H01"]
 
 
-def check_h02(event, config):
+def check_h02(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     return stop_outcome(event, config)["H02"]
 
 
 # --- S01 ----------------------------------------------------------------------------
 
-def in_flight(event) -> list:
+def in_flight(event: HookEvent) -> list:
     """What is still running for this session (then a Stop is a pause, not the end of a round)."""
     from swarmgate.hooks import session_state as S
 
@@ -360,11 +367,11 @@ def in_flight(event) -> list:
     return list(dict.fromkeys(out))
 
 
-def round_status(event, config) -> dict:
+def round_status(event: HookEvent, config: Config) -> dict:
     return event.derived("round_status", lambda: _round_status(event, config))
 
 
-def _round_status(event, config) -> dict:
+def _round_status(event: HookEvent, config: Config) -> dict:
     from swarmgate.agents import records as R
 
     st: dict = {"path": None, "round": None, "open": [], "removed": [], "unverified": [], "has_verify": False,
@@ -404,7 +411,7 @@ def _unjudged(status: dict) -> int:
     return len(status["open"]) + len(status["removed"]) + len(status.get("unverified") or [])
 
 
-def judge_s01(status: dict, flight: list, repo: str, check_verify: bool = True):
+def judge_s01(status: dict, flight: list, repo: str, check_verify: bool = True) -> Finding | None:
     unverified = status.get("unverified") or [] if check_verify else []
     if not status["path"] or (not status["open"] and not status["removed"] and not unverified):
         return None
@@ -432,7 +439,7 @@ def judge_s01(status: dict, flight: list, repo: str, check_verify: bool = True):
     return G.Finding("S01", f"round {rnd} ({rel}) is not closed: " + " ".join(parts), "; ".join(ways) + ".")
 
 
-def check_s01(event, config):
+def check_s01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     if _broken("s01-allow-open-round") or event.agent_id:
         return None
     status = round_status(event, config)
@@ -443,7 +450,7 @@ def check_s01(event, config):
 
 # --- C03: the summary -----------------------------------------------------------------
 
-def _c03_subagent(event, o: dict, released: list):
+def _c03_subagent(event: HookEvent, o: dict, released: list) -> Finding:
     parts = []
     if o["dirs"]:
         parts.append(f"H01 {len(o['dirs'])} leftover director{'y' if len(o['dirs']) == 1 else 'ies'}")
@@ -463,7 +470,7 @@ def _c03_subagent(event, o: dict, released: list):
                      decision=G.CONTEXT)
 
 
-def check_c03(event, config):
+def check_c03(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     if _broken("c03-no-summary"):
         return None
     if event.name == "SubagentStop":

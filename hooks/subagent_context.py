@@ -19,10 +19,17 @@ import os
 
 from swarmgate import guard as G
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
+
+
 MAX_CONTEXT = 60_000  # characters
 
 
-def record_start(event, config) -> None:  # noqa: ARG001 - the act signature
+def record_start(event: HookEvent, config: Config) -> None:  # noqa: ARG001 - the act signature
     """C02's act: the start is recorded in the session state (SubagentStart has happened)."""
     from swarmgate.hooks import session_state as S
 
@@ -30,7 +37,7 @@ def record_start(event, config) -> None:  # noqa: ARG001 - the act signature
         S.start(event.session_id, event.agent_id, event.agent_type or "")
 
 
-def check_c02(event, config):
+def check_c02(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.agents.agent_definitions import agent_path, subagent_context
     from swarmgate.break_switch import broken
 

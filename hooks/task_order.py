@@ -28,6 +28,13 @@ from __future__ import annotations
 
 from swarmgate import guard as G
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
+
+
 ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/")
 
 
@@ -56,12 +63,12 @@ def looks_like_id(word: str) -> bool:
     return "/" in word or any(c.isdigit() for c in word)
 
 
-def task_status(event, config) -> dict:
+def task_status(event: HookEvent, config: Config) -> dict:
     """What the records say about each task the prompt names (derived once per event)."""
     return event.derived("d30_tasks", lambda: _task_status(event, config))
 
 
-def _task_status(event, config) -> dict:
+def _task_status(event: HookEvent, config: Config) -> dict:
     from swarmgate.agents import records as R
 
     prompt = event.tool_input.get("prompt") if isinstance(event.tool_input.get("prompt"), str) else ""
@@ -107,7 +114,7 @@ def _task_status(event, config) -> dict:
     return out
 
 
-def judge_d30(status: dict, config, require_task: bool):
+def judge_d30(status: dict, config: Config, require_task: bool) -> Finding | None:
     """Pure: the refusal for a dispatch whose named task waits on open dependencies."""
     lines, ways = [], []
     for n in status["named"]:
@@ -142,7 +149,7 @@ def judge_d30(status: dict, config, require_task: bool):
     return None
 
 
-def check_d30(event, config):
+def check_d30(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.break_switch import broken
 
     if broken("d30-allow-open-deps"):

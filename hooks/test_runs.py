@@ -7,6 +7,13 @@ Light at import: command_patterns is imported when a check needs it.
 """
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.hook_protocol import HookEvent
+    from swarmgate.hooks.bash_results import SimpleCommand
+
+
 SCOPE_FIELDS = ("kind", "target", "range", "reason")
 SCOPE_KINDS = ("full", "items", "light", "target")
 # arguments with which a test runner only lists, builds or explains: not a verification run (B10)
@@ -17,7 +24,7 @@ _MAKE_DRY = frozenset(("-n", "--dry-run", "--just-print", "--recon", "-q", "--qu
 _SCOPE_ALIASES = {"種類": "kind", "対象": "target", "範囲": "range", "理由": "reason"}
 
 
-def not_a_run(cmd) -> bool:
+def not_a_run(cmd: SimpleCommand) -> bool:
     """The runner only lists, builds, explains or dry-runs (`--no-run`, `--help`, `make -n`)."""
     args = cmd.args
     if any(a in NOT_A_RUN for a in args):
@@ -60,7 +67,7 @@ def scope_template(var: str, kind: str = "items") -> str:
             f"reason=<why this run, now>'")
 
 
-def scope_prefix(event, config, cmd, env) -> str:
+def scope_prefix(event: HookEvent, config: Config, cmd: SimpleCommand, env: dict[str, str]) -> str:
     """`SWARMGATE_RUN_SCOPE='...' ` to put in a rewrite when the command is a verification run
     that has no scope yet (so following one way out does not walk into B10)."""
     from swarmgate.hooks.command_patterns import first_match
@@ -86,7 +93,7 @@ _CARGO_VALUE_OPTS = frozenset(("-j", "--jobs", "--features", "-F", "--target", "
                                "-Z", "--config", "--exclude"))
 
 
-def whole_suite(cmd) -> str | None:
+def whole_suite(cmd: SimpleCommand) -> str | None:
     """Why this verification command runs the whole suite (pytest/cargo test shapes), or None."""
     from swarmgate.hooks.command_patterns import basename, views
 

@@ -23,6 +23,16 @@ from __future__ import annotations
 
 from swarmgate import guard as G
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from collections.abc import Sequence
+
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
+    from swarmgate.hooks.bash_results import SimpleCommand
+
+
 MESSAGE_COMMANDS = frozenset(("echo", "printf", "notify-send", "wall", "write", "say", "espeak",
                               "spd-say", "paplay", "aplay", "osascript", "zenity", "kdialog",
                               "terminal-notifier", "logger", "tput", "bell"))
@@ -34,7 +44,7 @@ _TIMER_NAMES = frozenset(("crontab", "at", "batch", "systemd-run", "watch", "sle
 _ALLOWED: dict = {}
 
 
-def _allowed_names(config) -> set:
+def _allowed_names(config: Config) -> frozenset[str]:
     key = tuple(config["timers"]["allowed"])
     hit = _ALLOWED.get(key)
     if hit is None:
@@ -42,7 +52,7 @@ def _allowed_names(config) -> set:
     return hit
 
 
-def _allowed_set(allowed) -> frozenset:
+def _allowed_set(allowed: tuple[str, ...]) -> frozenset[str]:
     out = set()
     for a in allowed:
         b = a.rstrip("/").rsplit("/", 1)[-1]
@@ -60,7 +70,7 @@ def _stem(name: str) -> str:
     return name
 
 
-def _through_allowed(cmd, allowed: set) -> bool:
+def _through_allowed(cmd: SimpleCommand, allowed: frozenset[str]) -> bool:
     if _stem(cmd.name) in allowed or cmd.name in allowed:
         return True
     for v in getattr(cmd, "via", ()) or ():
@@ -76,11 +86,11 @@ def _through_allowed(cmd, allowed: set) -> bool:
     return False
 
 
-def _in_loop(cmd) -> bool:
+def _in_loop(cmd: SimpleCommand) -> bool:
     return any(v.startswith("loop") for v in (getattr(cmd, "via", ()) or ()))
 
 
-def sleep_seconds(args) -> float | None:
+def sleep_seconds(args: list[str]) -> float | None:
     """Seconds of `sleep ARGS` (GNU suffixes s/m/h/d, several operands add up); None if not literal."""
     total = 0.0
     ops = [a for a in args if not a.startswith("-")]
@@ -98,7 +108,7 @@ def sleep_seconds(args) -> float | None:
     return total
 
 
-def _timer_command(cmd, next_cmds, min_sleep: float):
+def _timer_command(cmd: SimpleCommand, next_cmds: Sequence[SimpleCommand], min_sleep: float) -> str | None:
     """Why ``cmd`` is a shell timer, or None."""
     name = cmd.name
     args = list(cmd.args)
@@ -129,7 +139,7 @@ def _timer_command(cmd, next_cmds, min_sleep: float):
     return None
 
 
-def check_t01(event, config):
+def check_t01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.hooks.shell_event import broken
 
     if broken(event, "t01-allow-timers"):

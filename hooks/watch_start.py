@@ -10,8 +10,15 @@ from __future__ import annotations
 
 from swarmgate import guard as G
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
 
-def _needs_watchdog(event) -> bool:
+
+
+def _needs_watchdog(event: HookEvent) -> bool:
     from swarmgate.agents.swarm_watch import running_instance
     from swarmgate.break_switch import broken
 
@@ -21,14 +28,14 @@ def _needs_watchdog(event) -> bool:
 _WHAT = "it reports long tool calls, idle subagents, wait loops, repeated commands and memory hogs as alerts."
 
 
-def check_a01(event, config):
+def check_a01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     if not _needs_watchdog(event):
         return None
     return G.Finding("A01", f"[A01] no swarm-watch runs for this session: one is started now; {_WHAT}",
                      decision=G.CONTEXT)
 
 
-def start_watchdog(event, config):
+def start_watchdog(event: HookEvent, config: Config) -> Finding | None:
     """A01's act: start the session's swarm-watch, fully detached (after the decision; the
     dispatch has happened). Its finding replaces the judged one with the pid."""
     import os
@@ -49,7 +56,7 @@ def start_watchdog(event, config):
         cp = subprocess.run(argv + ["--once"], stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
         if cp.returncode != 0:
             raise RuntimeError(f"swarm-watch --once exited {cp.returncode}: {cp.stderr.decode()[-200:]}")
-        pid = "one tick"
+        pid: int | str = "one tick"
     else:
         pid = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True, close_fds=True, env=dict(os.environ)).pid

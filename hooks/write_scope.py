@@ -23,8 +23,15 @@ from swarmgate import guard as G
 from swarmgate.hooks.shell_event import analysis_of, broken
 from swarmgate.hooks.shell_writes import is_static, resolve, writes_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.guard import Finding
+    from swarmgate.hook_protocol import HookEvent
 
-def glob_allows(globs, rel: str) -> bool:
+
+
+def glob_allows(globs: list[str], rel: str) -> bool:
     from fnmatch import fnmatchcase
 
     for g in globs:
@@ -41,12 +48,12 @@ def glob_allows(globs, rel: str) -> bool:
 
 
 
-def _row(config, actor: str):
+def _row(config: Config, actor: str) -> list[str] | None:
     table = config["write"]
     return table.get(actor)
 
 
-def _missing_row(actor: str, path: str, tool: str):
+def _missing_row(actor: str, path: str, tool: str) -> Finding:
     return G.Finding(
         "W01",
         f"{tool} writes {path}, but agent type `{actor}` has no row in the write table, so it may "
@@ -55,7 +62,7 @@ def _missing_row(actor: str, path: str, tool: str):
         f'`{actor} = ["src/**", "tests/**"]` (the globs this type may write).')
 
 
-def _outside(actor: str, rel: str, globs, tool: str, how: str = ""):
+def _outside(actor: str, rel: str, globs: list[str], tool: str, how: str = "") -> Finding:
     what = f" ({how})" if how else ""
     return G.Finding(
         "W01",
@@ -65,7 +72,7 @@ def _outside(actor: str, rel: str, globs, tool: str, how: str = ""):
         f"say so in your report and let the main agent (or a type whose row covers {rel}) write it.")
 
 
-def check_w01(event, config):
+def check_w01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     if broken(event, "w01-allow-all-writes"):
         return None
     actor = event.actor

@@ -49,12 +49,10 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no typing import at run time: the hook's hot path
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from swarmgate.config import Config
     from swarmgate.hook_protocol import HookEvent
-
-    Check = Callable[[HookEvent, Config], "Finding | list[Finding | None] | None"]
 
 DENY = "deny"        # refuse the tool call (PreToolUse) / block the stop (Stop, SubagentStop)
 ASK = "ask"          # ask the person (PreToolUse only)
@@ -173,3 +171,9 @@ EXEC_EVENT = "Exec"
 DISPATCH_TOOLS = ("Agent", "Task")
 SHELL_TOOLS = ("Bash", "Monitor")
 FILE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+
+
+if TYPE_CHECKING:
+    # what a check or an act returns: nothing, one Finding, or several (None entries skipped)
+    Result = Finding | Iterable[Finding | None] | None
+    Check = Callable[[HookEvent, Config], Result]

@@ -27,11 +27,14 @@ from swarmgate.hook_protocol import (EVENTS, STOP_EVENTS, HookInputError, dumps,
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no typing import at run time: the hook's hot path
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
+    from typing import TypeVar
 
     from swarmgate.config import Config
     from swarmgate.guard import Check, Finding, Guard
     from swarmgate.hook_protocol import HookEvent
+
+    T = TypeVar("T")
 
 
 class GuardTimeout(BaseException):
@@ -41,11 +44,11 @@ class GuardTimeout(BaseException):
     carry on (which would let the call through unchecked)."""
 
 
-def _on_alarm(signum, frame):  # noqa: ARG001
+def _on_alarm(signum: int, frame: object) -> None:  # noqa: ARG001
     raise GuardTimeout()
 
 
-def _timed(fn, budget_ms: int):
+def _timed(fn: Callable[[], T], budget_ms: int) -> T:
     """fn() within ``budget_ms`` (0: no limit); GuardTimeout when it overruns."""
     import _signal as signal  # the C module: `signal` itself imports enum (ms on every call)
 
@@ -74,6 +77,7 @@ def _run_one(g: Guard, fn: Check, event: HookEvent, config: Config, budget_ms: i
         return [], ""
     if isinstance(result, G.Finding):
         return [result], ""
+    found: list = []
     try:
         found = [f for f in result if f is not None]
     except TypeError:
@@ -98,7 +102,7 @@ def _failure(g: Guard, what: str, refuses: bool | None = None) -> Finding:
         f".claude/swarmgate.toml until it is fixed.", G.DENY)
 
 
-def hook_timeout_s(config, event_name: str, tool: str | None) -> int:
+def hook_timeout_s(config: Config, event_name: str, tool: str | None) -> int:
     """The timeout Claude Code gives this hook call: what `swarmgate install` wrote for it
     ([hooks] report_timeout for the shell tools' PreToolUse group, else [hooks] timeout)."""
     if event_name == "PreToolUse" and tool in G.SHELL_TOOLS:
@@ -106,7 +110,7 @@ def hook_timeout_s(config, event_name: str, tool: str | None) -> int:
     return int(config["hooks"]["timeout"])
 
 
-def total_budget_s(config, event_name: str, tool: str | None) -> float:
+def total_budget_s(config: Config, event_name: str, tool: str | None) -> float:
     """Time all guards together may take: the hook's timeout less a margin for start-up and output.
 
     Past Claude Code's timeout the tool call proceeds unchecked, so the engine
@@ -161,7 +165,7 @@ def derive(event: HookEvent, config: Config, active: list, deadline: float | Non
             derivations.fail(event, name, "the hook's total time budget was used up before it was built")
             continue
         try:
-            _timed(lambda n=name: derivations.build(event, config, n),
+            _timed(lambda: derivations.build(event, config, name),  # noqa: B023 - called at once
                    budget if left is None else min(budget, left))
         except GuardTimeout:
             derivations.fail(event, name, f"it did not finish within {budget} ms")
@@ -180,8 +184,9 @@ def judge(event: HookEvent, config: Config, active: list, deadline: float | None
     or gets no time left fails closed (advisory: a note); with ``failures=False`` it adds nothing
     (H02 re-judging an old call: a crash on old input is not evidence)."""
     default_budget = int(config["hooks"]["guard_budget_ms"])
-    findings = []
+    findings: list[Finding] = []
     for g, mode in active:
+        found: list[Finding]
         if g.needs:
             derive(event, config, [(g, mode)], deadline, timed=timed)
         left = _left_ms(deadline)
@@ -233,6 +238,7 @@ def act(event: HookEvent, config: Config, active: list, findings: list, deadline
             continue
         done.add(g.act)
         refuses = g.act_refuses and may_refuse_here
+        found: list[Finding]
         left = _left_ms(deadline)
         if left is not None and left <= 0:
             found, what = [], "was not run: the hook's total time budget was used up"
@@ -317,7 +323,7 @@ def combine(event_name: str, findings: list, stop_hook_active: bool = False) -> 
     return "allow", "", context
 
 
-def answer(event_name: str, stdin_text: str, *, registry=None) -> tuple[str, int]:
+def answer(event_name: str, stdin_text: str, *, registry: list[Guard] | None = None) -> tuple[str, int]:
     """(stdout text, exit code) for one hook call. Never raises."""
     t0 = time.monotonic()
     try:
@@ -328,7 +334,7 @@ def answer(event_name: str, stdin_text: str, *, registry=None) -> tuple[str, int
         return _fail(event_name, msg + "; refusing to be safe (fail closed)."), 0
 
 
-def _answer(event_name: str, stdin_text: str, registry, t0: float) -> tuple[str, int]:
+def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: float) -> tuple[str, int]:
     from swarmgate import break_switch
 
     if event_name not in EVENTS:
@@ -396,14 +402,14 @@ def per_code(event_name: str, findings: list, stop_hook_active: bool = False) ->
     and SubagentStop a refusal is "block" (or "allow" once a stop hook has continued the stop)."""
     out: dict = {}
     for f in findings:
-        if _STRENGTH.get(f.decision, 0) > _STRENGTH.get(out.get(f.code), 0):
+        if _STRENGTH.get(f.decision, 0) > _STRENGTH.get(out.get(f.code, ""), 0):
             out[f.code] = f.decision
     if event_name in STOP_EVENTS:
         out = {c: (stop_word(stop_hook_active) if d == G.DENY else d) for c, d in out.items()}
     return out
 
 
-def _log_failure(event_name: str, event, codes: list, msg: str, t0: float) -> None:
+def _log_failure(event_name: str, event: HookEvent | None, codes: list, msg: str, t0: float) -> None:
     """Log an answer given without judging (bad input, bad config, a break switch): the refusals
     a person most needs to see in `swarmgate log`. Never raises."""
     try:

@@ -12,6 +12,14 @@ from __future__ import annotations
 
 from swarmgate import fast_json as json  # json's results without json's import cost
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    T = TypeVar("T")
+
+
 EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart", "SubagentStart", "SubagentStop", "Stop",
           "UserPromptSubmit", "PreCompact", "Notification", "SessionEnd")
 CONTEXT_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart", "SubagentStart",
@@ -73,7 +81,7 @@ class HookEvent:
                 out.append(v)
         return out
 
-    def derived(self, key: str, build):
+    def derived(self, key: str, build: Callable[[], T]) -> T:
         """Compute a derived parse once per event (e.g. the bash tree)."""
         if key not in self.memo:
             self.memo[key] = build()
@@ -103,7 +111,7 @@ def parse_payload(event_name: str, text: str, repo: str | None = None) -> HookEv
     return HookEvent(event_name, payload, repo)
 
 
-def without_lone_surrogates(value):
+def without_lone_surrogates(value: object) -> object:
     """``value`` with every lone UTF-16 surrogate in its strings (keys too) replaced by U+FFFD.
 
     JSON may escape a lone surrogate (`"x\\ud800"`); Python decodes it into a str that no codec
