@@ -1458,11 +1458,9 @@ class Walker:
                     p = self._abspath(a[3:])
                     if p is not None:
                         self.written[p] = None
-        elif name in ("sed", "gsed", "perl", "ruby") and any(
-                a == "-i" or a.startswith(("-i", "--in-place")) or
-                (a.startswith("-") and not a.startswith("--") and "i" in a[1:] and name != "sed")
-                for a in args):
-            for f in _inplace_files(name, args):
+        elif name in ("sed", "gsed", "perl"):
+            from swarmgate.hooks.shell_writes import perl_inplace_files, sed_inplace_files
+            for f in (perl_inplace_files(args) if name == "perl" else sed_inplace_files(args)):
                 p = self._abspath(f)
                 if p is not None:
                     self.written[p] = None
@@ -1637,34 +1635,6 @@ def script_kind(p: str) -> str:
     if st.st_mode & 0o111:
         return "shell"   # executable text without a shebang: bash runs it as a script
     return "other"
-
-
-def _inplace_files(name: str, args: list) -> list:
-    """The files ``sed -i`` / ``perl -i`` edit (operands after the script)."""
-    files: list = []
-    have_script = False
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a in ("-e", "--expression", "-f", "--file", "-E") and name != "sed" or \
-                a in ("-e", "--expression", "-f", "--file"):
-            have_script = True
-            i += 2
-            continue
-        if a.startswith("-") and not a.startswith("--") and name != "sed" and a[-1] in "eE" and len(a) > 1:
-            have_script = True   # -pe EXPR, -i.bak -pe EXPR
-            i += 2
-            continue
-        if a.startswith("-"):
-            i += 1
-            continue
-        if not have_script:
-            have_script = True   # the first operand is the script
-            i += 1
-            continue
-        files.append(a)
-        i += 1
-    return files
 
 
 def _changes_tree(name: str, args: list) -> bool:

@@ -3,9 +3,12 @@ background jobs.
 
 Decisions (also in docs/bash-guards.md):
 - B30 counts a loop as bounded by a `timeout` around it, a `read` condition
-  (ends at end of input), or a numeric comparison (a counter, `$SECONDS`) in
-  its condition or guarding a `break`. A `break` on any other condition
-  (`until curl -s ...`) does not bound a wait: the service may never come.
+  (ends at end of input), or a numeric comparison in its condition or guarding
+  a `break` whose operand moves: a variable the loop changes (`n=$((n+1))`,
+  `((i++))`) or the clock (`$SECONDS`, `$(date +%s)`). A comparison of
+  constants (`[ 1 -eq 1 ]`), `true`, `:`, or a variable nothing changes bound
+  nothing; neither does a `break` on any other condition (`until curl -s ...`):
+  the service may never come.
 """
 from __future__ import annotations
 
@@ -18,21 +21,6 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
     from swarmgate.guard import Finding
     from swarmgate.hook_protocol import HookEvent
     from swarmgate.hooks.bash_results import Loop, SimpleCommand
-
-
-_NUMERIC_OPS = frozenset(("-lt", "-le", "-gt", "-ge", "-eq", "-ne"))
-
-
-def _is_numeric_test(cmd: SimpleCommand) -> bool:
-    if not cmd.words:
-        return False
-    name = cmd.name
-    args = list(cmd.args)
-    if name in ("[", "test", "[["):
-        return any(a in _NUMERIC_OPS for a in args)
-    if name in ("let", "expr"):
-        return any(op in " ".join(args) for op in ("<", ">", "==", "!="))
-    return False
 
 
 def _cmds_of(loop: Loop, attr: str) -> list[SimpleCommand]:
@@ -51,19 +39,62 @@ def _split_loop_text(loop: Loop) -> tuple:
 
 
 _TEXT_NUMERIC = None
+_CLOCKS = ("SECONDS", "EPOCHSECONDS", "EPOCHREALTIME", "$(date", "`date", "$(($(date")
 
 
-def _text_has_counter(text: str) -> bool:
-    """A numeric comparison in [[ ]] / (( )) / [ ] text, or the $SECONDS clock."""
+def _comparisons(text: str) -> list:
+    """Operands of the numeric comparisons in [ ] / [[ ]] / (( )) text: [(left, right)]."""
     global _TEXT_NUMERIC
     if _TEXT_NUMERIC is None:
         import re
-        _TEXT_NUMERIC = re.compile(r"\s-(?:lt|le|gt|ge|eq|ne)\s|\(\([^)]*(?:<|>|==|!=)[^)]*\)\)|\$\{?SECONDS\b")
-    return bool(_TEXT_NUMERIC.search(text))
+        _TEXT_NUMERIC = re.compile(
+            r"(\S+)\s+-(?:lt|le|gt|ge|eq|ne)\s+(\S+)|\(\(([^()]*?)(<=|>=|==|!=|<|>)([^()]*?)\)\)")
+    out = []
+    for m in _TEXT_NUMERIC.finditer(text):
+        if m.group(1) is not None:
+            out.append((m.group(1), m.group(2)))
+        else:
+            out.append((m.group(3), m.group(5)))
+    return out
+
+
+def _modified(name: str, loop_text: str) -> bool:
+    """Does the loop's text change variable ``name`` (an assignment, ++/--, let, read)?"""
+    t = loop_text
+    return any(s in t for s in (f"{name}=", f"{name}+=", f"{name}-=", f"{name}++", f"++{name}",
+                                f"{name}--", f"--{name}", f"let {name}", f"let \"{name}", f"read {name}",
+                                f"(({name} ", f"(( {name} "))
+
+
+def _operand_counts(op: str, loop_text: str) -> bool:
+    """An operand that moves while the loop runs: the clock, or a variable the loop changes.
+    Constants (`[ 1 -eq 1 ]`) and unchanged variables do not bound a loop."""
+    if any(c in op for c in _CLOCKS):
+        return True
+    k, n = 0, len(op)
+    while k < n:
+        c = op[k]
+        if c.isalpha() or c == "_":
+            j = k
+            while j < n and (op[j].isalnum() or op[j] == "_"):
+                j += 1
+            if _modified(op[k:j], loop_text):
+                return True
+            k = j
+            continue
+        k += 1
+    return False
+
+
+def _text_has_counter(text: str, loop_text: str = "") -> bool:
+    """A numeric comparison in [[ ]] / (( )) / [ ] text with an operand that moves (a counter
+    the loop changes, or the $SECONDS / date clock)."""
+    return any(_operand_counts(a, loop_text) or _operand_counts(b, loop_text) for a, b in _comparisons(text))
 
 
 def loop_bound(loop: Loop) -> str | None:
-    """What bounds a while/until loop, or None."""
+    """What bounds a while/until loop, or None. The parsed condition is judged: a comparison
+    of constants (`[ 1 -eq 1 ]`), `true` or `:` bound nothing."""
     cond = _cmds_of(loop, "condition_commands")
     body = _cmds_of(loop, "body_commands")
     every = cond + body
@@ -75,13 +106,11 @@ def loop_bound(loop: Loop) -> str | None:
         return "a timeout around it"
     if any(c.name in ("read", "mapfile", "readarray", "getopts", "shift") for c in cond):
         return "its condition reads input (ends at end of input)"
-    if any(_is_numeric_test(c) for c in cond):
-        return "a counter compared in its condition"
     cond_text, body_text = _split_loop_text(loop)
-    if _text_has_counter(cond_text):
+    loop_text = getattr(loop, "text", "") or ""
+    if _text_has_counter(cond_text, loop_text):
         return "a counter compared in its condition"
-    if getattr(loop, "has_break", False) and (any(_is_numeric_test(c) for c in body)
-                                              or _text_has_counter(body_text)):
+    if getattr(loop, "has_break", False) and _text_has_counter(body_text, loop_text):
         return "a counter guarding a break"
     return None
 

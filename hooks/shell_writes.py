@@ -85,7 +85,8 @@ def _dest_of_copy(name: str, args: list[str]) -> list:
     return [dest]
 
 
-def _sed_files(args: list[str]) -> list:
+def sed_inplace_files(args: list[str]) -> list:
+    """The files ``sed -i ...`` edits in place (none without -i)."""
     if not any(a == "-i" or (a.startswith("-i") and not a.startswith("--")) or a.startswith("--in-place")
                or (a.startswith("-") and not a.startswith("--") and "i" in a[1:] and "e" not in a[1:])
                for a in args):
@@ -96,13 +97,45 @@ def _sed_files(args: list[str]) -> list:
     return ops if has_script_opt else ops[1:]
 
 
-def _perl_files(args: list[str]) -> list:
-    if not any(a.startswith("-i") or (a.startswith("-") and "i" in a[1:] and not a.startswith("--"))
-               for a in args if a.startswith("-")):
+def perl_inplace_files(args: list[str]) -> list:
+    """The files ``perl -i ...`` edits in place (none without -i). perl's switches cluster
+    (``-pi.bak``, ``-pe EXPR``, ``-i -pe EXPR``): ``e``/``E`` take the next word (the
+    program), ``i`` takes the rest of its cluster (the backup suffix), ``M``/``I``/``m``
+    the rest or the next word; without -e the first operand is the program file."""
+    inplace = False
+    has_e = False
+    ops: list = []
+    i, n = 0, len(args)
+    while i < n:
+        a = args[i]
+        if a == "--":
+            ops.extend(args[i + 1:])
+            break
+        if not a.startswith("-") or a == "-":
+            ops.append(a)
+            i += 1
+            continue
+        if a.startswith("--"):
+            i += 1
+            continue
+        j, take_next = 1, False
+        while j < len(a):
+            c = a[j]
+            if c == "i":
+                inplace = True
+                break                     # the rest is the backup suffix
+            if c in "eE":
+                has_e = True
+                take_next = j == len(a) - 1
+                break                     # -eCODE or -e CODE
+            if c in "MmIdDxCl0":
+                if c in "MmI" and j == len(a) - 1:
+                    take_next = True
+                break                     # the rest is this switch's value
+            j += 1
+        i += 2 if take_next else 1
+    if not inplace:
         return []
-    ops = _operands(args, ("-e", "-E", "-M", "-I", "-m"))
-    has_e = any(a in ("-e", "-E") or (a.startswith("-") and a.endswith("e") and not a.startswith("--"))
-                for a in args)
     return ops if has_e else ops[1:]
 
 
@@ -130,10 +163,10 @@ def command_write_targets(cmd: SimpleCommand) -> list:
         for p in _dest_of_copy(name, args):
             out.append((p, f"`{name}` destination {p}"))
     elif name == "sed":
-        for p in _sed_files(args):
+        for p in sed_inplace_files(args):
             out.append((p, f"`sed -i` on {p}"))
     elif name == "perl":
-        for p in _perl_files(args):
+        for p in perl_inplace_files(args):
             out.append((p, f"`perl -i` on {p}"))
     elif name == "dd":
         for a in args:

@@ -16,20 +16,58 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
 
 SCOPE_FIELDS = ("kind", "target", "range", "reason")
 SCOPE_KINDS = ("full", "items", "light", "target")
-# arguments with which a test runner only lists, builds or explains: not a verification run (B10)
-NOT_A_RUN = frozenset(("--version", "-V", "--help", "-h", "--collect-only", "--co", "--fixtures",
-                       "--markers", "--no-run", "--list"))
+# per program, the arguments with which it only lists, builds, explains or dry-runs: not a run
+# (B01, B10). Only where the program itself means that: `npm run test:e2e --list` runs the
+# script (npm swallows --list), `bash gate.sh --help` runs whatever gate.sh does.
+_HELP = ("--help", "-h", "--version", "-V")
+DRY_RUN = {
+    "pytest": _HELP + ("--collect-only", "--co", "--fixtures", "--fixtures-per-test", "--markers",
+                       "--setup-plan"),
+    "cargo": _HELP + ("--no-run", "--list"),
+    "just": _HELP + ("--list", "-l", "-n", "--dry-run", "--summary", "--show", "-s", "--evaluate",
+                     "--dump", "--variables"),
+    "task": _HELP + ("--list", "-l", "--list-all", "-a", "--dry", "-n", "--summary"),
+    "tox": _HELP + ("-l", "--listenvs", "-a", "--listenvs-all", "--showconfig"),
+    "nox": _HELP + ("-l", "--list", "--list-sessions"),
+    "go": _HELP + ("-list", "-n"),
+    "jest": _HELP + ("--listTests", "--showConfig"),
+    "vitest": _HELP + ("list",),
+    "playwright": _HELP + ("--list",),
+    "ctest": _HELP + ("-N", "--show-only"),
+    "ninja": _HELP + ("-n", "--dry-run"),
+    "npm": ("--help", "-h", "--usage"), "yarn": ("--help", "-h"), "pnpm": ("--help", "-h"),
+    "bun": ("--help", "-h"),
+    "qemu-system-*": _HELP, "herd7": ("-help", "-version"),
+}
+DRY_RUN["py.test"] = DRY_RUN["pytest"]
+# kept for callers that list them
+NOT_A_RUN = frozenset(a for v in DRY_RUN.values() for a in v)
 _MAKE_DRY = frozenset(("-n", "--dry-run", "--just-print", "--recon", "-q", "--question", "-p",
                        "--print-data-base"))
 _SCOPE_ALIASES = {"種類": "kind", "対象": "target", "範囲": "range", "理由": "reason"}
 
 
 def not_a_run(cmd: SimpleCommand) -> bool:
-    """The runner only lists, builds, explains or dry-runs (`--no-run`, `--help`, `make -n`)."""
-    args = cmd.args
-    if any(a in NOT_A_RUN for a in args):
-        return True
-    if cmd.name in ("make", "gmake"):
+    """The runner only lists, builds, explains or dry-runs (`pytest --collect-only`, `cargo test
+    --no-run`, `make -n`), by the words that mean that for this program (``DRY_RUN``)."""
+    from swarmgate.hooks.command_patterns import views
+
+    name = cmd.name
+    args = list(cmd.args)
+    for vname, vargs in views(name, args):   # `python -m pytest --help` is pytest's --help
+        words = DRY_RUN.get(vname)
+        if words is None and vname.startswith("qemu-system-"):
+            words = DRY_RUN["qemu-system-*"]
+        if not words:
+            continue
+        # before `--` (after it, the words belong to the program it runs), except cargo's test
+        # harness: `cargo test -- --list` lists
+        head = vargs[:vargs.index("--")] if "--" in vargs else vargs
+        if any(a in words for a in head):
+            return True
+        if vname == "cargo" and "--" in vargs and "--list" in vargs[vargs.index("--"):]:
+            return True
+    if name in ("make", "gmake"):
         return any(a in _MAKE_DRY or (a.startswith("-") and not a.startswith("--")
                                       and ("n" in _letters(a[1:]) or "q" in _letters(a[1:])))
                    for a in args)

@@ -136,6 +136,8 @@ def _timer_command(cmd: SimpleCommand, next_cmds: Sequence[SimpleCommand], min_s
                 continue
             if nxt.name in MESSAGE_COMMANDS:
                 return (f"`sleep {' '.join(args)}` followed by `{nxt.name}` is a reminder written by hand")
+            if nxt.name not in _QUIET:
+                return None   # real work between the sleep and the message: a wait, not a reminder
     return None
 
 
