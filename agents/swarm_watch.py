@@ -36,7 +36,7 @@ import os
 import signal
 import sys
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from swarmgate.exit_codes import Exit
 

@@ -241,9 +241,9 @@ def clean(root: str, session: str, dry_run: bool = False, out=None) -> dict:
             continue
         errors: list[str] = []
         if sys.version_info >= (3, 12):
-            shutil.rmtree(d, onexc=lambda fn, p, exc: errors.append(f"{p}: {exc}"))
+            shutil.rmtree(d, onexc=lambda fn, p, exc, errors=errors: errors.append(f"{p}: {exc}"))
         else:
-            shutil.rmtree(d, onerror=lambda fn, p, exc: errors.append(f"{p}: {exc[1]}"))
+            shutil.rmtree(d, onerror=lambda fn, p, exc, errors=errors: errors.append(f"{p}: {exc[1]}"))
         if errors or os.path.exists(d):
             failed.append((d, "; ".join(errors[:3]) or "still exists"))
         else:

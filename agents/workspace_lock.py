@@ -278,7 +278,7 @@ class WorkspaceLock:
         self.out = out
         self.owner: dict | None = None
 
-    def __enter__(self) -> "WorkspaceLock":
+    def __enter__(self) -> WorkspaceLock:
         self.owner = make_owner(None, self.session, self.command)
         acquire(self.path, self.owner, self.timeout, self.report_every, self.out, self.name)
         return self
@@ -393,7 +393,8 @@ def main(argv: list[str] | None = None) -> int:
             owner = {"pid": pid, "start": start_time(pid), "session": session}
             released, holder = release(path, owner, args.force)
             if released:
-                print(f"workspace-lock {name}: released" + (f" ({describe_holder(holder)})" if holder else " (was free)"))
+                was = f" ({describe_holder(holder)})" if holder else " (was free)"
+                print(f"workspace-lock {name}: released{was}")
                 return 0
             print(f"workspace-lock {name}: not yours: held by {describe_holder(holder)}. Ask its "
                   f"session to release it, or a person may `workspace-lock release --name {name} --force`.",

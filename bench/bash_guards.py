@@ -213,7 +213,8 @@ def main(argv=None) -> int:
     print(f"  judgements/s on parsed events {jud['judgements_per_s']:9.0f} median of 5 x 1 s windows, "
           f"best {jud['judgements_best_per_s']:.0f} "
           f"(goal >= 2000: {'ok' if jud['judgements_per_s'] >= 2000 else 'under'})")
-    print(f"  parse (bash_tree.analyze)     median {jud['parse_median_ms']:6.2f} ms   p95 {jud['parse_p95_ms']:6.2f} ms")
+    print(f"  parse (bash_tree.analyze)     median {jud['parse_median_ms']:6.2f} ms"
+          f"   p95 {jud['parse_p95_ms']:6.2f} ms")
     print(f"  other PreToolUse/Bash guards ({' '.join(jud['others']) or 'none'}) "
           f"median {jud['others_median_ms']:6.2f} ms   p95 {jud['others_p95_ms']:6.2f} ms")
     if args.json:

@@ -112,6 +112,10 @@ inputs = ["pkg/**/*.py", "tests/**/*.py"]
     return repo
 
 
+def _ms(xs: list[float]) -> str:
+    return ', '.join(f'{x * 1000:.0f}' for x in xs)
+
+
 def gate_cli() -> list[str]:
     beside = Path(sys.executable).parent / "gate-staged"
     return [str(beside)] if beside.is_file() else [sys.executable, "-m", "swarmgate", "gate-staged"]
@@ -189,11 +193,11 @@ def main(argv: list[str] | None = None) -> int:
               f"(other work on the machine slows both sides)")
         print(f"repository: {nfiles} files; stages: compile, grep, pytest (+ rules-stamp, 2 common stages)")
         print(f"runs per case: {args.runs}; end to end through the gate-staged console script")
-        print(f"cold (empty cache)         median {c * 1000:8.1f} ms   runs: {', '.join(f'{x * 1000:.0f}' for x in cold)}")
-        print(f"warm (all cached)          median {w * 1000:8.1f} ms   runs: {', '.join(f'{x * 1000:.0f}' for x in warm)}")
-        print(f"comment-only change        median {m * 1000:8.1f} ms   runs: {', '.join(f'{x * 1000:.0f}' for x in comment)}")
+        print(f"cold (empty cache)         median {c * 1000:8.1f} ms   runs: {_ms(cold)}")
+        print(f"warm (all cached)          median {w * 1000:8.1f} ms   runs: {_ms(warm)}")
+        print(f"comment-only change        median {m * 1000:8.1f} ms   runs: {_ms(comment)}")
         t = statistics.median(tty)
-        print(f"warm, on a terminal (rich) median {t * 1000:8.1f} ms   runs: {', '.join(f'{x * 1000:.0f}' for x in tty)}")
+        print(f"warm, on a terminal (rich) median {t * 1000:8.1f} ms   runs: {_ms(tty)}")
         ratio = c / w
         print(f"ratio cold/warm: {ratio:.1f}x (goal >= 20x) {'MET' if ratio >= 20 else 'NOT MET'}")
         print(f"ratio cold/warm on a terminal: {c / t:.1f}x; cold/comment-only: {c / m:.1f}x")

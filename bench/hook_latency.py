@@ -44,7 +44,8 @@ def p95(xs: list[float]) -> float:
 CPU: dict[str, list[float]] = {}
 
 
-def timed(argv: list[str], stdin: bytes, cwd: str, env: dict, label: str = "") -> tuple[float, subprocess.CompletedProcess]:
+def timed(argv: list[str], stdin: bytes, cwd: str, env: dict,
+          label: str = "") -> tuple[float, subprocess.CompletedProcess]:
     """Wall time of one run; its CPU time (user + sys of the child) is kept under ``label``."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()

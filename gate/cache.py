@@ -39,9 +39,10 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from swarmgate import break_switch, state_paths, statefile
 from swarmgate.gate.tree import GITLINK, Entry, Index, read_blobs

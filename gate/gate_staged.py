@@ -19,21 +19,45 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
+import hashlib
+import importlib.util
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
 import time
+import tomllib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence, TextIO
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.table import Table
 
 from swarmgate import break_switch, procinfo
+from swarmgate.config import Config, ConfigError, load_config, validate
 from swarmgate.exit_codes import Exit, describe
 from swarmgate.gate import cache as vcache
+from swarmgate.gate import preflight
 from swarmgate.gate.stages import Stage, build, extra_key
-from swarmgate.gate.tree import Index, Tree, TreeError, clear_stale, effective_index_file, locate, read_index, \
-    stage_env, toplevel
+from swarmgate.gate.tree import (
+    Index,
+    Tree,
+    TreeError,
+    clear_stale,
+    effective_index_file,
+    locate,
+    read_blobs,
+    read_index,
+    stage_env,
+    toplevel,
+)
+from swarmgate.state_paths import state_dir
+from swarmgate.statefile import StateError
+from swarmgate.tool_start import tool_start
 
 RED_EXIT = 1
 CONFIG_REL = ".claude/swarmgate.toml"
@@ -86,16 +110,11 @@ class GateResult:
 # --- config: the staged one when the index has it ---
 
 def load_gate_config(repo: Path, index: Index, notes: list[str]) -> Any:
-    from swarmgate.config import Config, ConfigError, load_config, validate
-
     staged = index.by_path().get(CONFIG_REL)
     worktree = repo / CONFIG_REL
     if staged is None:
         return load_config(str(repo))
-    import hashlib
-    import tomllib
 
-    from swarmgate.gate.tree import read_blobs
     try:
         mine = worktree.read_bytes()
     except OSError:
@@ -120,7 +139,6 @@ def load_gate_config(repo: Path, index: Index, notes: list[str]) -> Any:
 def _set_pdeathsig() -> None:
     """In the stage's child: die with the gate (a SIGKILLed gate leaves no stage running)."""
     try:
-        import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except Exception:  # noqa: BLE001 - best effort; the next run also stops leftovers
@@ -128,9 +146,6 @@ def _set_pdeathsig() -> None:
 
 
 def _runner_argv(stage: Stage) -> list[str] | None:
-    import importlib.util
-    import shutil
-
     try:
         if importlib.util.find_spec(RUNNER_MODULE) is None:
             return None
@@ -200,8 +215,6 @@ def stage_scripts(stage: Stage, root: Path) -> list[Path]:
 
 def preflight_stage(stage: Stage, root: Path, env: dict[str, str]) -> list:
     """Unmet run conditions of the stage's scripts (admission is the verdict cache's job here)."""
-    from swarmgate.gate import preflight
-
     unmet = []
     for script in stage_scripts(stage, root):
         header = preflight.read_header(script)
@@ -289,8 +302,8 @@ class Gate:
                 return o
         if stage.heavy and not heavy_on:
             return Outcome(stage.name, stage.source, "skipped", "skipped",
-                           notes=[f"heavy stage: runs only with {heavy_var}=commit (prefix the commit: "
-                                  f"`{heavy_var}=commit git commit ...`)"])
+                           notes=[(f"heavy stage: runs only with {heavy_var}=commit (prefix the commit: "
+                                   f"`{heavy_var}=commit git commit ...`)")])
         self.progress(f"running {stage.name} ...")
         links = list(config["gate"]["link"])
         seeing_worktree = break_switch.broken("gate-sees-worktree")
@@ -303,9 +316,8 @@ class Gate:
         else:
             unmet = preflight_stage(stage, root, env)
             if unmet:
-                from swarmgate.gate.preflight import format_unmet
                 return Outcome(stage.name, stage.source, "not-run", "ran", 0.0, int(Exit.PREFLIGHT),
-                               format_unmet(stage.name, unmet))
+                               preflight.format_unmet(stage.name, unmet))
             if stage.heavy:
                 argv = _runner_argv(stage)
                 if argv is None:
@@ -392,9 +404,6 @@ def _isatty(out: TextIO) -> bool:
 
 
 def _rich_table(result: GateResult, out: TextIO) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
     table = Table(title="gate-staged: HEAD + index", title_justify="left")
     table.add_column("stage")
     table.add_column("verdict")
@@ -429,7 +438,8 @@ def list_stages(repo: Path, cache_root: Path | None, out: TextIO) -> None:
 # --- self-test ---
 
 def selftest_suite():
-    from swarmgate.gate import selftest_cells
+    from swarmgate.gate import selftest_cells  # noqa: PLC0415 - it imports this module (its cells run a Gate)
+
     return selftest_cells.suite()
 
 
@@ -446,13 +456,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("-v", "--verbose", action="store_true", help="print the output of passing stages too")
     p.add_argument("--selftest", action="store_true", help="run this tool's self-test (break switches)")
     args = p.parse_args(argv)
-    from swarmgate.tool_start import tool_start
     early = tool_start("gate-staged", args.selftest, "gate-staged")
     if early is not None:
         return early
-    from swarmgate.config import ConfigError
-    from swarmgate.state_paths import state_dir
-    from swarmgate.statefile import StateError
 
     def stop(signum: int, frame: Any) -> None:  # SIGTERM/SIGHUP: unwind, so the tree and stage go now
         raise SystemExit(128 + signum)

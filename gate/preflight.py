@@ -28,13 +28,17 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+
+from filelock import FileLock, Timeout
 
 from swarmgate import break_switch, procinfo, state_paths, statefile
+from swarmgate.bounded_read import read_bytes
 from swarmgate.exit_codes import Exit, describe
 from swarmgate.sizes import human, parse_size
+from swarmgate.tool_start import tool_start
 
 HEADER_RE = re.compile(r"^#\s*(admission|run-condition)\s*:\s*(.*?)\s*$")
 MAX_HEADER_LINES = 80
@@ -116,7 +120,6 @@ def parse_header(text: str, where: str = "script") -> Header:
 
 
 def read_header(script: Path) -> Header:
-    from swarmgate.bounded_read import read_bytes
     try:
         head = read_bytes(str(script), 64 * 1024, truncate=True)  # a FIFO or device is refused, not waited on
     except OSError as e:
@@ -131,7 +134,7 @@ def read_header(script: Path) -> Header:
 def gpu_count() -> tuple[int, str]:
     """(number of NVIDIA GPUs, why none) through NVML; no driver is 0, never a crash."""
     try:
-        import pynvml
+        import pynvml  # noqa: PLC0415 - only for a script declaring `gpu`; absent without NVML
     except ImportError:
         return 0, "pynvml (nvidia-ml-py) is not installed"
     try:
@@ -221,8 +224,6 @@ class InstanceLock:
 
     def try_acquire(self) -> dict | None:
         """None when acquired; else the holder's record (who runs it)."""
-        from filelock import FileLock, Timeout
-
         statefile.ensure_dir(self.path.parent)
         if os.path.islink(self.path):
             raise statefile.StateError(f"{self.path} is a symlink; refusing to use it as a lock")
@@ -337,7 +338,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="ignore the admission (inputs-changed) check")
     p.add_argument("--json", action="store_true", help="print the unmet conditions as JSON")
     ns = p.parse_args(args)
-    from swarmgate.tool_start import tool_start
     early = tool_start("preflight", False, "swarmgate preflight")
     if early is not None:
         return early

@@ -21,6 +21,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from swarmgate.gate import preflight
+from swarmgate.gate.gate_staged import Gate
+from swarmgate.selftest import Cell, Suite
+
 CONFIG = """[[gate.stages]]
 name = "no-bad"
 command = "! grep -q BAD data.txt"
@@ -67,14 +71,11 @@ class _Fixture:
             (self.repo / "data.txt").write_text(worktree)
 
     def gate(self, name: str, use_cache: bool = True):
-        from swarmgate.gate.gate_staged import Gate
         return Gate(self.repo, use_cache=use_cache, cache_root=self.tmp / f"cache-{name}",
                     trees_root=self.tmp / "trees", out=io.StringIO(), env=self.env()).run()
 
 
 def suite():
-    from swarmgate.selftest import Cell, Suite
-
     fx = _Fixture()
 
     def staged_not_worktree() -> bool:
@@ -97,7 +98,6 @@ def suite():
         return not trees.exists() or not any(trees.iterdir())
 
     def preflight_unmet_78() -> bool:
-        from swarmgate.gate import preflight
         script = fx.tmp / "needs.sh"
         script.write_text("#!/bin/sh\n# run-condition: command swarmgate-no-such-program\necho ran\n")
         unmet, _ = preflight.check(preflight.read_header(script), script, admission=False)

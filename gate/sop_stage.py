@@ -16,6 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from swarmgate.agents import sop
+
 
 def _read(p: Path) -> str | None:
     try:
@@ -60,11 +62,7 @@ def _interpret(result: Any) -> tuple[bool, str] | None:
 
 def stamp_check(tree: Path, config: Any) -> tuple[bool, str]:
     sop_cfg = config["sop"]
-    try:
-        from swarmgate.agents import sop  # written by the agents area; optional here
-        status = getattr(sop, "stamp_status", None)
-    except ImportError:
-        status = None
+    status = getattr(sop, "stamp_status", None)
     if status is not None:
         try:
             got = _interpret(status(tree, config))

@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from swarmgate.config import ConfigError
+from swarmgate.gate.sop_stage import stamp_check
 from swarmgate.gate.tree import GITLINK, SYMLINK, Index
+from swarmgate.sizes import human
 
 BUILTIN_VERSION = "builtin/1"
 
@@ -61,7 +65,6 @@ class Stage:
 # --- built-in checks: (tree root, index, config) -> (ok, output) ---
 
 def _rules_stamp(tree: Path, index: Index, config: Any) -> tuple[bool, str]:
-    from swarmgate.gate.sop_stage import stamp_check
     return stamp_check(tree, config)
 
 
@@ -107,8 +110,6 @@ def _head_blobs(index: Index) -> dict[str, str]:
 
 
 def _large_files(tree: Path, index: Index, config: Any) -> tuple[bool, str]:
-    from swarmgate.sizes import human
-
     limit = int(config["gate"]["large_file"])
     head = _head_blobs(index)
     big: list[str] = []
@@ -142,7 +143,6 @@ def build(config: Any) -> list[Stage]:
     for raw in config["gate"]["stages"]:
         name = raw["name"]
         if name in names:
-            from swarmgate.config import ConfigError
             raise ConfigError(f"{config.path or '<defaults>'}: [[gate.stages]] name {name!r} is the name of a "
                               f"built-in stage; choose another")
         names.add(name)

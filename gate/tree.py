@@ -24,8 +24,9 @@ import signal
 import stat
 import subprocess
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
 from swarmgate import procinfo, state_paths, statefile
 
@@ -331,7 +332,7 @@ class Tree:
         self.root: Path | None = None
         self.notes: list[str] = []
 
-    def __enter__(self) -> "Tree":
+    def __enter__(self) -> Tree:
         statefile.ensure_dir(self.trees_root, 0o700)
         self.owner_dir = self.trees_root / _owner_name()
         os.mkdir(self.owner_dir, 0o700)
@@ -389,7 +390,7 @@ class Tree:
             self._write_blobs(blobs, it)
 
     def _write_blobs(self, blobs: list[Entry], it: Iterator[tuple[str, bytes]]) -> None:
-        for e, (oid, data) in zip(blobs, it):
+        for e, (_oid, data) in zip(blobs, it):
             dest = self._safe_target(e.path)
             if e.mode == SYMLINK:
                 os.symlink(os.fsdecode(data), dest)

@@ -53,7 +53,7 @@ class Ctx:
 
     def sub(self, label: str | None = None, *, bg: int | None = None, depth: int | None = None,
             wrapper: str | None = None, env: dict | None = None, script: str | None = None,
-            redirs: tuple | None = None) -> "Ctx":
+            redirs: tuple | None = None) -> Ctx:
         return Ctx(self.via + (label,) if label else self.via,
                     self.bg if bg is None else bg,
                     self.depth if depth is None else depth,
@@ -962,7 +962,7 @@ class Walker:
             if a.startswith("--"):
                 i += 1
                 continue
-            if a.startswith("-") or a.startswith("+"):
+            if a.startswith(("-", "+")):
                 letters = a[1:]
                 if "c" in letters and a[0] == "-":
                     cmd_string = i + 1

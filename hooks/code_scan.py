@@ -67,7 +67,7 @@ def scan_code(code: str, patterns, *, cwd: str | None = None, deadline: float | 
     lits = string_literals(code)
     groups: list[list[str]] = []
     printed: set = set()
-    for k, (lit, joined_prev) in enumerate(lits):
+    for lit, joined_prev in lits:
         if joined_prev and groups:
             groups[-1].append(lit)
         else:

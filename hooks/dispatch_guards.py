@@ -88,7 +88,8 @@ def judge_d12(agent_type: str, config: Config, known: list) -> Finding | None:
         f"`dispatch-prompt TYPE` prints the prompt skeleton.")
 
 
-def judge_d15(parsed: ParsedPrompt, config: Config, broken: Callable[[str], bool] = lambda name: False) -> Finding | None:
+def judge_d15(parsed: ParsedPrompt, config: Config,
+              broken: Callable[[str], bool] = lambda name: False) -> Finding | None:
     default = config["threads"]["heavy_default"]
     d = config["dispatch"]
     label, rlabel = d["thread_cap_line"], d["thread_cap_reason_line"]

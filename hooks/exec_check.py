@@ -109,13 +109,17 @@ def cargo_expansions(args: list[str], cwd: str, env: dict) -> list[list[str]]:
     files = None
     inline: dict = {}
     for i, a in enumerate(args):  # --config alias.NAME=VALUE (a TOML value) or --config=...
-        val = a[len("--config="):] if a.startswith("--config=") else (args[i + 1] if a == "--config" and i + 1 < len(args) else "")
+        if a.startswith("--config="):
+            val = a[len("--config="):]
+        else:
+            val = args[i + 1] if a == "--config" and i + 1 < len(args) else ""
         if val.startswith("alias."):
             import tomllib
             try:
                 inline.update(tomllib.loads(val.replace("alias.", "", 1)))
             except ValueError:
-                inline[val[6:].split("=", 1)[0].strip()] = val.split("=", 1)[1].strip().strip("\"'") if "=" in val else ""
+                value = val.split("=", 1)[1].strip().strip("\"'") if "=" in val else ""
+                inline[val[6:].split("=", 1)[0].strip()] = value
     cur = list(args)
     for _ in range(MAX_ALIAS_DEPTH):
         i = _cargo_sub_index(cur)
@@ -223,7 +227,8 @@ def check_x01(event, config):
     if not isinstance(argv, list) or not argv or broken("x01-allow-heavy-exec"):
         return None
     cwd = str(p.get("cwd") or event.repo or ".")
-    found = heavy_argv([str(a) for a in argv], config, cwd, event.repo, p.get("env") if isinstance(p.get("env"), dict) else None)
+    env = p.get("env") if isinstance(p.get("env"), dict) else None
+    found = heavy_argv([str(a) for a in argv], config, cwd, event.repo, env)
     if found is None:
         return None
     pattern, words = found

@@ -157,7 +157,8 @@ def plan(config, path: str | None = None) -> dict:
         if prog in always:
             shims[prog] = Shim(prog, "always")
         elif prog in PYTHONS:
-            shims[prog] = Shim(prog, "python", modules={n for n in names if n.replace("_", "a").replace(".", "a").isalnum()})
+            modules = {n for n in names if n.replace("_", "a").replace(".", "a").isalnum()}
+            shims[prog] = Shim(prog, "python", modules=modules)
         elif prog == "cargo":
             shims[prog] = Shim(prog, "cargo", triggers)
         elif prog in LAUNCHERS:
@@ -352,7 +353,7 @@ def add_to_env_file(env_file: str, shim_dir: str) -> bool:
     text = env_file_lines(shim_dir)
     try:
         try:
-            with open(env_file, "r", encoding="utf-8", errors="replace") as f:
+            with open(env_file, encoding="utf-8", errors="replace") as f:
                 if text.splitlines()[1] in f.read():
                     return True
         except FileNotFoundError:

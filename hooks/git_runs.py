@@ -452,12 +452,11 @@ def _q(w: str) -> str:
 
 def _command_key(k: str) -> bool:
     """Config keys whose value git runs as a command."""
-    return (k.startswith("alias.") or k in ("core.fsmonitor", "core.editor", "sequence.editor",
+    return (k.startswith(("alias.", "pager.")) or k in ("core.fsmonitor", "core.editor", "sequence.editor",
                                               "diff.external", "core.sshcommand", "credential.helper",
                                               "core.pager", "core.hookspath", "gpg.program", "core.askpass")
             or (k.startswith(("filter.", "diff.", "merge.", "difftool.", "mergetool.", "pager."))
-                and k.endswith((".clean", ".smudge", ".process", ".textconv", ".command", ".driver", ".cmd")))
-            or k.startswith("pager."))
+                and k.endswith((".clean", ".smudge", ".process", ".textconv", ".command", ".driver", ".cmd"))))
 
 
 def _opens_editor(sub: str, rest: list) -> str | None:

@@ -40,7 +40,7 @@ class Makefile:
         self.includes: list[tuple[str, bool]] = []   # (path as written, optional)
         self.shell_texts: list[str] = []
 
-    def merge(self, other: "Makefile") -> None:
+    def merge(self, other: Makefile) -> None:
         for k, v in other.vars.items():
             self.vars.setdefault(k, v)
         for t, r in other.recipes.items():
@@ -364,7 +364,7 @@ def run_make(wk, name, args, largs, env, ctx, text):
                         wk.unverifiable(f"make: an include whose name cannot be read ({inc})", text)
                     continue
             queue.append(("file", os.path.normpath(os.path.join(mdir, inc)), opt))
-    mvars = dict(MAKE_BUILTINS, **{k: v for k, v in mk.vars.items()})
+    mvars = {**MAKE_BUILTINS, **mk.vars}
     mvars.update(overrides)
     mvars["CURDIR"] = mdir
     sub = ctx.sub("make $(shell)")

@@ -70,7 +70,7 @@ def check_b10(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
         if kind not in SCOPE_KINDS:
             findings.append(G.Finding(
                 "B10", f"run scope kind={scope['kind']!r} is not one of {', '.join(SCOPE_KINDS)}.",
-                f"use kind=full (the whole suite), items (named items), light or target (one target)."))
+                "use kind=full (the whole suite), items (named items), light or target (one target)."))
             continue
         if len(scope["reason"]) < min_reason and not broken(event, "b10-allow-short-reason"):
             findings.append(G.Finding(

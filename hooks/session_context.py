@@ -71,8 +71,8 @@ def section_record(event: HookEvent, config: Config) -> list:
         return [f"(cannot read the records: {e})"]
     if not path:
         rel_dir = config["records"]["dir"]
-        return [f"none in {rel_dir}/: write one before dispatching (`swarmgate records new ROUND --goal ... "
-                f"--exit ...`)"]
+        return [(f"none in {rel_dir}/: write one before dispatching (`swarmgate records new ROUND --goal ... "
+                 f"--exit ...`)")]
     rel = os.path.relpath(path, event.repo)
     try:
         rec = R.load_record(path)
@@ -87,7 +87,8 @@ def section_record(event: HookEvent, config: Config) -> list:
         for t in open_[:15]:
             deps = ",".join(t.get("deps") or []) or "-"
             ready = {True: "inputs ready", False: "inputs not ready", None: "inputs ?"}[t.get("inputs_ready")]
-            out.append(f"- {t['id']} {t.get('description') or ''} [batch {t.get('batch') or '?'}, deps {deps}, {ready}]")
+            batch = t.get("batch") or "?"
+            out.append(f"- {t['id']} {t.get('description') or ''} [batch {batch}, deps {deps}, {ready}]")
         if len(open_) > 15:
             out.append(f"- ... and {len(open_) - 15} more")
     out.append(f"Read {rel} before you dispatch anything.")
@@ -248,7 +249,9 @@ _RECORD = ("# Round r1\n\ngoal: ship the parser\nexit: tests pass\n\n## Tasks\n\
 
 GUARDS = (
     G.Guard(
-        code="C01", summary="SessionStart: running subagents, uncommitted files, the round's record, alerts, OOM kills, rules stamp",
+        code="C01",
+        summary=("SessionStart: running subagents, uncommitted files, the round's record, alerts, OOM kills, "
+                 "rules stamp"),
         events=("SessionStart",), tools=(), check=check_c01, act=mark_alerts_read, advisory=True, budget_ms=15000,
         needs=("git_status", "kernel_log"),
         doc=G.GuardDoc(

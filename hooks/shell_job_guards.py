@@ -153,8 +153,8 @@ def check_b30(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
             "B30",
             f"wait loop with no bound: `{text}` polls with no timeout and no counter; if what it waits "
             f"for never comes it runs forever and holds the session.",
-            f"bound it: `timeout 600 bash -c '<the loop>'`, or count tries "
-            f"(`n=0; until <check> || [ $n -ge 60 ]; do sleep 5; n=$((n+1)); done`)."))
+            "bound it: `timeout 600 bash -c '<the loop>'`, or count tries "
+            "(`n=0; until <check> || [ $n -ge 60 ]; do sleep 5; n=$((n+1)); done`)."))
     return findings
 
 

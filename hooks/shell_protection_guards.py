@@ -268,7 +268,8 @@ GUARDS = (
             G.Case("subagent-eval-unset", "PreToolUse", subagent_call("eval 'unset SWARMGATE_RUN_SCOPE'"),
                    fires=True, breaks=("g01-allow-shell-env",)),
             G.Case("subagent-python-environ", "PreToolUse",
-                   subagent_call("python3 -c \"import os; os.environ['SWARMGATE_BREAK']='x'; os.execvp('ls', ['ls'])\""),
+                   subagent_call("python3 -c \"import os; os.environ['SWARMGATE_BREAK']='x'; "
+                                 "os.execvp('ls', ['ls'])\""),
                    fires=True, breaks=("g01-allow-shell-writes",)),
             G.Case("main-private-state-dir-for-the-runner", "PreToolUse",
                    main_call("SWARMGATE_STATE_DIR=/tmp/x run-with-memory-cap 8G -- make"),

@@ -535,7 +535,8 @@ _RECORD_OPEN = ("# Round r1\n\ngoal: ship the parser\nexit: tests pass\n\n## Tas
                 "| t1 | parse the header | - | yes | 1 | close |\n"
                 "| t2 | wire the hook | t1 | no | 2 | |\n")
 _RECORD_DONE = _RECORD_OPEN.replace("| 2 | |", "| 2 | next-round |")
-_VERIFY = "\n## Verify\n\n| task | command | expect exit | max retries |\n|---|---|---|---|\n| t1 | make test | 0 | 0 |\n"
+_VERIFY = ("\n## Verify\n\n| task | command | expect exit | max retries |\n|---|---|---|---|\n"
+           "| t1 | make test | 0 | 0 |\n")
 _RECORD_UNVERIFIED = _RECORD_DONE + _VERIFY
 _RECORD_EXCUSED = _RECORD_DONE.replace("| 1 | close |", "| 1 | close: checked by hand, make test needs the GPU |") \
     + _VERIFY

@@ -50,7 +50,8 @@ def check_c02(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     text = subagent_context(event.repo, config, atype or None)
     if len(text) > MAX_CONTEXT:
         text = text[:MAX_CONTEXT] + f"\n[swarmgate: cut at {MAX_CONTEXT} characters; read the rest in .claude/]\n"
-    head = f"swarmgate: the rules for your job as {atype or 'a subagent'} (agent-common.md and the rules your type lists):"
+    head = (f"swarmgate: the rules for your job as {atype or 'a subagent'} "
+            "(agent-common.md and the rules your type lists):")
     return G.Finding("C02", head + "\n\n" + text, decision=G.CONTEXT)
 
 

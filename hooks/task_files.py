@@ -706,7 +706,7 @@ def nox_sessions(code: str) -> tuple[dict, list | None]:
         if s.startswith("nox.options.sessions") and "=" in s:
             from swarmgate.hooks.code_scan import string_literals
             defaults = [lit for lit, _ in string_literals(s.split("=", 1)[1])]
-        if s.startswith("@nox.session") or s.startswith("@session"):
+        if s.startswith(("@nox.session", "@session")):
             pending = None
             if "name=" in s:
                 from swarmgate.hooks.code_scan import string_literals

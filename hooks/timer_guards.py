@@ -201,7 +201,8 @@ def _sub(tool: str, ti: dict) -> dict:
 GUARDS = (
     G.Guard(
         code="T01",
-        summary="timers (CronCreate, ScheduleWakeup, sleep-then-echo, crontab, at, watch) only through the reminder command",
+        summary=("timers (CronCreate, ScheduleWakeup, sleep-then-echo, crontab, at, watch) "
+                 "only through the reminder command"),
         events=("PreToolUse",),
         tools=G.SHELL_TOOLS + TIMER_TOOLS,
         check=check_t01,

@@ -168,8 +168,7 @@ class _Parser:
         while self.i < len(self.lines):
             nno, nraw = self.lines[self.i]
             ns = nraw.strip()
-            if not ns or _indent(nraw) <= indent or ns.startswith("#") or _key_split(ns) is not None \
-                    or ns.startswith("- "):
+            if not ns or _indent(nraw) <= indent or ns.startswith(("#", "- ")) or _key_split(ns) is not None:
                 break
             buf.append(_strip_comment(ns))
             self.i += 1

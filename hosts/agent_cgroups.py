@@ -25,6 +25,10 @@ import os
 import shlex
 import time
 
+from swarmgate.hosts import cgroups, ledger
+from swarmgate.hosts.runner_cli import runner_total
+from swarmgate.statefile import StateError
+
 BASIS = "agent"
 BOOKING_PREFIX = "agent:"
 MIN_CAP = 64 << 20
@@ -41,7 +45,6 @@ def sizes(config, total: int | None = None, cpus_here: int | None = None) -> tup
     cap = ag["memory_cap"]
     if cap == "auto":
         if total is None:
-            from swarmgate.hosts.runner_cli import runner_total
             total = runner_total(config)
         cap = max(MIN_CAP, int(total) // (n + 1))
     cpus = ag["cpu_max"]
@@ -56,8 +59,6 @@ def booking_key(name: str) -> str:
 
 
 def backend_for(config):
-    from swarmgate.hosts import cgroups
-
     try:
         return cgroups.get(config["memory"]["backend"])
     except cgroups.CgroupError as e:
@@ -71,9 +72,6 @@ def ensure(config, owner: dict, agent_id: str, agent_type: str, session_id: str,
     ``owner`` is the session process {"pid", "start"}. Cheap when it exists already (one stat
     and one ledger read under the lock is avoided: the booking is checked only on creation).
     ContainmentError (one line) when it cannot be made."""
-    from swarmgate.hosts import cgroups, ledger
-    from swarmgate.statefile import StateError
-
     backend = backend or backend_for(config)
     slice_name = config["memory"]["slice"]
     name = cgroups.agent_name(int(owner["pid"]), owner.get("start"), agent_id)
@@ -81,7 +79,6 @@ def ensure(config, owner: dict, agent_id: str, agent_type: str, session_id: str,
     if paths and paths[0] == backend.run_path(slice_name, name):
         return cgroups.AgentCgroup(name, paths, True, "")  # made by an earlier call (limits set then)
     try:
-        from swarmgate.hosts.runner_cli import runner_total
         total = runner_total(config)
         cap, cpus = sizes(config, total)
     except ValueError as e:
@@ -108,9 +105,6 @@ def ensure(config, owner: dict, agent_id: str, agent_type: str, session_id: str,
 def remove(config, owner: dict, agent_id: str, backend=None) -> list[str]:
     """Kill what is left in the agent's cgroup, remove it, drop its booking. Returns notes
     (what was killed, what could not be removed); [] when there was nothing."""
-    from swarmgate.hosts import cgroups, ledger
-    from swarmgate.statefile import StateError
-
     backend = backend or backend_for(config)
     slice_name = config["memory"]["slice"]
     name = cgroups.agent_name(int(owner["pid"]), owner.get("start"), agent_id)
@@ -173,9 +167,6 @@ def is_contained(command: str) -> bool:
 def oom_news(config, owner: dict, agent_id: str, backend=None) -> tuple[int, int, int | None]:
     """(new OOM kills since the last look, memory cap, peak) of the agent's cgroup; the count seen
     is kept in its booking. (0, cap, peak) when nothing new; (0, 0, None) when there is no cgroup."""
-    from swarmgate.hosts import cgroups, ledger
-    from swarmgate.statefile import StateError
-
     backend = backend or backend_for(config)
     slice_name = config["memory"]["slice"]
     name = cgroups.agent_name(int(owner["pid"]), owner.get("start"), agent_id)
@@ -206,8 +197,6 @@ def probe(config) -> str | None:
         backend = backend_for(config)
     except ContainmentError as e:
         return f"subagents are NOT contained (no per-agent memory cap): {e}"
-    from swarmgate.hosts import cgroups
-    from swarmgate.hosts.runner_cli import runner_total
 
     slice_name = config["memory"]["slice"]
     name = cgroups.agent_name(os.getpid(), 0, "probe")

@@ -112,7 +112,7 @@ class AgentCgroup:
 
 
 def _read(path: str) -> str:
-    with open(path, "r") as f:
+    with open(path) as f:
         return f.read()
 
 
@@ -208,7 +208,7 @@ class Backend:
     def subtree(self, path: str) -> list[str]:
         """The cgroup and every cgroup below it (a command may make its own), deepest last."""
         out = []
-        for dirpath, dirnames, _ in os.walk(path):
+        for dirpath, _dirnames, _ in os.walk(path):
             out.append(dirpath)
         return out
 
@@ -740,7 +740,7 @@ def detect() -> str:
     """systemd where it is PID 1 on a v2 memory hierarchy, else cgroup2, else cgroup1."""
     override = os.environ.get(ROOT_ENV)
     if override:
-        for point, fstype, opts in mounts():
+        for point, fstype, _opts in mounts():
             if point == os.path.realpath(override):
                 return "cgroup2" if fstype == "cgroup2" else "cgroup1"
         return "cgroup1"  # _root_override then says what is wrong

@@ -71,7 +71,7 @@ def cpu_busy(interval=0.25, snapshot=None):
     else:
         busy = round(min(os.getloadavg()[0], float(cores)), 2)
     try:
-        tmp = "%s.%d.tmp" % (snapshot, os.getpid())
+        tmp = f"{snapshot}.{os.getpid()}.tmp"
         os.makedirs(os.path.dirname(snapshot), exist_ok=True)
         with open(tmp, "w") as f:
             json.dump({"t": now, "s": b, "busy": busy}, f)
@@ -149,7 +149,7 @@ def bookings(state_dir):
                     rel = rel[len(root):]
             used = _cg_int(rel, "memory.usage_in_bytes", "memory.current")
         pid = b.get("pid")
-        if pid and not os.path.exists("/proc/%s" % pid):
+        if pid and not os.path.exists(f"/proc/{pid}"):
             continue
         out.append({"label": b.get("label", ""), "booked": int(booked), "used": int(used or 0)})
     return out
@@ -173,7 +173,7 @@ def gpus(yield_names):
     try:
         pynvml.nvmlInit()
     except Exception as e:  # noqa: BLE001 - no driver is "no GPU", not an error
-        return None, "no GPU (%s)" % type(e).__name__
+        return None, f"no GPU ({type(e).__name__})"
     cards = []
     try:
         for i in range(pynvml.nvmlDeviceGetCount()):
@@ -185,7 +185,7 @@ def gpus(yield_names):
             procs, yield_mib = [], 0
             for p in pynvml.nvmlDeviceGetComputeRunningProcesses(h) or []:
                 used = int((getattr(p, "usedGpuMemory", 0) or 0) // (1 << 20))
-                comm = (_read("/proc/%d/comm" % p.pid, "") or "").strip()
+                comm = (_read(f"/proc/{p.pid}/comm", "") or "").strip()
                 if comm and comm in yield_names:
                     yield_mib += used
                 else:

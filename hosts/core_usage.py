@@ -13,17 +13,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import time
-from typing import Sequence
+from collections.abc import Sequence
+
+import psutil
+
+from swarmgate.break_switch import broken
+from swarmgate.exit_codes import Exit
+from swarmgate.selftest import Cell, Suite
+from swarmgate.statefile import read_text
+from swarmgate.tool_start import tool_start
+from swarmgate.alerts import write_alert
+from swarmgate.config import ConfigError, load_config
 
 SERIAL_MARK = "serial now:"
 
 
 def tree_thread_times(pid: int) -> dict[tuple[int, int], float]:
     """CPU seconds per (pid, tid) of the process tree rooted at ``pid``."""
-    import psutil
-
     out: dict[tuple[int, int], float] = {}
     try:
         root = psutil.Process(pid)
@@ -57,7 +66,6 @@ def serial_reason(state_file: str | None) -> str | None:
     """The reason after `serial now:` in the program's state file, if it wrote one."""
     if not state_file:
         return None
-    from swarmgate.statefile import read_text
 
     try:
         text = read_text(state_file) or ""
@@ -73,8 +81,6 @@ def serial_reason(state_file: str | None) -> str | None:
 
 def judge(m: dict, heavy_default: int, serial: str | None) -> str | None:
     """Pure: the alert text, or None when the job uses enough cores (or declared serial)."""
-    from swarmgate.break_switch import broken
-
     floor = heavy_default / 4.0
     if m["cores_in_use"] >= floor or m["threads_at_once"] >= floor:
         return None
@@ -96,8 +102,6 @@ def sample(pid: int, window: float) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from swarmgate.exit_codes import Exit
-
     p = argparse.ArgumentParser(prog="core-usage", description=__doc__.split("\n")[0])
     p.add_argument("pid", type=int, nargs="?")
     p.add_argument("--window", type=float, default=600.0, help="seconds to measure over (default 600)")
@@ -106,7 +110,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--json", action="store_true")
     p.add_argument("--selftest", action="store_true")
     args = p.parse_args(argv)
-    from swarmgate.tool_start import tool_start
     early = tool_start("core-usage", args.selftest, "core-usage")
     if early is not None:
         return early
@@ -114,13 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error("PID is required")
     if args.window <= 0:
         p.error("--window must be > 0")
-    import psutil
     if not psutil.pid_exists(args.pid):
         print(f"core-usage: no process {args.pid}", file=sys.stderr)
         return Exit.USAGE
     threads = args.threads
     if threads is None:
-        from swarmgate.config import ConfigError, load_config
         try:
             threads = load_config()["threads"]["heavy_default"]
         except ConfigError as e:
@@ -131,7 +132,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     alert = judge(m, threads, serial)
     m.update({"pid": args.pid, "threads_default": threads, "serial_now": serial, "alert": alert})
     if alert:
-        from swarmgate.alerts import write_alert
         write_alert("too-few-cores", alert, source="core-usage", pid=args.pid)
     if args.json:
         print(json.dumps(m))
@@ -162,9 +162,6 @@ ts = [threading.Thread(target=burn) for _ in range(n)]
 def _burn(threads: int, seconds: float):
     """A burner with ``threads`` computing threads, returned once they run (python may start slowly
     on a loaded machine: a fixed pause could sample a burner that has not begun)."""
-    import subprocess
-
-    import psutil
     proc = subprocess.Popen([sys.executable, "-c", BURNER, str(threads), str(seconds)])
     deadline = time.monotonic() + 60
     try:
@@ -196,8 +193,6 @@ def _cell_serial_note_honoured() -> bool:
 
 
 def selftest_suite():
-    from swarmgate.selftest import Cell, Suite
-
     return Suite("core-usage",
                  [Cell("serial-job-flagged", _cell_serial_flagged),
                   Cell("serial-note-honoured", _cell_serial_note_honoured)],

@@ -22,10 +22,22 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
-from typing import Sequence
+import uuid
+from collections.abc import Sequence
 
+from swarmgate.break_switch import broken
 from swarmgate.exit_codes import Exit
+from swarmgate.hosts.cgroups import systemd_is_pid1
+from swarmgate.hosts.proc_tree import descendants, stop_tree
+from swarmgate.procinfo import is_alive, start_time
+from swarmgate.selftest import Cell, Suite
+from swarmgate.state_paths import detached_dir
+from swarmgate.statefile import ensure_dir, read_json, write_json_atomic
+from swarmgate.tool_start import tool_start
+import ctypes
+from swarmgate.selftest import main as selftest_main
 
 LABEL_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,80}")
 
@@ -35,7 +47,6 @@ def say(msg: str) -> None:
 
 
 def reg_dir(label: str) -> str:
-    from swarmgate.state_paths import detached_dir
     return os.path.join(str(detached_dir()), label)
 
 
@@ -44,12 +55,10 @@ def _rec_path(label: str) -> str:
 
 
 def read_record(label: str) -> dict | None:
-    from swarmgate.statefile import read_json
     return read_json(_rec_path(label), None)
 
 
 def write_record(label: str, rec: dict) -> None:
-    from swarmgate.statefile import write_json_atomic
     write_json_atomic(_rec_path(label), rec)
 
 
@@ -63,8 +72,6 @@ def systemd_argv(label: str, command: list[str], wall_clock: float | None, cwd: 
 
 
 def state_of(rec: dict) -> str:
-    from swarmgate.procinfo import is_alive
-
     if rec.get("exit") is not None:
         return "exited"
     if rec.get("supervisor_pid") and is_alive(rec["supervisor_pid"], rec.get("supervisor_start")):
@@ -76,7 +83,6 @@ def state_of(rec: dict) -> str:
 
 def _set_subreaper() -> bool:
     try:
-        import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
         return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
     except Exception:  # noqa: BLE001
@@ -84,15 +90,10 @@ def _set_subreaper() -> bool:
 
 
 def _my_descendants() -> list[int]:
-    from swarmgate.hosts.proc_tree import descendants
     return [p for p in descendants(os.getpid()) if p != os.getpid()]
 
 
 def supervise(label: str) -> int:
-    from swarmgate.break_switch import broken
-    from swarmgate.hosts.proc_tree import stop_tree
-    from swarmgate.procinfo import start_time
-
     # Break switches are read now, while `start` (a child of the self-test, when there is one)
     # still waits for this supervisor to record the pid: a break switch is honoured only in a
     # process whose ancestors include the self-test, and this one is reparented once start exits.
@@ -152,14 +153,11 @@ def supervise(label: str) -> int:
 # --- the CLI ---
 
 def start(label: str, command: list[str], wall_clock: float | None, grace: float) -> int:
-    from swarmgate.hosts.cgroups import systemd_is_pid1
-
     rec = read_record(label)
     if rec and state_of(rec) == "running":
         say(f"a job labelled {label!r} is still running (pid {rec.get('pid')}); stop it or pick another label")
         return Exit.USAGE
     cwd = os.getcwd()
-    from swarmgate.statefile import ensure_dir
     d = reg_dir(label)
     ensure_dir(d)
     for name in ("run.json", "output.log"):
@@ -208,7 +206,6 @@ def _systemd_exit(rec: dict) -> None:
 
 
 def status(label: str | None) -> int:
-    from swarmgate.state_paths import detached_dir
     labels = [label] if label else sorted(os.listdir(str(detached_dir()))) if os.path.isdir(str(detached_dir())) else []
     if not labels:
         print("no detached jobs")
@@ -272,7 +269,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["_supervise"] and len(argv) == 2:
         return supervise(argv[1])
     if argv[:1] == ["--selftest"]:
-        from swarmgate.selftest import main as selftest_main
         return selftest_main(["detached-run"])
     command: list[str] = []
     if "--" in argv:
@@ -292,7 +288,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     sp = sub.add_parser("stop", help="stop the job and what it left behind")
     sp.add_argument("label")
     args = p.parse_args(argv)
-    from swarmgate.tool_start import tool_start
     early = tool_start("detached-run", False, "detached-run")  # --selftest is handled above
     if early is not None:
         return early
@@ -315,9 +310,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 # --- self-test ---
 
 def _selftest_job(command: list[str], wall: float | None = None) -> dict:
-    import tempfile
-    import uuid
-
     label = f"selftest-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="swarmgate-dr-") as tmp:
         env = dict(os.environ, SWARMGATE_STATE_DIR=os.path.join(tmp, "state"), SWARMGATE_DETACHED_BACKEND="process")
@@ -335,13 +327,11 @@ def _selftest_job(command: list[str], wall: float | None = None) -> dict:
 
 
 def _cell_leftovers_stopped() -> bool:
-    import tempfile
     with tempfile.NamedTemporaryFile(prefix="swarmgate-dr-pid-", delete=False) as f:
         pidfile = f.name
     try:
         rec = _selftest_job(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; exit 0"])
         pid = int(open(pidfile).read().strip() or 0)
-        from swarmgate.procinfo import is_alive
         alive = is_alive(pid, None)
         if alive:
             os.kill(pid, signal.SIGKILL)
@@ -356,7 +346,6 @@ def _cell_wall_clock() -> bool:
 
 
 def selftest_suite():
-    from swarmgate.selftest import Cell, Suite
     return Suite("detached-run",
                  [Cell("leftover-processes-stopped", _cell_leftovers_stopped),
                   Cell("wall-clock-enforced", _cell_wall_clock)],

@@ -10,13 +10,22 @@ afterwards: a person does that.
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
+from swarmgate.break_switch import broken
 from swarmgate.exit_codes import Exit
+from swarmgate.hosts.collector import gpus
+from swarmgate.hosts.tool_cli import load_hosts, parser, preamble, split_command
+from swarmgate.procinfo import is_alive, parent_pid, start_time
+from swarmgate.selftest import Cell, Suite
+from swarmgate.state_paths import gpu_registrations_dir
+from swarmgate.statefile import ensure_dir, locked, write_text_atomic
 
 
 def say(msg: str) -> None:
@@ -24,15 +33,11 @@ def say(msg: str) -> None:
 
 
 def _reg_dir() -> str:
-    from swarmgate.state_paths import gpu_registrations_dir
-    from swarmgate.statefile import ensure_dir
     return str(ensure_dir(gpu_registrations_dir()))
 
 
 def registrations() -> list[dict]:
     """Live registrations (dead or reused-pid ones are pruned)."""
-    from swarmgate.procinfo import is_alive
-
     out = []
     d = _reg_dir()
     for name in os.listdir(d):
@@ -51,9 +56,6 @@ def registrations() -> list[dict]:
 
 
 def register(command: list[str]) -> str:
-    from swarmgate.procinfo import start_time
-    from swarmgate.statefile import write_text_atomic
-
     path = os.path.join(_reg_dir(), f"{os.getpid()}-{start_time(os.getpid())}")
     write_text_atomic(path, " ".join(command) + "\n")
     return path
@@ -68,7 +70,6 @@ def _shell(cmd: str, timeout: float = 120.0) -> tuple[int, str]:
 
 
 def _ancestors(pid: int) -> set[int]:
-    from swarmgate.procinfo import parent_pid
     seen = set()
     while pid and pid not in seen and pid != 1:
         seen.add(pid)
@@ -89,8 +90,6 @@ def foreign_processes(cards: list[dict], registered: set[int]) -> list[str]:
 
 def quiesce(q: dict, first: bool) -> str | None:
     """Stop (if first) and read back. Returns what is wrong, or None."""
-    from swarmgate.break_switch import broken
-
     if first:
         for cmd in q["stop"]:
             rc, out = _shell(cmd)
@@ -106,8 +105,6 @@ def quiesce(q: dict, first: bool) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from swarmgate.hosts.tool_cli import load_hosts, parser, preamble, split_command
-
     argv, command = split_command(argv)
     p = parser("gpu-quiesce-run", __doc__)
     p.add_argument("--wait", type=float, default=0.0,
@@ -116,12 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     stop = preamble(args, "gpu-quiesce-run", say, command)
     if stop is not None:
         return stop
-    from swarmgate.break_switch import broken
     hosts = load_hosts(args, say)
     if isinstance(hosts, int):
         return hosts
     q = hosts["quiesce"]
-    from swarmgate.hosts.collector import gpus
 
     cards, note = gpus(set(q["process_names"]))
     if not cards:
@@ -129,8 +124,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"(host-dispatch --gpu -- ...).")
         return Exit.PREFLIGHT
 
-    from swarmgate.state_paths import gpu_registrations_dir
-    from swarmgate.statefile import locked
     mine = register(command)
     try:
         with locked(os.path.join(str(gpu_registrations_dir()), ".lock"), timeout=300):
@@ -167,7 +160,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 # --- self-test: a fake NVML (hosts/selftest_fakes/pynvml.py) and real processes ---
 
 def _selftest_env(tmp: str, cards: list, check: str) -> tuple[dict, str]:
-    import json
     state = os.path.join(tmp, "nvml.json")
     with open(state, "w") as f:
         json.dump({"cards": cards}, f)
@@ -183,7 +175,6 @@ def _selftest_env(tmp: str, cards: list, check: str) -> tuple[dict, str]:
 
 
 def _run_cell(cards: list, check: str) -> int:
-    import tempfile
     with tempfile.TemporaryDirectory(prefix="swarmgate-gq-") as tmp:
         env, hosts = _selftest_env(tmp, cards, check)
         marker = os.path.join(tmp, "ran")
@@ -209,7 +200,6 @@ def _cell_foreign_process_refused_not_killed() -> bool:
 
 
 def selftest_suite():
-    from swarmgate.selftest import Cell, Suite
     return Suite("gpu-quiesce-run",
                  [Cell("unstopped-service-refused", _cell_unstopped_service_refused),
                   Cell("foreign-gpu-job-refused-not-killed", _cell_foreign_process_refused_not_killed)],

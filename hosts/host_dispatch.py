@@ -28,7 +28,7 @@ import os
 import shlex
 import sys
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from swarmgate.exit_codes import Exit
 from swarmgate.sizes import human, parse_size
@@ -353,7 +353,8 @@ def record_slurm_job(label: str, job: str | None, fields: dict, sampler, cap: in
         source = f"sstat ({sampler.samples} sample(s)) and scontrol RunTime, because {why}"
     if elapsed is None:
         elapsed = time.time() - started
-    outcome = {int(Exit.OWN_CAP): "own_cap", int(Exit.TIMEOUT): "timeout"}.get(code) or ("ok" if code == 0 else "failed")
+    named = {int(Exit.OWN_CAP): "own_cap", int(Exit.TIMEOUT): "timeout"}
+    outcome = named.get(code) or ("ok" if code == 0 else "failed")
     try:
         with ledger.lock(timeout=30):
             hist = history.load()

@@ -146,7 +146,8 @@ def judge(report: dict, need: int, threads_default: int, gpu: bool, slice_total:
         room = sl["limit"] - max(sl["usage"] - sl.get("reclaimable", 0), 0) - not_grown
     lacks = []
     if need > available:
-        lacks.append(f"memory: needs {_fmt(need)}, {_fmt(max(available, 0))} available (short {_fmt(need - available)})")
+        lacks.append(f"memory: needs {_fmt(need)}, {_fmt(max(available, 0))} available"
+                     f" (short {_fmt(need - available)})")
     if room is not None and need > room:
         lacks.append(f"slice room: needs {_fmt(need)}, {_fmt(max(room, 0))} left under the total")
     if gpu:

@@ -17,17 +17,24 @@ TERM leaves first, CONT, KILL after 30 s), fetch partial artifacts, delete, 247;
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
-from typing import Sequence
+import uuid
+from collections.abc import Sequence
 
+from swarmgate.break_switch import broken
 from swarmgate.exit_codes import Exit
 from swarmgate.hosts import ssh
+from swarmgate.hosts.tool_cli import load_hosts, parser, preamble, split_command
+from swarmgate.selftest import Cell, Suite
+from swarmgate.sizes import human, parse_size
 
 PROC_TREE_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "proc_tree.py")
 
@@ -172,8 +179,6 @@ class PeerRun:
 
     def delete(self) -> bool:
         """Delete the run tree and its pid/exit/log files; True only when read back as gone."""
-        from swarmgate.break_switch import broken
-
         paths = " ".join(shlex.quote(p) for p in (self.dir, self.pid_file, self.exit_file, self.log_file))
         if not broken("no-peer-cleanup"):
             self.run(f"rm -rf -- {paths}", timeout=300)
@@ -222,9 +227,6 @@ def run_local(cap: str, label: str, command: list[str]) -> int:
 
 
 def run_on_peer(args, hosts, command: list[str]) -> int:
-    from swarmgate.break_switch import broken
-    from swarmgate.sizes import human, parse_size
-
     if not hosts.peers:
         say(f"no peer is configured in {hosts.path or '~/.config/swarmgate/hosts.toml'} ([peers.NAME] host = ...)")
         return Exit.PEER_OFF
@@ -340,8 +342,6 @@ def run_on_peer(args, hosts, command: list[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from swarmgate.hosts.tool_cli import parser, preamble, split_command
-
     opts, command = split_command(argv)
     p = parser("multi-host-run", __doc__)
     p.add_argument("--peer", nargs="?", const="", default=None, metavar="NAME",
@@ -360,7 +360,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.memory_cap:
         say("--memory-cap is required (every run is capped)")
         return Exit.USAGE
-    from swarmgate.sizes import parse_size
     try:
         parse_size(args.memory_cap)
     except ValueError as e:
@@ -372,7 +371,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return Exit.USAGE
     if args.peer is None:
         return run_local(args.memory_cap, args.label, command)
-    from swarmgate.hosts.tool_cli import load_hosts
     hosts = load_hosts(args, say)
     if isinstance(hosts, int):
         return hosts
@@ -388,10 +386,6 @@ if __name__ == "__main__":
 
 def _selftest_run(tmp: str, *, enabled: bool = True, toolchain: str = "python3 -VV", redact: str = "",
                   command: str = "true") -> tuple[int, str, str]:
-    import json
-    import tempfile
-    import uuid
-
     repo = tempfile.mkdtemp(prefix="repo-", dir=tmp)
     slice_name = f"swarmgate-selftest-{uuid.uuid4().hex[:8]}"
     os.makedirs(os.path.join(repo, ".claude"))
@@ -427,7 +421,6 @@ def _selftest_run(tmp: str, *, enabled: bool = True, toolchain: str = "python3 -
 
 
 def _tmp():
-    import tempfile
     return tempfile.TemporaryDirectory(prefix="swarmgate-mhr-")
 
 
@@ -464,7 +457,6 @@ def _cell_switch_off() -> bool:
 
 
 def selftest_suite():
-    from swarmgate.selftest import Cell, Suite
     return Suite("multi-host-run",
                  [Cell("B-peer-run-is-capped", _cell_capped), Cell("C-toolchain-mismatch-refused", _cell_toolchain),
                   Cell("E-peer-tree-deleted", _cell_cleanup), Cell("G-peer-output-redacted", _cell_redact),

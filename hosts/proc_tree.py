@@ -19,7 +19,7 @@ def _children_map():
         if not name.isdigit():
             continue
         try:
-            with open("/proc/%s/stat" % name, "rb") as f:
+            with open(f"/proc/{name}/stat", "rb") as f:
                 data = f.read()
         except OSError:
             continue
@@ -48,7 +48,7 @@ def descendants(pid):
 
 def _alive(pid):
     try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
+        with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
     except OSError:
         return False
@@ -104,4 +104,4 @@ if __name__ == "__main__":
     target = int(sys.argv[1])
     grace = float(sys.argv[2]) if len(sys.argv) > 2 else 30.0
     left = stop_tree(target, grace)
-    print("stopped" if not left else "left %s" % left)
+    print("stopped" if not left else f"left {left}")

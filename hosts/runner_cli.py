@@ -6,7 +6,7 @@ Also `run-with-memory-cap --selftest`. Exit codes: SPEC §9 (docs/runner.md).
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 USAGE = ("usage: run-with-memory-cap CAP [--label KEY] [--timeout SEC] [--wait SEC] "
          "[--backend auto|systemd|cgroup2|cgroup1] [--unbounded] -- COMMAND...\n"

@@ -26,6 +26,10 @@ import sys
 import tempfile
 import time
 
+from swarmgate.hosts import history, ledger
+from swarmgate.hosts.cgroups import get, run_name
+from swarmgate.selftest import Cell, Suite
+
 MiB = 1 << 20
 TOTAL = "256M"
 SWITCHES = {
@@ -128,8 +132,6 @@ class Sandbox:
                 os.environ["SWARMGATE_STATE_DIR"] = old
 
     def set_history(self, label: str, entry: dict | None) -> None:
-        from swarmgate.hosts import history, ledger
-
         def do():
             with ledger.lock():
                 h = history.load()
@@ -141,20 +143,15 @@ class Sandbox:
         self._with_state(do)
 
     def history(self) -> dict:
-        from swarmgate.hosts import history
         return self._with_state(history.load)["labels"]
 
     def ledger(self) -> dict:
-        from swarmgate.hosts import ledger
-
         def do():
             with ledger.lock():
                 return ledger.load()
         return self._with_state(do)
 
     def plant_booking(self, key: str, rec: dict) -> None:
-        from swarmgate.hosts import ledger
-
         def do():
             with ledger.lock():
                 d = ledger.load()
@@ -171,7 +168,6 @@ class Sandbox:
         return False
 
     def backend(self):
-        from swarmgate.hosts.cgroups import get
         return get(self.backend_kind)
 
     def stop_started(self) -> None:
@@ -262,7 +258,7 @@ def cell_page_cache(sb: Sandbox) -> bool:
 def cell_books_peak(sb: Sandbox) -> bool:
     sb.set_history("self-light", {"peak": 16 * MiB, "peaks": [16 * MiB], "runs": 1})
     sb.set_history("self-holder", None)
-    holder = sb.start(["160M", "--label", "self-holder", "--", "sleep", "30"])
+    sb.start(["160M", "--label", "self-holder", "--", "sleep", "30"])
     try:
         if not sb.wait_booked("self-holder"):
             return False
@@ -303,7 +299,6 @@ def cell_phantom(sb: Sandbox) -> bool:
     backend = sb.backend()
     backend.ensure_slice(sb.slice, None)
     pid = dead_pid()
-    from swarmgate.hosts.cgroups import run_name
 
     stale = backend.create_run(sb.slice, run_name(pid, 1), 64 * MiB)
     orphan = subprocess.Popen(["sleep", "60"])
@@ -325,7 +320,6 @@ def cell_phantom(sb: Sandbox) -> bool:
         orphan.wait()
         backend.kill_all(stale)
         backend.remove(stale)
-        from swarmgate.hosts import ledger
 
         def drop():
             with ledger.lock():
@@ -344,8 +338,6 @@ def _wait_dead(p: subprocess.Popen, timeout: float = 3.0) -> bool:
 
 
 def suite():
-    from swarmgate.selftest import Cell, Suite
-
     box: dict = {}
 
     def setup() -> None:

@@ -5,24 +5,31 @@ cgroup are removed, as the next run would), so what is shown is live.
 """
 from __future__ import annotations
 
+import argparse
+import json
+import os
 import sys
 import time
-from typing import Sequence
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from swarmgate.config import ConfigError, load_config
+from swarmgate.hosts import cgroups, history, ledger
+from swarmgate.hosts.runner_cli import runner_total
+from swarmgate.sizes import human
+from swarmgate.statefile import StateError
 
 
 def gather(session: str | None = None) -> dict:
     """The ledger, slice and history; ``session`` (default: this shell's agent session) marks the
     runs, agents and waiters that are its own ("yours")."""
-    from swarmgate.config import ConfigError, load_config
-    from swarmgate.hosts import cgroups, history, ledger
-    from swarmgate.statefile import StateError
-
     notes: list[str] = []
     slice_name, backend_kind, total, cfg = "swarmgate-heavy", "auto", None, None
     try:
         cfg = load_config()
         slice_name, backend_kind = cfg["memory"]["slice"], cfg["memory"]["backend"]
-        from swarmgate.hosts.runner_cli import runner_total
         total = runner_total(cfg)
     except (ConfigError, ValueError) as e:
         notes.append(f"config: {e}")
@@ -72,7 +79,6 @@ def gather(session: str | None = None) -> dict:
     sl = None
     if backend is not None:
         path = backend.slice_path(slice_name)
-        import os
         if os.path.isdir(path):
             c = backend.counters(path)
             sl = {"name": slice_name, "path": path, "backend": backend.name, "limit": c.limit,
@@ -89,11 +95,6 @@ def gather(session: str | None = None) -> dict:
 
 
 def render(rep: dict) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    from swarmgate.sizes import human
-
     def h(n):
         return "-" if n is None else human(n)
 
@@ -148,9 +149,6 @@ def render(rep: dict) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import argparse
-    import json
-
     p = argparse.ArgumentParser(prog="swarmgate status",
                                 description="The runner's ledger (running bookings, waiters), the slice's use "
                                             "and the history peaks.")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from swarmgate.config import ConfigError, load_hosts_config
 from swarmgate.exit_codes import Exit
+from swarmgate.tool_start import tool_start
 
 
 def split_command(argv) -> tuple[list[str], list[str]]:
@@ -26,7 +28,6 @@ def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
 
 def preamble(args, tool: str, say, command: list[str] | None) -> int | None:
     """An exit code when the tool must stop here (self-test ran, break switch refused, no command)."""
-    from swarmgate.tool_start import tool_start
     early = tool_start(tool, args.selftest, tool)
     if early is not None:
         return early
@@ -38,7 +39,6 @@ def preamble(args, tool: str, say, command: list[str] | None) -> int | None:
 
 def load_hosts(args, say):
     """The hosts config, or Exit.USAGE after saying what is wrong with it."""
-    from swarmgate.config import ConfigError, load_hosts_config
     try:
         return load_hosts_config(args.hosts_config)
     except ConfigError as e:

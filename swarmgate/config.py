@@ -12,7 +12,12 @@ from swarmgate.sizes import parse_size
 
 # Hot path note: a hook loads the config on every call, so this module avoids
 # dataclasses, pathlib and typing at import time (each costs milliseconds here).
-# Annotations are strings (PEP 563) and never evaluated. Paths are str.
+# Annotations are strings (PEP 563) and never evaluated: the names they use are
+# imported for type checkers only. Paths are str.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 
 class ConfigError(Exception):

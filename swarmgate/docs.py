@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
+
+from swarmgate.hooks import registry
 
 HEADER = """\
 # Guards
@@ -121,7 +123,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--check", action="store_true", help="exit 1 when the page is out of date; write nothing")
     p.add_argument("--out", default=None, help="where to write (default: docs/guards.md of this source tree)")
     args = p.parse_args(argv)
-    from swarmgate.hooks import registry
 
     path = args.out or default_path()
     text = render(registry.guards())

@@ -6,13 +6,32 @@ with the fix. Exit 1 when anything failed.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import shlex
 import shutil
 import subprocess
 import sys
-from typing import Callable, Sequence
+import time
+import tomllib
+from collections.abc import Callable, Sequence
+
+from swarmgate.config import ConfigError, find_repo, load_config, load_hosts_config
+from swarmgate.hooks import registry
+from swarmgate.install import (
+    HOOK_GROUPS,
+    PERMISSION_DENY,
+    SETTINGS,
+    InstallError,
+    entry_point,
+    hook_argv,
+    hook_executable,
+    is_our_group,
+    refusing_group,
+)
+from swarmgate.state_paths import STATE_ENV, state_dir
+from swarmgate.statefile import StateError, ensure_dir, write_text_atomic
 
 OK, NOTE, FAIL = "ok", "note", "FAIL"
 
@@ -40,7 +59,6 @@ def check_python() -> Check:
 
 
 def check_entry_point() -> Check:
-    from swarmgate.install import InstallError, entry_point
     try:
         path = entry_point()
     except InstallError as e:
@@ -49,9 +67,6 @@ def check_entry_point() -> Check:
 
 
 def check_settings(repo: str) -> Check:
-    from swarmgate.install import (HOOK_GROUPS, PERMISSION_DENY, SETTINGS, hook_executable, is_our_group,
-                                   refusing_group)
-
     path = os.path.join(repo, SETTINGS)
     fix = f"swarmgate install {shlex.quote(repo)}"
     try:
@@ -104,10 +119,6 @@ def check_settings(repo: str) -> Check:
 
 def check_hook_answers(repo: str) -> Check:
     """Run the wired Bash hook command, as Claude Code would, on a harmless `ls`."""
-    import time
-
-    from swarmgate.install import SETTINGS, hook_argv, is_our_group
-
     try:
         with open(os.path.join(repo, SETTINGS), encoding="utf-8") as f:
             hooks = json.load(f).get("hooks") or {}
@@ -127,7 +138,7 @@ def check_hook_answers(repo: str) -> Check:
         return Check(FAIL, f"the hook `{cmd}` did not answer within 60 s", "run `swarmgate doctor` again; report it")
     except OSError as e:
         return Check(FAIL, f"the hook `{cmd}` cannot start ({e})",
-                     "./install.sh in the swarmgate checkout, then " f"swarmgate install {shlex.quote(repo)}")
+                     f"./install.sh in the swarmgate checkout, then swarmgate install {shlex.quote(repo)}")
     ms = (time.monotonic() - t0) * 1000
     try:
         answer = json.loads(proc.stdout)
@@ -136,7 +147,7 @@ def check_hook_answers(repo: str) -> Check:
     if proc.returncode != 0 or not isinstance(answer, dict):
         err = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         return Check(FAIL, f"the hook `{cmd}` exited {proc.returncode} without a JSON answer ({err})",
-                     "./install.sh in the swarmgate checkout, then " f"swarmgate install {shlex.quote(repo)}")
+                     f"./install.sh in the swarmgate checkout, then swarmgate install {shlex.quote(repo)}")
     decision = (answer.get("hookSpecificOutput") or {}).get("permissionDecision")
     if decision == "deny":
         reason = answer["hookSpecificOutput"].get("permissionDecisionReason", "").splitlines()
@@ -145,8 +156,6 @@ def check_hook_answers(repo: str) -> Check:
 
 
 def check_config(repo: str) -> Check:
-    from swarmgate.config import ConfigError, load_config
-
     try:
         cfg = load_config(repo)
     except ConfigError as e:
@@ -155,7 +164,6 @@ def check_config(repo: str) -> Check:
         return Check(NOTE, f"no {os.path.join(repo, '.claude', 'swarmgate.toml')}: the defaults apply",
                      f"swarmgate install {shlex.quote(repo)} writes a commented one")
     # what the hook reads is the file itself: re-parse it with tomllib and compare
-    import tomllib
     try:
         with open(cfg.path, "rb") as f:
             full = tomllib.load(f)
@@ -170,8 +178,6 @@ def check_config(repo: str) -> Check:
 def check_state_caches(repo: str) -> Check:
     """Nothing a hook decides with comes from a writable cache: the route table is code, checked
     against the guards here; caches older versions kept in the repository are named (never read)."""
-    from swarmgate.hooks import registry
-
     gaps = registry.route_table_gaps()
     if gaps:
         return Check(FAIL, "the guard route table would skip guards: " + "; ".join(gaps[:5]),
@@ -180,13 +186,12 @@ def check_state_caches(repo: str) -> Check:
               if os.path.lexists(os.path.join(repo, ".swarmgate", "cache", n))]
     if legacy:
         return Check(NOTE, f"route table matches every guard; .swarmgate/cache/{', '.join(legacy)} left by an "
-                     "older swarmgate: nothing reads it", f"rm {shlex.quote(os.path.join(repo, '.swarmgate', 'cache'))}/*")
+                     "older swarmgate: nothing reads it",
+                     f"rm {shlex.quote(os.path.join(repo, '.swarmgate', 'cache'))}/*")
     return Check(OK, "route table matches every guard module; no cache decides what a hook enforces")
 
 
 def check_hosts_config() -> Check:
-    from swarmgate.config import ConfigError, load_hosts_config
-
     try:
         hc = load_hosts_config()
     except ConfigError as e:
@@ -197,9 +202,6 @@ def check_hosts_config() -> Check:
 
 
 def check_state_dir() -> Check:
-    from swarmgate.state_paths import STATE_ENV, state_dir
-    from swarmgate.statefile import StateError, ensure_dir, write_text_atomic
-
     d = str(state_dir())
     probe = os.path.join(d, f".doctor-{os.getpid()}")
     try:
@@ -236,8 +238,6 @@ def cgroup_backend(config_backend: str = "auto") -> tuple[str | None, str]:
 
 
 def check_cgroup(repo: str) -> Check:
-    from swarmgate.config import ConfigError, load_config
-
     try:
         wanted = load_config(repo)["memory"]["backend"]
     except ConfigError:
@@ -252,8 +252,6 @@ def check_cgroup(repo: str) -> Check:
 
 
 def check_import(name: str, why: str) -> Check:
-    import importlib
-
     try:
         importlib.import_module(name)
     except Exception as e:  # noqa: BLE001
@@ -264,7 +262,7 @@ def check_import(name: str, why: str) -> Check:
 
 def check_guards() -> Check:
     try:
-        from swarmgate.hooks import registry
+        from swarmgate.hooks import registry  # noqa: PLC0415 - a registry that fails to import is reported, not raised
         n = len(registry.guards())
     except Exception as e:  # noqa: BLE001
         return Check(FAIL, f"the guard registry does not load ({type(e).__name__}: {e})",
@@ -275,7 +273,8 @@ def check_guards() -> Check:
 def check_claude() -> Check:
     exe = os.environ.get("SWARMGATE_CLAUDE_BIN") or shutil.which("claude")
     if not exe:
-        return Check(NOTE, "claude (Claude Code) not on PATH: optional here (the end-to-end tests install a pinned one)")
+        return Check(NOTE, "claude (Claude Code) not on PATH: optional here "
+                           "(the end-to-end tests install a pinned one)")
     try:
         out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=20).stdout.strip()
     except (OSError, subprocess.SubprocessError) as e:
@@ -305,7 +304,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 description="Check that this machine and a repository are wired correctly.")
     p.add_argument("path", nargs="?", default=None, metavar="PATH", help="the repository (default: this one)")
     args = p.parse_args(argv)
-    from swarmgate.config import find_repo
 
     repo = os.path.abspath(args.path) if args.path else find_repo()
     if not os.path.isdir(repo):

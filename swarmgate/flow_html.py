@@ -17,6 +17,8 @@ from __future__ import annotations
 import html
 import time
 
+from swarmgate.sizes import human
+
 LABEL_W = 230
 PLOT_W = 920
 LANE_H = 46
@@ -62,7 +64,6 @@ def _clock(t: float | None, with_date: bool = False) -> str:
 def _size(n) -> str:
     if n is None:
         return "-"
-    from swarmgate.sizes import human
     return human(int(n))
 
 

@@ -23,6 +23,13 @@ report --json` prints and flow_html renders):
 from __future__ import annotations
 
 import re
+import statistics
+
+from swarmgate.agents.handover import _blocks as blocks
+from swarmgate.agents.handover import _text_of
+from swarmgate.agents.records import unverified_closed
+from swarmgate.flow_sources import parse_time
+from swarmgate.log_view import percentile, summarize
 
 CODE_RE = re.compile(r"\[([A-Z][0-9]{2})\]")
 DISPATCH_TOOLS = ("Agent", "Task")
@@ -37,17 +44,14 @@ def codes_in(text: str) -> list[str]:
 
 
 def _time(value) -> float | None:
-    from swarmgate.flow_sources import parse_time
     return parse_time(value)
 
 
 def _blocks(entry: dict) -> list:
-    from swarmgate.agents.handover import _blocks as blocks
     return blocks(entry)
 
 
 def _text(content) -> str:
-    from swarmgate.agents.handover import _text_of
     return _text_of(content)
 
 
@@ -249,10 +253,6 @@ def alerts_of(alerts: list[dict], sessions: list[str], start: float | None, end:
 
 
 def latency_of(decisions: list[dict]) -> dict:
-    import statistics
-
-    from swarmgate.log_view import percentile
-
     per: dict[str, list[float]] = {}
     for r in decisions:
         try:
@@ -275,7 +275,6 @@ def latency_of(decisions: list[dict]) -> dict:
 def graph_of(record: dict | None, verify: dict, snapshot: dict, path: str | None) -> dict | None:
     if not record:
         return None
-    from swarmgate.agents.records import unverified_closed
 
     unverified = {t["id"]: why for t, why in unverified_closed(record, snapshot or {}, verify or {})}
     tasks = []
@@ -297,8 +296,6 @@ def graph_of(record: dict | None, verify: dict, snapshot: dict, path: str | None
 
 
 def build(src: dict, advisory=frozenset()) -> dict:
-    from swarmgate.log_view import summarize
-
     sessions = [build_session(s) for s in src["sessions"]]
     ids = [s["id"] for s in sessions]
     starts = [s["start"] for s in sessions if s["start"] is not None]

@@ -17,16 +17,27 @@ read is named in ``problems`` and left out, never a traceback. A progress bar
 from __future__ import annotations
 
 import glob
+import json
 import os
 import time
+from datetime import UTC, datetime
+
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+from swarmgate import decision_log
+from swarmgate.agents import record_verify as V
+from swarmgate.agents import records as R
+from swarmgate.agents.handover import project_dir_name, projects_dir, read_entries
+from swarmgate.alerts import all_alerts
+from swarmgate.hosts import ledger
+from swarmgate.statefile import StateError
 
 PROGRESS_BYTES = 4 << 20  # show the progress bar from this much to read
 
 
 def session_files(session: str, cwds: list[str], projects: str) -> dict:
     """{"main": path | None, "subagents": [{"id", "path", "meta"}]} of one session's transcripts."""
-    from swarmgate.agents.handover import project_dir_name
-
     bases = [os.path.join(projects, project_dir_name(c)) for c in cwds] + sorted(glob.glob(os.path.join(projects, "*")))
     for base in bases:
         main = os.path.join(base, f"{session}.jsonl")
@@ -37,7 +48,6 @@ def session_files(session: str, cwds: list[str], projects: str) -> dict:
             aid = os.path.basename(p)[len("agent-"):-len(".jsonl")]
             meta = {}
             try:
-                import json
                 with open(p[:-len(".jsonl")] + ".meta.json", encoding="utf-8") as f:
                     m = json.load(f)
                 meta = m if isinstance(m, dict) else {}
@@ -62,8 +72,6 @@ class _Progress:
         self.bar = None
         if not force and total < PROGRESS_BYTES:
             return
-        from rich.console import Console
-        from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
         con = console or Console(stderr=True)
         if not con.is_terminal and not force:
@@ -111,25 +119,18 @@ def parse_time(text) -> float | None:
         return float(text)
     if not isinstance(text, str) or not text:
         return None
-    from datetime import datetime, timezone
     try:
         dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()
 
 
 def gather(repo: str, config, *, session: str | None = None, round_name: str | None = None,
            projects: str | None = None, console=None, force_progress: bool = False) -> dict:
     """Everything the report needs, as plain data (see the module doc)."""
-    from swarmgate import decision_log
-    from swarmgate.agents import record_verify as V
-    from swarmgate.agents import records as R
-    from swarmgate.agents.handover import projects_dir, read_entries
-    from swarmgate.statefile import StateError
-
     problems: list[str] = []
     projects = projects or projects_dir()
     record = None
@@ -191,13 +192,11 @@ def gather(repo: str, config, *, session: str | None = None, round_name: str | N
     progress.close()
     runs: list[dict] = []
     try:
-        from swarmgate.hosts import ledger
         runs = ledger.read_runs()
     except Exception as e:  # noqa: BLE001 - a report shows what it can read
         problems.append(f"the runner's runs log cannot be read: {e}")
     alerts: list[dict] = []
     try:
-        from swarmgate.alerts import all_alerts
         alerts = all_alerts()
     except Exception as e:  # noqa: BLE001
         problems.append(f"the alert records cannot be read: {e}")

@@ -103,7 +103,8 @@ def parse_payload(event_name: str, text: str, repo: str | None = None) -> HookEv
     for key in ("tool_input",):
         if key in payload and not isinstance(payload[key], dict):
             raise HookInputError(f"hook input field `{key}` is a {type(payload[key]).__name__}, expected an object")
-    if event_name in ("PreToolUse", "PostToolUse", "PostToolUseFailure") and not isinstance(payload.get("tool_name"), str):
+    tool_events = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
+    if event_name in tool_events and not isinstance(payload.get("tool_name"), str):
         raise HookInputError(f"{event_name} hook input lacks `tool_name`")
     if repo is None:
         from swarmgate.config import find_repo

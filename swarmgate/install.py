@@ -36,7 +36,14 @@ import shlex
 import shutil
 import sys
 import time
-from typing import Any, Sequence
+import tomllib
+from collections.abc import Sequence
+from typing import Any
+
+import swarmgate.rules
+from swarmgate.config import ConfigError, parse_toml, validate
+from swarmgate.gate import git_hook
+from swarmgate.hooks import registry
 
 MANIFEST = ".claude/.swarmgate-manifest.json"
 SETTINGS = ".claude/settings.json"
@@ -107,8 +114,6 @@ def entry_point() -> str:
 
 
 def templates_dir() -> str:
-    import swarmgate.rules
-
     return os.path.dirname(os.path.abspath(swarmgate.rules.__file__))
 
 
@@ -171,8 +176,6 @@ def hook_entry(entry: str, event: str, timeout: int, refusing: bool) -> dict[str
 
 def refusing_group(event: str, matcher: str | None) -> bool:
     """Whether a refusing (non-advisory) guard runs in the group for (event, matcher)."""
-    from swarmgate.hooks import registry
-
     tools = set(matcher.split("|")) if matcher else None
     for g in registry.guards():
         if g.advisory or event not in g.events:
@@ -417,10 +420,7 @@ class Plan:
 
 def _hooks_config(repo: str, pending_toml: bytes | None) -> dict:
     """[hooks] of the repository's config (the one about to be written, if any)."""
-    from swarmgate.config import ConfigError, parse_toml, validate
-
     if pending_toml is not None:
-        import tomllib
         try:
             raw = tomllib.loads(pending_toml.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
@@ -560,10 +560,6 @@ def plan_uninstall(repo: str) -> Plan:
 
 
 def _git_hook(repo: str, uninstall: bool, dry_run: bool) -> tuple[str, bool]:
-    try:
-        from swarmgate.gate import git_hook
-    except ImportError:
-        return "git pre-commit hook: not available in this build (swarmgate.gate.git_hook is missing)", False
     if dry_run:
         return "git pre-commit hook: would be " + ("removed" if uninstall else "installed"), True
     func = getattr(git_hook, "uninstall" if uninstall else "install", None)
@@ -582,7 +578,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "the config .claude/swarmgate.toml, rule and agent templates.")
     p.add_argument("path", metavar="PATH", help="the repository to wire")
     p.add_argument("--uninstall", action="store_true", help="remove exactly what install added")
-    p.add_argument("--git-hook", action="store_true", help="also install (or remove) a git pre-commit hook running gate-staged")
+    p.add_argument("--git-hook", action="store_true",
+                   help="also install (or remove) a git pre-commit hook running gate-staged")
     p.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
     args = p.parse_args(argv)
 

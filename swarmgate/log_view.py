@@ -10,18 +10,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+import statistics
 import sys
-from typing import Sequence
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
 
 from swarmgate import decision_log
+from swarmgate.config import ConfigError, find_repo, load_config
+from swarmgate.flow_html import render
+from swarmgate.flow_sources import gather
+from swarmgate.statefile import StateError, write_text_atomic
 
 DECISIONS = ("allow", "deny", "ask", "context", "block", "warn")
 
 
 def _repo(arg: str | None) -> str:
-    import os
-
-    from swarmgate.config import find_repo
     return os.path.abspath(arg) if arg else find_repo()
 
 
@@ -38,7 +45,6 @@ def _agent(r: dict) -> str:
 
 def _read(repo: str) -> list[dict] | None:
     """The log's records; None (after one line on stderr) when it cannot be read safely."""
-    from swarmgate.statefile import StateError
     try:
         return decision_log.read(repo)
     except (OSError, StateError) as e:
@@ -58,7 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--code", help="guard code, e.g. G01")
     p.add_argument("--decision", choices=DECISIONS, help="decision")
     p.add_argument("--event", help="hook event, e.g. PreToolUse")
-    p.add_argument("--last", type=int, default=50, metavar="N", help="only the last N matching records (0: all; default 50)")
+    p.add_argument("--last", type=int, default=50, metavar="N",
+                   help="only the last N matching records (0: all; default 50)")
     _common(p)
     args = p.parse_args(argv)
     if args.last < 0:
@@ -78,8 +85,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not records:
         print(_no_log(repo) if not everything else "no decision matches these filters")
         return 0
-    from rich.console import Console
-    from rich.table import Table
 
     t = Table(title=f"decisions in {decision_log.log_path(repo)}", show_lines=False)
     for col in ("time", "session", "agent", "event", "tool", "codes", "decision", "ms", "input"):
@@ -102,7 +107,6 @@ def percentile(values: Sequence[float], q: float) -> float:
     xs = sorted(values)
     if not xs:
         return 0.0
-    import math
 
     k = max(0, min(len(xs) - 1, math.ceil(q / 100.0 * len(xs)) - 1))
     return float(xs[k])
@@ -130,7 +134,7 @@ def code_decisions(r: dict, advisory: frozenset | set = frozenset()) -> dict:
 def advisory_codes() -> frozenset:
     """Codes of the registered guards that never refuse (empty when the registry cannot load)."""
     try:
-        from swarmgate.hooks import registry
+        from swarmgate.hooks import registry  # noqa: PLC0415 - a broken guard module is caught below
         return frozenset(g.code for g in registry.guards() if g.advisory)
     except Exception:  # noqa: BLE001 - a report must not fail on a broken guard module
         return frozenset()
@@ -142,8 +146,6 @@ def summarize(records: Sequence[dict], top: int = 10, advisory: frozenset | set 
     Per code, each code's own decision is counted (``code_decisions``): an advisory report on a
     call that another guard refused is counted as context, not as a refusal.
     """
-    import statistics
-
     per_code: dict[str, dict[str, int]] = {}
     per_decision: dict[str, int] = {}
     per_agent: dict[str, dict[str, int]] = {}
@@ -201,8 +203,6 @@ def report_main(argv: Sequence[str] | None = None) -> int:
         if model is None:
             return 251
         if args.html:
-            from swarmgate.flow_html import render
-            from swarmgate.statefile import StateError, write_text_atomic
             try:
                 write_text_atomic(args.html, render(model))
             except (OSError, StateError) as e:
@@ -219,8 +219,6 @@ def report_main(argv: Sequence[str] | None = None) -> int:
     if not records:
         print(_no_log(repo))
         return 0
-    from rich.console import Console
-    from rich.table import Table
 
     con = Console()
     con.print(f"{s['total']} decisions in {decision_log.log_path(repo)}: "
@@ -259,11 +257,7 @@ def report_main(argv: Sequence[str] | None = None) -> int:
 
 def _flow(repo: str, args, advisory) -> dict | None:
     """The session-flow model (flow_sources + flow_model), or None after one line on stderr."""
-    from rich.console import Console
-
-    from swarmgate.config import ConfigError, load_config
-    from swarmgate.flow_model import build
-    from swarmgate.flow_sources import gather
+    from swarmgate.flow_model import build  # noqa: PLC0415 - flow_model imports this module
 
     try:
         config = load_config(repo)

@@ -28,9 +28,16 @@ import glob
 import json
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
+from xml.sax.saxutils import escape, quoteattr
 
 from swarmgate import guard as G
+from swarmgate.agents.handover import read_entries
+from swarmgate.config import ConfigError, find_repo, load_config
+from swarmgate.flow_model import _blocks, _refused, _text, summary_of
+from swarmgate.hook_engine import judge_recorded
+from swarmgate.hooks import registry
+from swarmgate.statefile import StateError, write_text_atomic
 
 REFUSING = (G.DENY, G.ASK, G.WARN)
 LIVE_STATE = ("D07", "D16", "M01")
@@ -38,7 +45,6 @@ LIVE_STATE = ("D07", "D16", "M01")
 
 def replay_guards() -> list:
     """The registered guards a recorded call is judged by (see the module doc)."""
-    from swarmgate.hooks import registry
     return [g for g in registry.guards() if not g.advisory and "PreToolUse" in g.events
             and g.code not in LIVE_STATE]
 
@@ -77,8 +83,6 @@ def identity(path: str, entries: list[dict]) -> dict:
 
 def calls_of(entries: list[dict]) -> list[dict]:
     """Every tool call: {"id", "tool", "input", "cwd", "refused_then"} (pure)."""
-    from swarmgate.flow_model import _blocks, _refused, _text
-
     calls: list[dict] = []
     by_id: dict[str, dict] = {}
     for e in entries:
@@ -98,10 +102,6 @@ def calls_of(entries: list[dict]) -> list[dict]:
 
 def judge_transcript(path: str, config, repo: str, guards: list) -> dict:
     """{"path", "session", "agent_id", "agent_type", "calls": [{..., "findings": [...]}]}."""
-    from swarmgate.agents.handover import read_entries
-    from swarmgate.flow_model import summary_of
-    from swarmgate.hook_engine import judge_recorded
-
     entries, _bad = read_entries(path)
     who = identity(path, entries)
     out = dict(who, path=path, calls=[])
@@ -122,8 +122,6 @@ def judge_transcript(path: str, config, repo: str, guards: list) -> dict:
 
 def junit(results: list[dict]) -> str:
     """JUnit XML: a suite per transcript, a case per call, a failure per call refused now (pure)."""
-    from xml.sax.saxutils import escape, quoteattr
-
     total = sum(len(r["calls"]) for r in results)
     failed = sum(1 for r in results for c in r["calls"] if c["findings"])
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
@@ -160,8 +158,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--repo", help="the repository whose config and guards judge (default: the one around here)")
     args = p.parse_args(argv)
 
-    from swarmgate.config import ConfigError, find_repo, load_config
-    from swarmgate.statefile import StateError, write_text_atomic
 
     repo = os.path.abspath(args.repo) if args.repo else find_repo()
     try:

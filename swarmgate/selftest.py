@@ -204,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     p = argparse.ArgumentParser(prog="swarmgate selftest",
-                                description="Run the self-tests: every cell green, every break switch turns its cells red.")
+                                description="Run the self-tests: every cell green, "
+                                            "every break switch turns its cells red.")
     p.add_argument("names", nargs="*", help="suites to run (guard codes, `guards`, tool names); default all")
     p.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     args = p.parse_args(argv)

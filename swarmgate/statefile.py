@@ -11,14 +11,20 @@ Every state file swarmgate keeps goes through here:
 from __future__ import annotations
 
 import os
-
-from swarmgate import fast_json
 import stat
 import sys
 
+from swarmgate import fast_json
+
 # Hot path: hooks append to the decision log and keep session state through
 # this module, so it imports nothing heavy at load time (no pathlib, tempfile,
-# typing, contextlib); paths may be str or Path. Annotations are never evaluated.
+# typing, contextlib); paths may be str or Path. Annotations are never evaluated:
+# the names they use are imported for type checkers only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
+    from typing import Any
 
 
 class StateError(Exception):

@@ -22,6 +22,7 @@ It costs one scan of /proc and a listing of those few directories at each end of
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 import pytest
@@ -141,7 +142,6 @@ ENV_CACHES = (("swarmgate.hooks.bash_tree", "_env_vars"),)
 @pytest.fixture(autouse=True)
 def _reset_env_caches():
     yield
-    import sys
     for module, attr in ENV_CACHES:
         mod = sys.modules.get(module)
         if mod is not None and getattr(mod, attr, None) is not None:

@@ -63,7 +63,7 @@ def nvmlDeviceGetMemoryInfo(h):
 def _running(pid):
     # like the driver: a process that has exited holds no GPU memory and is not listed
     try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
+        with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
     except OSError:
         return False

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from swarmgate import break_switch
+from swarmgate.agents import records
 from tests.agents.support import install_templates
 
 
@@ -18,7 +20,6 @@ def _isolated(tmp_path, monkeypatch):
                 "CLAUDE_PID"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    from swarmgate import break_switch
     break_switch._cache.clear()
     yield
     break_switch._cache.clear()
@@ -46,8 +47,6 @@ class Result:
 @pytest.fixture
 def sg(capsys):
     """`swarmgate records --repo REPO ARGS` in this process (the CLI's main), output captured."""
-    from swarmgate.agents import records
-
     def run(repo, *args) -> Result:
         capsys.readouterr()
         rc = records.main(["--repo", str(repo), *args])

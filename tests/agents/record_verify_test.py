@@ -12,7 +12,9 @@ import pytest
 
 from swarmgate.agents import record_verify as V
 from swarmgate.agents import records as R
+from swarmgate.hosts.runner_selftest import Sandbox
 from tests.agents.support import tool
+from tests.runner.conftest import cgroups_writable, need_real
 
 PLAN = """# Round r1
 
@@ -119,8 +121,8 @@ def test_verify_is_written_read_changed_and_removed(repo, sg, planned):
     assert sg(repo, "update", "r1", "t1", "--verify", "pytest -q tests/a | tee out.txt",
               "--max-retries", "2").returncode == 0
     text = planned.read_text()
-    assert "## Verify\n\n| task | command | expect exit | max retries |\n|----|----|----|----|\n" \
-           "| t1 | pytest -q tests/a \\| tee out.txt | 0 | 2 |\n\n## Notes\nwhy: keep it small\n" in text, text
+    assert ("## Verify\n\n| task | command | expect exit | max retries |\n|----|----|----|----|\n"
+            "| t1 | pytest -q tests/a \\| tee out.txt | 0 | 2 |\n\n## Notes\nwhy: keep it small\n") in text, text
     rec = R.load_record(planned)
     assert rec["verify"]["t1"]["command"] == "pytest -q tests/a | tee out.txt"
     assert (rec["verify"]["t1"]["expect_exit"], rec["verify"]["t1"]["max_retries"]) == (0, 2)
@@ -234,9 +236,7 @@ HOG = "import sys, time\nb = bytearray(int(sys.argv[1]) << 20)\nfor i in range(0
 
 
 def test_oom_pass_and_fail_are_different_classes_under_a_real_cap(monkeypatch):
-    from tests.runner.conftest import cgroups_writable, need_real
     need_real(cgroups_writable())
-    from swarmgate.hosts.runner_selftest import Sandbox
 
     sb = Sandbox(prefix="sgverify")
     try:

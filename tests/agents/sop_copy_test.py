@@ -37,7 +37,8 @@ def test_no_copy_is_nothing_to_check(repo):
 
 @pytest.mark.parametrize("files, expect", [
     ({".claude/sop/VERSION": "2\n", ".claude/sop-version": "2\n"}, (True, "stamp matches")),
-    ({".claude/sop/VERSION": "2\n", ".claude/sop-version": "1\n"}, (False, "is at 2, the stamp .claude/sop-version says 1")),
+    ({".claude/sop/VERSION": "2\n", ".claude/sop-version": "1\n"},
+     (False, "is at 2, the stamp .claude/sop-version says 1")),
     ({".claude/sop/VERSION": "2\n"}, (False, "there is no stamp")),
     ({".claude/sop/x.md": "x\n", ".claude/sop-version": "1\n"}, (False, "VERSION is missing")),
     ({".claude/sop/VERSION": "\n", ".claude/sop-version": "1\n"}, (False, "VERSION is missing or empty")),
@@ -73,7 +74,8 @@ def test_sync_copies_exactly_verifies_and_stamps(repo, upstream):
 
 
 def test_sync_reads_upstream_from_the_config(repo, upstream):
-    write(repo, {".claude/swarmgate.toml": f'[sop]\nupstream = "{upstream}"\npath = "rules-copy"\nstamp = "rules-copy.stamp"\n'})
+    config = f'[sop]\nupstream = "{upstream}"\npath = "rules-copy"\nstamp = "rules-copy.stamp"\n'
+    write(repo, {".claude/swarmgate.toml": config})
     assert cli(repo, "sync").returncode == 0
     assert (repo / "rules-copy" / "VERSION").is_file() and (repo / "rules-copy.stamp").read_text() == "1.4.0\n"
     ok, _ = sop.stamp_status(str(repo), load_config(str(repo)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import multiprocessing
 import os
 import subprocess
 import threading
@@ -179,7 +180,8 @@ def test_cli_acquire_holds_for_the_claude_code_session_process(sleeper):
     assert status["holder"]["pid"] == int(p.stdout.splitlines()[1].split("=")[1]) and status["live"]
     # a CLAUDE_PID that is not our ancestor is not trusted: the parent shell holds it
     stranger = sleeper()
-    sh = f"workspace-lock acquire --name m --timeout 0 >/dev/null 2>&1; workspace-lock status --name m --json; echo sh=$$"
+    sh = ("workspace-lock acquire --name m --timeout 0 >/dev/null 2>&1; "
+          "workspace-lock status --name m --json; echo sh=$$")
     p = subprocess.run(["bash", "-c", sh], capture_output=True, text=True,
                        env={**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}", "CLAUDE_PID": str(stranger.pid)})
     status = json.loads(p.stdout.splitlines()[0])
@@ -257,8 +259,6 @@ def _racer(path: str, barrier, done, results) -> None:
 
 
 def test_racing_processes_exactly_one_takes_a_free_lock(tmp_path):
-    import multiprocessing
-
     ctx = multiprocessing.get_context("fork")
     path = str(tmp_path / "race")
     barrier, done, results = ctx.Barrier(6), ctx.Barrier(6), ctx.Queue()

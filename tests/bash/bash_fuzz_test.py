@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from swarmgate.hooks import bash_lexical, bash_parse, bash_tree, bash_walker
 from swarmgate.hooks.bash_tree import Analysis, analyze
 
 HANG = 10.0   # seconds: far above any budget used here; only a hang can exceed it
@@ -213,7 +214,6 @@ def test_tiny_budgets_stop_cleanly(tmp_path, budget):
 # ---------------------------------------------------------------- the two parsers agree
 
 def _lexical_view(text, cwd="/"):
-    from swarmgate.hooks import bash_lexical, bash_tree, bash_walker
     seq, unsure = bash_lexical.parse(text)
     w = bash_walker.Walker(bash_tree.Analysis(), cwd, 8, float("inf"), 1 << 20)
     w.walk(seq, bash_walker.Ctx())
@@ -231,7 +231,6 @@ def _view(c):
                         "A=1 cmd <<< 'x y'", "a | b && c || d &"]))
 def test_lexical_fallback_reads_what_bashlex_reads(wraps, text):
     """Where bashlex parses, the fallback must see the same commands, the same way."""
-    from swarmgate.hooks import bash_parse
     for w in wraps:
         if ("'" in w and "'" in text) or ("`" in w and "`" in text):
             continue
@@ -288,7 +287,6 @@ def _system_shell_lines(limit: int) -> list[str]:
 def test_both_parsers_agree_on_the_machines_own_scripts():
     """Where bashlex's tree is trusted, the fallback reads exactly the same commands
     (this comparison found five bashlex bugs that are now refused)."""
-    from swarmgate.hooks import bash_parse
     lines = _system_shell_lines(600)
     if len(lines) < 100:
         pytest.skip(f"only {len(lines)} shell-script lines on this machine")

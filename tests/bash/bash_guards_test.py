@@ -7,14 +7,16 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from swarmgate import guard as G
+from swarmgate.hooks import registry
+from swarmgate.selftest import guard_suite, run_suite
 from tests.bash import corpus
 
 
-
 def _shell_rules() -> list:
-    from swarmgate.hooks import registry
     return registry.refusing_guards("PreToolUse", "Bash")
 
 
@@ -330,8 +332,6 @@ def test_monitor_runs_through_the_same_guards(cjudge):
 
 @pytest.mark.parametrize("g", _shell_rules(), ids=lambda g: g.code)
 def test_cases_and_break_switches(g):
-    from swarmgate.selftest import guard_suite, run_suite
-
     res = run_suite(guard_suite(g))
     bad = [r for r in res.rows if not r[3]]
     assert not bad, bad
@@ -339,7 +339,6 @@ def test_cases_and_break_switches(g):
 
 
 def test_registered():
-    from swarmgate.hooks import registry
     codes = {g.code for g in registry.guards() if g.applies("PreToolUse", "Bash")}
     assert BASH_CODES <= codes
     assert {"B01", "B02", "B10", "B30", "B31", "G01", "T01", "W01"} <= BASH_CODES   # SPEC §4.3's rules
@@ -367,7 +366,7 @@ def _decision(out: dict):
 
 
 def test_hook_subprocess_subagent_heavy_denied(cjudge):
-    cjudge.config   # writes .claude/swarmgate.toml
+    _ = cjudge.config   # writes .claude/swarmgate.toml
     cjudge.write({"scripts/verify.sh": "#!/bin/bash\ncargo test --all\n"})
     out = _hook(cjudge.repo, {"tool_name": "Bash", "agent_id": "a9", "agent_type": "implementer",
                               "tool_input": {"command": "bash scripts/verify.sh"}})
@@ -376,7 +375,7 @@ def test_hook_subprocess_subagent_heavy_denied(cjudge):
 
 
 def test_hook_subprocess_main_prefixed_capped_allowed(cjudge):
-    cjudge.config
+    _ = cjudge.config
     scope = "SWARMGATE_RUN_SCOPE='kind=full; target=workspace; range=all crates; reason=commit gate of batch 7'"
     out = _hook(cjudge.repo, {"tool_name": "Bash", "tool_input": {
         "command": f"SWARMGATE_HEAVY=commit {scope} run-with-memory-cap 16G -- cargo test --workspace"}})
@@ -384,8 +383,9 @@ def test_hook_subprocess_main_prefixed_capped_allowed(cjudge):
 
 
 def test_hook_subprocess_names_each_code(cjudge):
-    cjudge.config
-    out = _hook(cjudge.repo, {"tool_name": "Bash", "tool_input": {"command": "SWARMGATE_HEAVY=commit cargo test --workspace"}})
+    _ = cjudge.config
+    heavy = "SWARMGATE_HEAVY=commit cargo test --workspace"
+    out = _hook(cjudge.repo, {"tool_name": "Bash", "tool_input": {"command": heavy}})
     decision, reason = _decision(out)
     assert decision == "deny" and "[B02]" in reason and "[B10]" in reason and "[B01]" not in reason
     out = _hook(cjudge.repo, {"tool_name": "CronCreate", "tool_input": {"cron": "* * * * *", "prompt": "ping"}})
@@ -423,9 +423,6 @@ def test_dry_runs_and_builds_are_not_heavy_runs(cjudge):
 
 def test_guards_never_crash_on_arbitrary_text(cjudge):
     """Whatever the text, every Bash guard answers (a crash would fail closed with 'crashed')."""
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
-
     alphabet = st.sampled_from(list("abc $`'\"\\|&;()<>{}[]=*?!#~-\n\t") + ["cargo", "test", "--all",
                                "bash -c ", "eval ", "while ", "do ", "done", "sleep 99", " > ", "tee ",
                                "SWARMGATE_HEAVY=commit ", "<<EOF\n", "EOF\n", "$(", "crontab ", "xargs "])

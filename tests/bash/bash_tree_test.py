@@ -1,12 +1,16 @@
 """bash_tree.analyze: every simple command a text would run, and nothing that is data."""
 from __future__ import annotations
 
+import json
 import os
 import stat
+import subprocess
+import sys
+import time
 
 import pytest
 
-from swarmgate.hooks import bash_tree, bash_walker
+from swarmgate.hooks import bash_lexical, bash_tree, bash_walker
 from swarmgate.hooks.bash_tree import analyze
 from swarmgate.hooks.code_scan import unverifiable_programs
 
@@ -414,7 +418,6 @@ def test_lexical_fallback_marks_parsed_by():
 
 
 def test_lexical_and_bashlex_agree_on_common_commands():
-    from swarmgate.hooks import bash_lexical
     texts = [
         "A=1 cargo test --workspace 2>&1 | tail -5 && echo ok",
         "for f in *.rs; do rustfmt $f; done; git add -A",
@@ -442,7 +445,6 @@ def test_cached_parse_does_not_leak_state_between_calls(tmp_path):
 
 
 def test_budget_is_respected(tmp_path):
-    import time
     text = "; ".join(f"echo {i} | cat" for i in range(3000))
     t = time.monotonic()
     an = analyze(text, cwd=str(tmp_path), budget_s=0.05)
@@ -452,8 +454,6 @@ def test_budget_is_respected(tmp_path):
 
 
 def test_import_is_light():
-    import subprocess
-    import sys
     code = ("import sys; import swarmgate.hooks.bash_tree; "
             "print('bashlex' in sys.modules, 'bashlex.parser' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -461,8 +461,6 @@ def test_import_is_light():
 
 
 def test_bashlex_tables_cache(tmp_path, monkeypatch):
-    import subprocess
-    import sys
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "st"))
     code = ("from swarmgate.hooks import bashlex_fast as f; b = f.load(); "
             "print(f.cache_path()); print(b.parser.parse('a | b')[0].kind)")
@@ -556,9 +554,6 @@ def test_command_v_runs_nothing():
 
 def test_fast_bashlex_parses_exactly_like_stock_bashlex(tmp_path, monkeypatch):
     """The cached tables and the two hot-spot patches must not change any tree."""
-    import json
-    import subprocess
-    import sys
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "st"))
     texts = ["A=1 cargo test --workspace 2>&1 | tail -5 && echo ok", "a=(1 2) b[1]=x cmd",
              "echo ${x:-y} ${#z} $1 $@", "cat <<EOF | bash\nx\nEOF", "f() { local a=1; }; f",
@@ -659,8 +654,6 @@ def test_bash_c_arguments_are_positional():
 
 
 def test_lexical_only_mode_never_imports_bashlex(tmp_path):
-    import subprocess
-    import sys
     write(tmp_path / "x.sh", "bash -c 'cargo test --workspace'\n")
     code = ("import sys\nfrom swarmgate.hooks.bash_tree import analyze\n"
             f"an = analyze('./x.sh && eval \"ls -la\"', cwd={str(tmp_path)!r}, parser='lexical')\n"
@@ -688,7 +681,8 @@ def test_xargs_and_parallel_arguments():
 
 
 def test_unquoted_heredoc_with_known_variables_is_literal(tmp_path):
-    an = run('D=/opt/x; cat > run.sh <<EOF\n#!/bin/bash\ncd $D && cargo test --workspace "\\$1"\nEOF\nbash run.sh', tmp_path)
+    an = run('D=/opt/x; cat > run.sh <<EOF\n#!/bin/bash\ncd $D && cargo test --workspace "\\$1"\nEOF\n'
+             'bash run.sh', tmp_path)
     assert not an.unverifiable, reasons(an)
     assert ["cd", "/opt/x"] in words(an) and find(an, "cargo").args == ["test", "--workspace", ""]
     an = run('cat > run.sh <<EOF\n$UNKNOWN_THING\nEOF\nbash run.sh', tmp_path)

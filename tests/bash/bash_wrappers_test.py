@@ -1,10 +1,16 @@
 """The one wrapper table: every program that runs an operand is followed to the command it runs."""
 from __future__ import annotations
 
+import os
+import tomllib
+from importlib import resources
+
 import pytest
 
+import swarmgate
 from swarmgate.config import ConfigError, validate
 from swarmgate.hooks import bash_wrappers as bw
+from swarmgate.hooks import shell_event
 from swarmgate.hooks.bash_tree import analyze
 from swarmgate.hooks.command_patterns import matches_words, views
 
@@ -274,7 +280,6 @@ def test_views_follow_runners_by_default_and_every_wrapper_on_request():
 
 
 def test_launchers_come_from_the_table():
-    from swarmgate.hooks import shell_event
     assert shell_event.LAUNCHERS is bw.LAUNCHERS
     for name in ("strace", "docker", "timeout", "run-with-memory-cap", "bash", "xargs"):
         assert name in bw.LAUNCHERS
@@ -312,13 +317,8 @@ def test_config_wrappers_are_validated_with_the_key_named(value, says):
 
 
 def test_shipped_config_parses_and_documents_the_key():
-    import os
-    import tomllib
-
-    import swarmgate
     path = os.path.join(os.path.dirname(swarmgate.__file__), "..", "rules", "swarmgate.toml")
     if not os.path.exists(path):
-        from importlib import resources
         path = str(resources.files("swarmgate.rules") / "swarmgate.toml")
     with open(path, "rb") as f:
         raw = tomllib.load(f)

@@ -3,8 +3,16 @@ from __future__ import annotations
 
 import pytest
 
-from swarmgate.hooks.command_patterns import (PatternError, basename, compile_pattern, first_match,
-                                              matches, matches_words, split_words, views)
+from swarmgate.hooks.command_patterns import (
+    PatternError,
+    basename,
+    compile_pattern,
+    first_match,
+    matches,
+    matches_words,
+    split_words,
+    views,
+)
 
 
 class Cmd:
@@ -41,7 +49,8 @@ def test_heavy_pattern_does_not_match(words):
 
 
 def test_quoted_pattern_words_and_quote_removal():
-    assert split_words("""bash '.claude/gate.d/x y.sh' "a\\"b" c\\ d""") == ["bash", ".claude/gate.d/x y.sh", 'a"b', "c d"]
+    words = split_words("""bash '.claude/gate.d/x y.sh' "a\\"b" c\\ d""")
+    assert words == ["bash", ".claude/gate.d/x y.sh", 'a"b', "c d"]
     assert compile_pattern('"cargo" test').name == "cargo"
     with pytest.raises(PatternError):
         compile_pattern("bash 'unbalanced")

@@ -5,6 +5,11 @@ import os
 
 import pytest
 
+from swarmgate.config import Config, parse_toml, validate
+from swarmgate.hook_engine import evaluate
+from swarmgate.hook_protocol import HookEvent
+from swarmgate.hooks import registry
+
 
 @pytest.fixture(autouse=True)
 def _state_dir(tmp_path, monkeypatch):
@@ -35,8 +40,6 @@ class Judge:
 
     @property
     def config(self):
-        from swarmgate.config import Config, parse_toml, validate
-
         if self._config is None:
             raw, path = {}, None
             if self.config_text:
@@ -49,13 +52,10 @@ class Judge:
         return self._config
 
     def guards(self):
-        from swarmgate.hooks import registry
         return registry.refusing_guards("PreToolUse", "Bash")
 
     def event(self, command: str | None = None, *, subagent: bool = False, agent_type: str = "implementer",
               tool: str = "Bash", tool_input: dict | None = None, cwd: str | None = None):
-        from swarmgate.hook_protocol import HookEvent
-
         ti = dict(tool_input or {})
         if command is not None:
             ti["command"] = command
@@ -67,8 +67,6 @@ class Judge:
         return HookEvent("PreToolUse", payload, self.repo)
 
     def findings(self, command: str | None = None, **kw):
-        from swarmgate.hook_engine import evaluate
-
         return evaluate(self.event(command, **kw), self.config, self.guards())
 
     def codes(self, command: str | None = None, **kw) -> set:

@@ -2,9 +2,12 @@
 firing, for a subagent and for the main agent; and the workarounds a refused agent tries next."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from swarmgate.hooks.env_changes import changes
+from swarmgate.state_paths import selftest_marker_dir
 
 
 def g01(judge, command: str, *, subagent: bool) -> list:
@@ -140,14 +143,12 @@ def test_env_i_drops_swarmgate_variables_only_when_some_are_set(judge, monkeypat
     monkeypatch.setenv("SWARMGATE_STATE_DIR", "/var/tmp/swarmgate-test")
     assert g01(judge, "env -i PATH=/usr/bin make", subagent=True)
     assert g01(judge, "env -i PATH=/usr/bin run-with-memory-cap 1G -- make", subagent=False)
-    import os
     for k in [k for k in os.environ if k.startswith("SWARMGATE_")]:
         monkeypatch.delenv(k)
     assert not g01(judge, "env -i PATH=/usr/bin make", subagent=True)
 
 
 def test_the_marker_directory_is_protected(judge):
-    from swarmgate.state_paths import selftest_marker_dir
     assert g01(judge, f"echo tok > {selftest_marker_dir()}/marker-{'a' * 32}", subagent=False)
 
 

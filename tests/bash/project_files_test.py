@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 
 import pytest
 
 from swarmgate.hooks.bash_tree import analyze
 from swarmgate.hooks.code_scan import unverifiable_programs
+from swarmgate.hooks.command_patterns import matches
 
 HEAVY = ("cargo test --workspace",)
 
 
 def heavy_reached(an) -> bool:
-    from swarmgate.hooks.command_patterns import matches
     return any(matches(c, p) for c in an.commands for p in HEAVY)
 
 
@@ -35,9 +36,9 @@ def judge(tmp_path, files, command):
     return an
 
 
-PKG = '{"name": "app", "scripts": {"test": "cargo test --workspace", "lint": "eslint .", ' \
-      '"test:e2e": "playwright test", "pretest:e2e": "cargo test --workspace", ' \
-      '"postinstall": "cargo test --workspace", "build": "tsc -p .", "ci": "npm run build && npm test"}}'
+PKG = ('{"name": "app", "scripts": {"test": "cargo test --workspace", "lint": "eslint .", '
+       '"test:e2e": "playwright test", "pretest:e2e": "cargo test --workspace", '
+       '"postinstall": "cargo test --workspace", "build": "tsc -p .", "ci": "npm run build && npm test"}}')
 PKG_SAFE = '{"name": "app", "scripts": {"test": "jest", "build": "tsc -p ."}}'
 WS_ROOT = '{"name": "root", "private": true, "workspaces": ["packages/*"]}'
 WS_PKG = '{"name": "@x/core", "scripts": {"test": "cargo test --workspace"}}'
@@ -206,7 +207,6 @@ def test_readers_are_not_imported_when_nothing_calls_them():
             "bad = [m for m in ('swarmgate.hooks.package_scripts', 'swarmgate.hooks.task_files', "
             "'swarmgate.hooks.yaml_subset', 'swarmgate.hooks.makefile_reader') if m in sys.modules]\n"
             "print(bad)\n")
-    import sys
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
 

@@ -10,6 +10,7 @@ import pytest
 
 from swarmgate import bounded_read as B
 from swarmgate import statefile
+from swarmgate.hooks import session_state
 from tests.core.conftest import answer_of, payload, run_hook
 
 
@@ -124,7 +125,6 @@ def test_a_fifo_run_as_a_script_or_makefile_is_answered(repo):
 
 
 def test_a_fifo_planted_as_session_state_is_answered(repo):
-    from swarmgate.hooks import session_state
     state = str(session_state.state_path("s"))  # under this test's SWARMGATE_STATE_DIR
     os.makedirs(os.path.dirname(state), exist_ok=True)
     os.mkfifo(state)

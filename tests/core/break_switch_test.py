@@ -2,17 +2,21 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 import pytest
 
 from swarmgate import break_switch as bs
+from swarmgate.procinfo import start_time
+from swarmgate.state_paths import selftest_marker_dir
+from swarmgate.statefile import ensure_private_dir
 
 
 @pytest.fixture(autouse=True)
 def _no_marker_dir_left():
     yield
-    from swarmgate.state_paths import selftest_marker_dir
     try:
         os.rmdir(selftest_marker_dir())  # only when empty: another self-test may be running
     except OSError:
@@ -85,8 +89,6 @@ def test_stale_marker_is_rejected(monkeypatch):
 
 def _forge(token: str, pid: int, start=None) -> str:
     """A marker written by hand, as an agent would: the right place, token, a live pid."""
-    from swarmgate.procinfo import start_time
-    from swarmgate.statefile import ensure_private_dir
     ensure_private_dir(os.path.dirname(bs._marker_path(token)))
     path = bs._marker_path(token)
     with open(path, "w") as f:
@@ -98,7 +100,6 @@ def _forge(token: str, pid: int, start=None) -> str:
 def test_symlinked_marker_is_rejected(monkeypatch, tmp_path):
     token = "f" * 32
     real = tmp_path / "real-marker"
-    from swarmgate.procinfo import start_time
     real.write_text(f"{token} {os.getpid()} {start_time(os.getpid())}\n")
     os.chmod(real, 0o600)
     path = _forge(token, os.getpid())
@@ -121,7 +122,6 @@ def test_the_marker_location_comes_from_no_environment_variable(monkeypatch, tmp
     """SWARMGATE_SELFTEST_MARKER_DIR (gone) and SWARMGATE_STATE_DIR both point at a directory the
     command controls, with a marker in it: nothing is honoured."""
     token = "a" * 32
-    from swarmgate.procinfo import start_time
     for d in (tmp_path / "m", tmp_path / "state" / "selftest"):
         d.mkdir(parents=True)
         (d / f"marker-{token}").write_text(f"{token} {os.getpid()} {start_time(os.getpid())}\n")
@@ -130,15 +130,12 @@ def test_the_marker_location_comes_from_no_environment_variable(monkeypatch, tmp
     monkeypatch.setenv(bs.TOKEN_ENV, token)
     monkeypatch.setenv("SWARMGATE_BREAK", "x")
     assert not bs.broken("x") and bs.refusal() is not None
-    from swarmgate.state_paths import selftest_marker_dir
     assert not selftest_marker_dir().startswith(str(tmp_path))
 
 
 def test_a_marker_must_name_this_process_or_an_ancestor(monkeypatch):
     """A marker copied from a running self-test (right token, its live pid) vouches only for that
     self-test's own process tree; a marker naming a dead or reused pid vouches for nothing."""
-    import subprocess
-    import sys
     token = "b" * 32
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
@@ -161,8 +158,6 @@ def test_a_marker_must_name_this_process_or_an_ancestor(monkeypatch):
 def test_a_child_of_the_self_test_is_vouched_for_and_another_process_is_not(tmp_path):
     """Through real processes: a tool started by the self-test honours the switch; the same
     environment copied into a process the self-test did not start (an agent's shell) does not."""
-    import subprocess
-    import sys
     code = "from swarmgate import break_switch as b; print(b.broken('x'), b.refusal() is None)"
     with bs.selftest_marker() as env:
         full = {**os.environ, **env, "SWARMGATE_BREAK": "x"}
@@ -179,8 +174,6 @@ def test_a_child_of_the_self_test_is_vouched_for_and_another_process_is_not(tmp_
 
 
 def test_break_switch_imports_no_self_test_harness():
-    import subprocess
-    import sys
     code = ("import sys, swarmgate.break_switch as b; b.broken('x'); b.refusal(); "
             "print(sorted(m for m in sys.modules if m.startswith('swarmgate.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout

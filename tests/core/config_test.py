@@ -1,12 +1,12 @@
 """Config validation: every error names the file, the key and the value."""
 from __future__ import annotations
 
+import os
 import tomllib
 
 import pytest
 
-from swarmgate.config import (SCHEMA, ConfigError, defaults, find_repo, load_config, load_hosts_config,
-                              validate)
+from swarmgate.config import SCHEMA, ConfigError, defaults, find_repo, load_config, load_hosts_config, validate
 from swarmgate.install import templates_dir
 
 
@@ -26,7 +26,6 @@ def test_no_config_gives_the_defaults(repo):
 
 
 def test_shipped_template_loads_and_equals_the_schema_defaults():
-    import os
     path = os.path.join(templates_dir(), "swarmgate.toml")
     with open(path, "rb") as f:
         raw = tomllib.load(f)
@@ -41,7 +40,8 @@ def test_shipped_template_loads_and_equals_the_schema_defaults():
         assert t in shipped["write"] or t == "rescanner", f"shipped agent type {t} has no [write] row"
     # every section of the schema is shown in the template, so users find the keys
     missing = set(SCHEMA) - set(raw)
-    assert not missing, f"add the sections {sorted(missing)} (keys at their defaults, commented) to rules/swarmgate.toml"
+    assert not missing, (f"add the sections {sorted(missing)} (keys at their defaults, commented) "
+                         "to rules/swarmgate.toml")
 
 
 def test_values_are_read_and_normalised(repo):
@@ -189,7 +189,6 @@ def test_every_load_reads_the_file_itself(repo):
     # the same size, a new content, the same mtime: still read afresh (nothing keyed on stat)
     st = cfg.stat()
     cfg.write_text("[threads]\nheavy_default = 9\n")
-    import os
     os.utime(cfg, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert load_config(str(repo))["threads"]["heavy_default"] == 9
     cfg.write_text("[threads]\nheavy_default = 'x'\n")
@@ -207,7 +206,6 @@ def test_toml_outside_the_plain_subset_is_read_by_tomllib(repo):
 
 
 def test_read_only_repository_still_loads(repo, tmp_path):
-    import os
     write_cfg(repo, "[threads]\nheavy_default = 8\n")
     (repo / ".swarmgate").mkdir()
     os.chmod(repo / ".swarmgate", 0o500)

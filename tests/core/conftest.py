@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from swarmgate import break_switch
+
 BIN = Path(sys.executable).parent
 SWARMGATE = str(BIN / "swarmgate")
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +26,6 @@ def _isolated(tmp_path, monkeypatch):
     for k, v in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
                  "GIT_COMMITTER_EMAIL": "t@t"}.items():
         monkeypatch.setenv(k, v)
-    from swarmgate import break_switch
     break_switch._cache.clear()
     yield
     break_switch._cache.clear()

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from swarmgate import decision_log, doctor, install, log_view
+from swarmgate.exit_codes import MEANING
 
 
 def test_doctor_on_an_unwired_repository_fails_with_the_fix(repo, capsys):
@@ -86,8 +87,8 @@ def test_doctor_through_the_entry_point_never_tracebacks(repo, tmp_path):
 
 
 def _log(repo, **kw):
-    base = dict(session="sess-aaaa", agent_id=None, agent_type=None, event="PreToolUse", tool="Bash",
-                codes=[], decision="allow", latency_ms=10.0, input_text="ls")
+    base = {"session": "sess-aaaa", "agent_id": None, "agent_type": None, "event": "PreToolUse", "tool": "Bash",
+            "codes": [], "decision": "allow", "latency_ms": 10.0, "input_text": "ls"}
     base.update(kw)
     decision_log.record(str(repo), **base)
 
@@ -176,8 +177,6 @@ def test_percentile():
 
 
 def test_readme_keeps_the_two_commands_and_the_exit_code_table():
-    from swarmgate.exit_codes import MEANING
-
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     text = open(os.path.join(root, "README.md"), encoding="utf-8").read()
     assert "./install.sh --into /path/to/your/repo" in text and "./install.sh --test" in text

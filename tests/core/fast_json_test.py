@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +14,8 @@ from hypothesis import strategies as st
 from swarmgate import fast_json
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
-values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(), inner, max_size=5),
+values = st.recursive(scalars,
+                      lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(), inner, max_size=5),
                       max_leaves=30)
 
 
@@ -64,9 +68,6 @@ def test_constants_and_unserialisable():
 
 
 def test_the_hook_does_not_import_the_json_package(tmp_path, repo):
-    import os
-    import subprocess
-    import sys
     payload = json.dumps({"session_id": "s", "cwd": str(repo), "hook_event_name": "PreToolUse",
                           "tool_name": "Write", "tool_input": {"file_path": str(repo / "a.txt"), "content": ""}})
     code = ("import sys; from swarmgate.cli import main; rc = main(['hook', 'PreToolUse']); "

@@ -8,8 +8,12 @@ import json
 import time
 
 import pytest
+from rich.console import Console
 
 from swarmgate import decision_log, flow_html, flow_model, log_view
+from swarmgate.agents import records as R
+from swarmgate.config import Config, validate
+from swarmgate.flow_sources import gather, pick_sessions
 
 T0 = 1_790_000_000.0
 
@@ -154,10 +158,11 @@ def test_the_page_is_self_contained_and_escapes_what_agents_wrote():
 
 
 def test_the_rounds_graph_planned_vs_done():
-    from swarmgate.agents import records as R
-    text = ("# Round r1\n\ngoal: g\nexit: e\n\n## Tasks\n\n| id | description | deps | inputs ready | batch | verdict |\n"
+    text = ("# Round r1\n\ngoal: g\nexit: e\n\n## Tasks\n\n"
+            "| id | description | deps | inputs ready | batch | verdict |\n"
             "|-|-|-|-|-|-|\n| t1 | parse | - | yes | 1 | close |\n| t2 | wire | t1 | no | 2 | |\n\n## Verify\n\n"
-            "| task | command | expect exit | max retries |\n|-|-|-|-|\n| t1 | make t1 | 0 | 1 |\n| t2 | make t2 | 0 | 0 |\n")
+            "| task | command | expect exit | max retries |\n|-|-|-|-|\n"
+            "| t1 | make t1 | 0 | 1 |\n| t2 | make t2 | 0 | 0 |\n")
     rec = R.parse_record(text, "/r/records/r1.md")
     verify = {"t1": {"command": "make t1", "class": "fail", "exit": 2, "attempts": 2}}
     m = flow_model.build(source(record=rec, record_path="/r/records/r1.md", verify=verify, round="r1"))
@@ -172,11 +177,6 @@ def test_the_rounds_graph_planned_vs_done():
 
 def test_a_progress_bar_while_a_long_history_is_read(tmp_path, monkeypatch):
     """Forced onto a terminal-like console: rich draws the bar; a short history on a pipe draws nothing."""
-    from rich.console import Console
-
-    from swarmgate.config import Config, validate
-    from swarmgate.flow_sources import gather
-
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
     repo = tmp_path / "repo"
     for i in range(300):
@@ -229,7 +229,6 @@ def test_run_classes(code, cls):
 
 
 def test_which_sessions_a_report_shows():
-    from swarmgate.flow_sources import pick_sessions
     recs = [{"session": "aaa1", "time": iso(T0)}, {"session": "bbb2", "time": iso(T0 + 50)},
             {"session": "aaa1", "time": iso(T0 + 100)}, {"session": "ccc3", "time": iso(T0 + 20)}]
     assert pick_sessions(recs, None, None) == ["aaa1"]                      # the latest decision

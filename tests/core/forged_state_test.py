@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 
-from swarmgate import doctor, install
+from swarmgate import config, doctor, install, sizes
 from swarmgate.config import load_config, parse_toml, validate
+from swarmgate.hooks import registry
 from tests.core.conftest import answer_of, payload, run_hook
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -15,7 +16,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def _old_config_key(path: str) -> str:
     """The key the config cache was trusted under: stat fields anyone can read, and the identity
     of swarmgate's own config code (what an agent computes before forging the cache)."""
-    from swarmgate import config, sizes
     st = os.stat(path)
     code = []
     for mod_file in (config.__file__, sizes.parse_size.__code__.co_filename):
@@ -27,7 +27,6 @@ def _old_config_key(path: str) -> str:
 def _forge_config_cache(repo) -> None:
     cfg = str(repo / ".claude" / "swarmgate.toml")
     raw = parse_toml(cfg)
-    from swarmgate.hooks import registry
     raw["guards"] = {g.code: "off" for g in registry.guards()}
     cache = repo / ".swarmgate" / "cache" / "config.json"
     cache.parent.mkdir(parents=True, exist_ok=True)
@@ -35,7 +34,6 @@ def _forge_config_cache(repo) -> None:
 
 
 def _forge_route_cache(repo) -> None:
-    from swarmgate.hooks import registry
     idx = repo / ".swarmgate" / "cache" / "guard-routes.json"
     idx.parent.mkdir(parents=True, exist_ok=True)
     idx.write_text(json.dumps({"key": "anything", "routes": {name: [] for name in registry.MODULES}}))
@@ -60,7 +58,6 @@ def test_a_forged_config_cache_switches_no_guard_off(repo, capsys):
 
 
 def test_doctor_fails_a_route_table_that_would_skip_a_guard(monkeypatch):
-    from swarmgate.hooks import registry
     monkeypatch.setitem(registry.ROUTES, "swarmgate.hooks.heavy_guards", (("PreToolUse", ("Monitor",)),))
     c = doctor.check_state_caches(ROOT)
     assert c.status == doctor.FAIL and "heavy_guards: PreToolUse/Bash" in c.what

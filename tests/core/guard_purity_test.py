@@ -9,11 +9,17 @@ under an audit hook that notes every process start and every flock.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 import pytest
 
+from swarmgate.config import Config, parse_toml, validate
+from swarmgate.hook_engine import _active, derive, judge
+from swarmgate.hook_protocol import HookEvent
 from swarmgate.hooks import registry
+from swarmgate.selftest import CASE_STATE_DIR
+from swarmgate.statefile import locked
 
 CASES = [(g, c) for g in registry.guards() for c in g.cases]
 
@@ -42,10 +48,6 @@ def _listing(root: str) -> dict:
 
 
 def _prepared(tmp_path, monkeypatch, case):
-    from swarmgate.config import Config, parse_toml, validate
-    from swarmgate.hook_protocol import HookEvent
-    from swarmgate.selftest import CASE_STATE_DIR
-
     repo = tmp_path / "repo"
     repo.mkdir()
     for rel, content in case.files.items():
@@ -72,7 +74,6 @@ def _prepared(tmp_path, monkeypatch, case):
 @pytest.mark.parametrize("g, case", CASES, ids=[f"{g.code}-{c.name}" for g, c in CASES])
 def test_check_writes_nothing_locks_nothing_starts_nothing(g, case, tmp_path, monkeypatch):
     global _seen
-    from swarmgate.hook_engine import _active, derive, judge
 
     repo, config, event = _prepared(tmp_path, monkeypatch, case)
     active = [(x, m) for x, m in _active(event, config, [g])]
@@ -94,9 +95,7 @@ def test_check_writes_nothing_locks_nothing_starts_nothing(g, case, tmp_path, mo
 def test_the_purity_test_sees_a_write_a_lock_and_a_process(tmp_path, monkeypatch):
     """The watch above can fail: an impure check is caught on each count."""
     global _seen
-    import subprocess
 
-    from swarmgate.statefile import locked
 
     def impure(root):
         (root / "x").write_text("x")

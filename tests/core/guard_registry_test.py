@@ -5,16 +5,26 @@ firing and a non-firing case, or a break switch fails here.
 """
 from __future__ import annotations
 
+import ast
+import importlib
+import importlib.util
+import json as _json
 import os
 import re
 import subprocess
 import sys
+from fnmatch import fnmatchcase
 
 import pytest
 
+import swarmgate.hooks.registry as reg
 from swarmgate import docs
 from swarmgate import guard as G
+from swarmgate.guard import SHELL_TOOLS
 from swarmgate.hooks import registry
+from swarmgate.hooks.derivations import BUILDERS
+from swarmgate.hooks.protected_paths import _glob_match
+from swarmgate.install import HOOK_GROUPS
 
 GUARDS = registry.guards()
 CODE = re.compile(r"^[A-Z]\d\d$")
@@ -91,7 +101,6 @@ def test_codes_are_unique_rules():
 
 
 def test_every_module_in_the_registry_defines_guards():
-    import importlib
     for name in registry.MODULES:
         mod = importlib.import_module(name)
         assert name.startswith("swarmgate.hooks."), name
@@ -118,16 +127,11 @@ def test_guard_modules_are_light_at_import():
                                   ".git/hooks/pre-commit", "src/x.py", "aXbYc", "abac", "a", ""])
 @pytest.mark.parametrize("pat", ["*", "a*b*c", "*a*a*", ".claude/settings*.json", ".swarmgate/**", "x?", "[ab]*"])
 def test_protected_paths_glob_agrees_with_fnmatch(name, pat):
-    from fnmatch import fnmatchcase
-
-    from swarmgate.hooks.protected_paths import _glob_match
     assert _glob_match(name, pat) == fnmatchcase(name, pat)
 
 
 def test_every_guard_is_reached_by_an_installed_hook_entry():
     """A guard on an event/tool that `swarmgate install` does not wire would never run."""
-    from swarmgate.install import HOOK_GROUPS
-
     wired: dict[str, list] = {}
     for event, matcher, _ in HOOK_GROUPS:
         wired.setdefault(event, []).append(matcher)
@@ -144,7 +148,6 @@ def test_every_guard_is_reached_by_an_installed_hook_entry():
 
 
 def _all_routes():
-    from swarmgate.install import HOOK_GROUPS
     out = set()
     for event, matcher, _ in HOOK_GROUPS:
         for tool in (matcher.split("|") if matcher else [None]):
@@ -184,11 +187,11 @@ def test_a_route_table_that_misses_a_route_is_caught(monkeypatch):
 def test_a_file_tool_hook_call_does_not_import_the_dispatch_guards(tmp_path, repo):
     """Through a real process: only the modules routed to the call are imported, and nothing is
     written to or read from a route cache in the repository."""
-    import json as _json
     payload = _json.dumps({"session_id": "s", "cwd": str(repo), "hook_event_name": "PreToolUse",
                            "tool_name": "Write", "tool_input": {"file_path": str(repo / "a.txt"), "content": ""}})
     code = ("import sys; from swarmgate.cli import main; rc = main(['hook', 'PreToolUse']); "
-            "sys.stderr.write('MODULES ' + ' '.join(sorted(m for m in sys.modules if m.startswith('swarmgate.hooks.'))))")
+            "sys.stderr.write('MODULES ' + "
+            "' '.join(sorted(m for m in sys.modules if m.startswith('swarmgate.hooks.'))))")
     env = {**os.environ, "SWARMGATE_STATE_DIR": str(tmp_path / "st")}
     proc = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True, text=True,
                           cwd=repo, env=env, timeout=60)
@@ -206,9 +209,6 @@ def test_a_file_tool_hook_call_does_not_import_the_dispatch_guards(tmp_path, rep
 
 def _imports_of(name: str) -> set:
     """The swarmgate modules ``name`` imports anywhere in its text (top level or inside functions)."""
-    import ast
-    import importlib.util
-
     origin = importlib.util.find_spec(name).origin
     tree = ast.parse(open(origin).read(), origin)
     pkg = name.rpartition(".")[0]
@@ -226,7 +226,6 @@ def _imports_of(name: str) -> set:
 
 
 def _is_module(name: str) -> bool:
-    import importlib.util
     try:
         return importlib.util.find_spec(name) is not None
     except (ImportError, AttributeError):   # `from swarmgate.x import name`: name is not a module
@@ -256,20 +255,17 @@ def test_a_rule_module_never_imports_another_rule_module(name):
 
 
 def test_the_rule_import_test_can_fail(monkeypatch):
-    import swarmgate.hooks.registry as reg
     assert _import_path("swarmgate.hooks.stop_guards", {"swarmgate.hook_engine"}) is not None
     assert _import_path("swarmgate.hooks.write_scope", set(reg.MODULES) | {"swarmgate.hooks.shell_event"})
 
 
 def test_every_needed_fact_has_a_builder():
-    from swarmgate.hooks.derivations import BUILDERS
     for g in GUARDS:
         assert set(g.needs) <= set(BUILDERS), f"{g.code} needs {set(g.needs) - set(BUILDERS)}: no such derivation"
 
 
 def test_shell_guards_declare_the_parsed_command():
     """The command is parsed in the derive phase, outside every guard's budget."""
-    from swarmgate.guard import SHELL_TOOLS
     for g in GUARDS:
         if "PreToolUse" in g.events and set(g.tools) & set(SHELL_TOOLS):
             assert "bash" in g.needs, f"{g.code} judges shell commands: add needs=(\"bash\",)"

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.core.conftest import answer_of, run_hook
+from tests.core.conftest import SWARMGATE, answer_of, run_hook
 
 LONE = ["\ud800", "\udbff", "\udc00", "\udfff", "\udc80"]
 
@@ -84,9 +85,6 @@ def test_the_answer_is_ascii_json(repo):
 
 def test_an_answer_that_cannot_be_written_refuses_with_exit_2(repo):
     """stdout closed: the refusal goes to stderr with exit 2, never exit 0 with nothing said."""
-    import subprocess
-
-    from tests.core.conftest import SWARMGATE
     stdin = _escaped(_event(repo, "PreToolUse", tool_name="Bash", tool_input={"command": "ls"}))
     r, w = os.pipe()
     os.close(r)  # the reader is gone: the write fails with EPIPE

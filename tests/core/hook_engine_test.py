@@ -15,8 +15,14 @@ import time
 
 import pytest
 
+from swarmgate import decision_log
 from swarmgate import guard as G
+from swarmgate.config import load_config
 from swarmgate.hook_engine import answer as engine_answer
+from swarmgate.hook_engine import hook_timeout_s, judge_recorded
+from swarmgate.hook_protocol import goes_ahead
+from swarmgate.hooks import registry
+from swarmgate.install import HOOK_GROUPS
 
 
 def deny_reason(ans: dict) -> str:
@@ -246,8 +252,6 @@ def test_subagent_and_main_agent_are_told_apart(repo):
 
 
 def test_every_decision_is_logged_with_the_spec_fields(repo):
-    from swarmgate import decision_log
-
     g = _guard("X13", lambda e, c: G.Finding("X13", "no") if "rm" in e.shell_command else None)
     call("PreToolUse", bash(repo, "ls"), [g])
     call("PreToolUse", bash(repo, "rm -rf x", agent_id="a7", agent_type="implementer"), [g])
@@ -263,8 +267,6 @@ def test_every_decision_is_logged_with_the_spec_fields(repo):
 
 def test_the_log_keeps_each_codes_own_decision(repo):
     """An advisory report on a call another guard refused is logged as context for its code."""
-    from swarmgate import decision_log
-
     refuse = _guard("X14", lambda e, c: G.Finding("X14", "no"))
     report = _guard("X15", lambda e, c: G.Finding("X15", "memory: 3G free", decision=G.CONTEXT), advisory=True)
     call("PreToolUse", bash(repo, "make"), [refuse, report])
@@ -276,8 +278,6 @@ def test_the_log_keeps_each_codes_own_decision(repo):
 
 
 def test_a_stop_blocks_per_code_in_the_logs_words(repo):
-    from swarmgate import decision_log
-
     g = _guard("S98", lambda e, c: G.Finding("S98", "round not closed"), events=("Stop",), tools=())
     base = {"session_id": "s1", "transcript_path": "", "cwd": str(repo), "hook_event_name": "Stop"}
     call("Stop", {**base, "stop_hook_active": False}, [g])
@@ -315,8 +315,6 @@ def test_stop_through_the_entry_point_with_stop_hook_active(hook, answer, repo):
 
 
 def test_a_guard_module_that_does_not_import_fails_closed(repo, monkeypatch, capsys):
-    from swarmgate.hooks import registry
-
     monkeypatch.setattr(registry, "MODULES", (*registry.MODULES, "swarmgate.hooks.no_such_guard_module"))
     monkeypatch.setattr(registry, "_cache", None)
     out, code = engine_answer("PreToolUse", json.dumps(bash(repo)))
@@ -362,10 +360,6 @@ def test_the_whole_call_answers_within_the_hook_timeout(repo):
 
 
 def test_engine_and_install_agree_on_each_hooks_timeout(repo):
-    from swarmgate.config import load_config
-    from swarmgate.hook_engine import hook_timeout_s
-    from swarmgate.install import HOOK_GROUPS
-
     _config(repo, "[hooks]\ntimeout = 11\nreport_timeout = 47\n")
     cfg = load_config(str(repo))
     for event, matcher, key in HOOK_GROUPS:
@@ -374,8 +368,6 @@ def test_engine_and_install_agree_on_each_hooks_timeout(repo):
 
 
 def test_refusals_without_judging_are_logged_too(hook, answer, repo, make_payload, monkeypatch):
-    from swarmgate import decision_log
-
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo))
     answer(hook(["PreToolUse"], "{broken", cwd=repo))
     answer(hook(["PreToolUse"], make_payload(repo, command="ls"), cwd=repo, env={"SWARMGATE_BREAK": "x"}))
@@ -463,8 +455,6 @@ def test_the_act_of_a_guard_switched_off_does_not_run(repo):
 
 
 def test_stop_acts_run_when_the_stop_goes_through():
-    from swarmgate.hook_protocol import goes_ahead
-
     assert not goes_ahead("SubagentStop", "deny", stop_hook_active=False)
     assert goes_ahead("SubagentStop", "deny", stop_hook_active=True)
     assert goes_ahead("PreToolUse", "ask") and not goes_ahead("PreToolUse", "deny")
@@ -472,9 +462,6 @@ def test_stop_acts_run_when_the_stop_goes_through():
 
 
 def test_judge_recorded_judges_a_recorded_call_and_records_nothing(repo, tmp_path):
-    from swarmgate.config import load_config
-    from swarmgate.hook_engine import judge_recorded
-
     payload = {"session_id": "s1", "cwd": str(repo), "tool_name": "Bash", "agent_id": "a1",
                "agent_type": "implementer", "tool_input": {"command": "cargo test --workspace"}}
     judge_recorded(payload, load_config(str(repo)), str(repo))   # the parser's table cache is written once

@@ -6,6 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 
 from swarmgate import replay
+from swarmgate.agents.handover import read_entries
 
 
 def _write(path, entries):
@@ -40,7 +41,6 @@ def test_calls_identity_and_expansion(tmp_path):
     main, sub = session(tmp_path, tmp_path / "repo")
     assert replay.expand([str(main)]) == [str(main), str(sub)]
     assert replay.expand([str(sub), str(main)]) == [str(sub), str(main)]  # each once
-    from swarmgate.agents.handover import read_entries
     entries = read_entries(str(sub))[0]
     assert replay.identity(str(sub), entries) == {"session": "S1", "agent_id": "a7", "agent_type": "implementer"}
     assert replay.identity(str(main), read_entries(str(main))[0])["agent_id"] is None

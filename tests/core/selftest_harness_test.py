@@ -5,11 +5,10 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from swarmgate import guard as G
 from swarmgate import selftest
 from swarmgate.break_switch import broken
+from swarmgate.hooks import registry
 
 
 def _protected(value: int) -> bool:
@@ -88,7 +87,6 @@ def test_guard_suite_built_from_cases():
 
 
 def test_every_registered_guard_suite_passes():
-    from swarmgate.hooks import registry
     for g in registry.guards():
         res = selftest.run_suite(selftest.guard_suite(g))
         bad = [r for r in res.rows if not r[3]]

@@ -4,9 +4,12 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import subprocess
+import sys
 import threading
 
 import pytest
+from filelock import FileLock, Timeout
 
 from swarmgate import statefile as sf
 
@@ -150,8 +153,6 @@ def test_two_corruptions_in_one_second_keep_both_copies(tmp_path):
 
 
 def test_lock_excludes_filelock_users_of_the_same_path(tmp_path):
-    from filelock import FileLock, Timeout
-
     path = tmp_path / "shared.lock"
     with sf.locked(path):
         with pytest.raises(Timeout):
@@ -200,8 +201,6 @@ def test_lock_on_something_that_is_not_a_file_is_refused(tmp_path):
 
 
 def test_lock_does_not_import_filelock(tmp_path):
-    import subprocess
-    import sys
     code = (f"import sys; from swarmgate import statefile as sf\n"
             f"with sf.locked({str(tmp_path / 'x.lock')!r}): pass\n"
             "print('filelock' in sys.modules)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 import pytest
-
+from harness import marked_pids
 from messages_api import Conversation, bash, compact_after, dispatch, done, tool
 
 pytestmark = pytest.mark.e2e
@@ -179,8 +179,6 @@ def test_subagent_tool_calls_carry_agent_type(claude_repo):
 
 def test_harness_kills_what_the_run_left_running(claude_repo):
     """A process the model's command detached does not outlive the run: the harness reaps it."""
-    from harness import marked_pids
-
     pid_file = claude_repo.tmp / "detached.pid"
     run = claude_repo.run("script:detach", [
         Conversation("script:detach", [
@@ -196,8 +194,6 @@ def test_harness_kills_what_the_run_left_running(claude_repo):
 
 def test_harness_bounds_a_run_in_time_and_cleans_up(claude_repo):
     """A run that does not finish in time is killed with everything it started, and says so."""
-    from harness import marked_pids
-
     pid_file = claude_repo.tmp / "hung.pid"
     with pytest.raises(AssertionError, match="did not finish within 8 s"):
         claude_repo.run("script:hang", [

@@ -31,9 +31,10 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterable
+from typing import Any
 
 _ids = itertools.count(1)
 
@@ -308,7 +309,7 @@ class MessagesAPI:
         self._thread: threading.Thread | None = None
 
     # lifecycle
-    def start(self) -> "MessagesAPI":
+    def start(self) -> MessagesAPI:
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -355,7 +356,7 @@ class MessagesAPI:
             self._thread.join(timeout=5)
             self._thread = None
 
-    def __enter__(self) -> "MessagesAPI":
+    def __enter__(self) -> MessagesAPI:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -16,8 +16,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from messages_api import Conversation, bash, dispatch, done
+
+from tests.hosts.cgroups import remove_tree
+from tests.runner.conftest import cgroups_writable, need_real
 
 pytestmark = pytest.mark.e2e
 
@@ -109,14 +111,12 @@ def record_session(claude_repo, slice_name: str):
 
 
 def test_report_of_a_real_session_renders_in_chromium(claude_repo, tmp_path):
-    from tests.runner.conftest import cgroups_writable, need_real
     need_real(cgroups_writable())
     chromium()
     slice_name = f"swarmgate-e2e-flow-{os.getpid()}"
     try:
         run = record_session(claude_repo, slice_name)
     finally:
-        from tests.hosts.cgroups import remove_tree
         remove_tree(f"/sys/fs/cgroup/memory/{slice_name}")
     why = run.describe()
     assert run.returncode == 0, why

@@ -10,6 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from swarmgate import break_switch
+from swarmgate.config import load_config
+from swarmgate.hooks import exec_shims
+
 STANDIN = """#!/bin/sh
 # stand-in for the real {name}: says how it was called, and leaves a line in the log
 printf '%s\\n' "REAL {name} $*"
@@ -28,7 +32,6 @@ def _isolated(tmp_path, monkeypatch):
                 "CLAUDE_ENV_FILE", "SWARMGATE_SHIM_HOPS", "CARGO_HOME"):
         monkeypatch.delenv(var, raising=False)
     (tmp_path / "home").mkdir()
-    from swarmgate import break_switch
     break_switch._cache.clear()
     yield
     break_switch._cache.clear()
@@ -71,9 +74,6 @@ class Shimmed:
         self.write_shims()
 
     def write_shims(self) -> dict:
-        from swarmgate.config import load_config
-        from swarmgate.hooks import exec_shims
-
         return exec_shims.write_dir(str(self.shims), load_config(str(self.repo)), repo=str(self.repo),
                                     session="sess-1")
 

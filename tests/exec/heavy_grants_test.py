@@ -11,6 +11,11 @@ import time
 import pytest
 
 from swarmgate import heavy_grants
+from swarmgate.config import load_config
+from swarmgate.hosts import agent_cgroups as A
+from swarmgate.hosts.runner_selftest import Sandbox
+from swarmgate.procinfo import identity
+from tests.exec.conftest import Shimmed
 from tests.runner.conftest import cgroups_writable, need_real
 
 CONFIG_EXTRA = '[heavy]\npatterns = ["cargo test --workspace", "make check-full"]\n'
@@ -20,8 +25,6 @@ CONFIG_EXTRA = '[heavy]\npatterns = ["cargo test --workspace", "make check-full"
 def capped(tmp_path, monkeypatch):
     """A runner sandbox (own slice, 256M total, own state) with shims written for its repo."""
     need_real(cgroups_writable())
-    from swarmgate.hosts.runner_selftest import Sandbox
-    from tests.exec.conftest import Shimmed
 
     sb = Sandbox(prefix="sgexec")
     sb.write_config(CONFIG_EXTRA)
@@ -80,10 +83,6 @@ def test_outside_any_run_or_in_an_unmarked_run_it_is_refused(capped):
 
 
 def test_a_runner_inside_a_subagents_cgroup_never_takes_a_grant(capped):
-    from swarmgate.config import load_config
-    from swarmgate.hosts import agent_cgroups as A
-    from swarmgate.procinfo import identity
-
     cfg = load_config(capped.repo)
     owner = identity()
     agent = A.ensure(cfg, owner, "thief", "implementer", "s")
@@ -104,7 +103,6 @@ def test_a_mark_whose_runner_is_dead_covers_nothing(tmp_path, monkeypatch):
     p.wait()
     heavy_grants.mark("/sys/fs/cgroup/memory/s/run-1-2", {"pid": p.pid, "start": 5}, {"id": "g"})
     assert heavy_grants.mark_of("/sys/fs/cgroup/memory/s/run-1-2/nested-3-4") is None
-    from swarmgate.procinfo import identity
     heavy_grants.mark("/sys/fs/cgroup/memory/s/run-1-2", identity(), {"id": "g"})
     assert heavy_grants.mark_of("/sys/fs/cgroup/memory/s/run-1-2/nested-3-4")["grant"] == "g"
     assert heavy_grants.mark_of("/sys/fs/cgroup/memory/s/run-1-22") is None

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from swarmgate.gate.gate_staged import Gate, render
+
 
 def _gate_cli() -> list[str]:
     beside = Path(sys.executable).parent / "gate-staged"
@@ -78,7 +80,6 @@ class Repo:
 
     # the gate
     def gate(self, *, use_cache: bool = True, only: list[str] | None = None, env: dict | None = None):
-        from swarmgate.gate.gate_staged import Gate, render
         out = io.StringIO()
         result = Gate(self.path, use_cache=use_cache, only=only, out=out, env=env).run()
         render(result, out)

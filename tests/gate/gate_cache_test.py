@@ -5,6 +5,8 @@ import json
 import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from swarmgate.gate import cache as vcache
 from swarmgate.gate.cache import glob_match, match_inputs, python_fingerprints, select_fingerprints
@@ -259,8 +261,6 @@ def test_cache_entries_are_pruned(tmp_path):
 
 
 def test_fingerprints_survive_any_comment_or_blank_line_insertion():
-    from hypothesis import given, settings, strategies as st
-
     lines = MOD.decode().splitlines()
     base = python_fingerprints(MOD)
 

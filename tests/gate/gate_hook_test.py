@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def commit(repo, *args: str):
-    import subprocess
     return subprocess.run(["git", "commit", "-q", "-m", "msg", *args], cwd=repo.path, capture_output=True,
                           text=True, timeout=120)
 

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import pynvml
 import pytest
 
 from swarmgate.exit_codes import Exit
@@ -119,8 +120,6 @@ def test_memory_condition(gate_env, tmp_path, capsys):
 
 
 def test_gpu_without_a_driver_is_unmet_not_a_crash(gate_env, tmp_path, capsys, monkeypatch):
-    import pynvml
-
     def no_driver():
         raise pynvml.NVMLError_LibraryNotFound()
     monkeypatch.setattr(pynvml, "nvmlInit", no_driver)   # the thinnest layer: the NVML call
@@ -131,7 +130,6 @@ def test_gpu_without_a_driver_is_unmet_not_a_crash(gate_env, tmp_path, capsys, m
 
 
 def test_gpu_present_is_met(gate_env, tmp_path, monkeypatch):
-    import pynvml
     monkeypatch.setattr(pynvml, "nvmlInit", lambda: None)
     monkeypatch.setattr(pynvml, "nvmlDeviceGetCount", lambda: 2)
     monkeypatch.setattr(pynvml, "nvmlShutdown", lambda: None)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import signal
 import subprocess
@@ -10,10 +11,13 @@ import time
 
 import pytest
 
-from swarmgate import procinfo
+from swarmgate import procinfo, state_paths
 from swarmgate.exit_codes import Exit
 from swarmgate.gate import gate_staged
+from swarmgate.gate.stages import Stage
 from swarmgate.gate.tree import TreeError, clear_stale
+from swarmgate.hosts import cgroups
+from swarmgate.selftest import run_suite
 
 
 def verdicts(result) -> dict[str, str]:
@@ -90,10 +94,13 @@ inputs = ["data/**"]
 def test_binary_symlink_executable_and_untracked(repo):
     blob = bytes(range(256)) * 64
     digest = hashlib.sha256(blob).hexdigest()
+    command = (f"echo '{digest}  b.bin' | sha256sum -c - && test -L link && "
+               "test \\\"$(readlink link)\\\" = target.txt && grep -q hello link && test -x run.sh && ./run.sh && "
+               "test ! -e untracked.txt")
     repo.config(f"""
 [[gate.stages]]
 name = "shape"
-command = "echo '{digest}  b.bin' | sha256sum -c - && test -L link && test \\"$(readlink link)\\" = target.txt && grep -q hello link && test -x run.sh && ./run.sh && test ! -e untracked.txt"
+command = "{command}"
 inputs = ["**"]
 """)
     repo.write("b.bin", blob)
@@ -327,7 +334,6 @@ def test_heavy_stage_refuses_without_the_runner(repo, monkeypatch):
 
 
 def test_heavy_stage_goes_through_the_runner(monkeypatch):
-    from swarmgate.gate.stages import Stage
     monkeypatch.setattr(gate_staged, "RUNNER_MODULE", "swarmgate.sizes")  # importable stand-in
     argv = gate_staged._runner_argv(Stage("big", "project", command="make check", heavy=True, cap=256 << 20,
                                           timeout=30))
@@ -391,7 +397,6 @@ timeout = 600
 
 
 def test_stale_tree_of_a_live_owner_is_kept(gate_env):
-    from swarmgate import state_paths
     root = state_paths.gate_trees_dir()
     me = procinfo.identity()
     live = root / f"{me['pid']}-{me['start']}-abcd1234"
@@ -416,7 +421,6 @@ def test_break_switch_outside_selftest_refuses(bad_repo):
 
 
 def test_selftest_suite_passes_and_every_switch_turns_red(gate_env):
-    from swarmgate.selftest import run_suite
     res = run_suite(gate_staged.selftest_suite())
     assert res.ok, res.rows
     assert {r[0] for r in res.rows if r[0]} == {"gate-sees-worktree", "cache-ignores-inputs", "no-tree-cleanup",
@@ -424,8 +428,6 @@ def test_selftest_suite_passes_and_every_switch_turns_red(gate_env):
 
 
 def test_summary_is_a_rich_table_on_a_terminal_and_plain_in_a_pipe(bad_repo):
-    import io
-
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
             return True
@@ -448,7 +450,6 @@ def test_unusable_state_dir_is_one_clear_line(bad_repo, tmp_path):
 
 
 def _cgroups_reason() -> str | None:
-    from swarmgate.hosts import cgroups
     if os.geteuid() != 0:
         return "memory cgroups need root"
     try:
@@ -469,7 +470,6 @@ def test_heavy_stages_run_under_the_real_memory_cap(repo, tmp_path, monkeypatch)
         if os.environ.get("SWARMGATE_REQUIRE_REAL_PARTS") == "1":
             pytest.fail(f"real cgroups required: {reason}")
         pytest.skip(reason)
-    from swarmgate.hosts import cgroups
     slice_name = f"sggate-{os.getpid()}-{int(time.time() * 1000) % 10**8}"
     monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", str(tmp_path / "hosts.toml"))
     repo.config(f"""

@@ -6,7 +6,9 @@ import time
 import psutil
 import pytest
 
+from swarmgate.alerts import all_alerts
 from swarmgate.hosts import core_usage
+from swarmgate.selftest import run_suite
 
 
 @pytest.fixture
@@ -96,7 +98,6 @@ def test_real_serial_burner_is_flagged_and_alerted(state):
     data = json.loads(out.stdout)
     assert data["threads_at_once"] < 2.0
     assert "too few cores" in data["alert"]
-    from swarmgate.alerts import all_alerts
     assert any(a["kind"] == "too-few-cores" and a.get("pid") == proc.pid for a in all_alerts())
 
 
@@ -108,7 +109,6 @@ def test_unknown_pid_is_a_usage_error(state):
 
 
 def test_selftest_switches_turn_cells_red(state):
-    from swarmgate.selftest import run_suite
     res = run_suite(core_usage.selftest_suite())
     assert res.ok, res.rows
     assert any(sw == "ignore-serial-note" and observed == "red" for sw, _, observed, _ in res.rows)

@@ -9,6 +9,7 @@ import psutil
 import pytest
 
 from swarmgate.hosts import detached_run as DR
+from swarmgate.selftest import run_suite
 
 
 @pytest.fixture
@@ -121,6 +122,5 @@ def test_systemd_unit_command_is_exact():
 
 def test_selftest(tmp_path, monkeypatch):
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "st"))
-    from swarmgate.selftest import run_suite
     res = run_suite(DR.selftest_suite())
     assert res.ok, res.rows

@@ -7,6 +7,8 @@ import psutil
 import pytest
 
 from swarmgate.hosts import gpu_quiesce_run as GQ
+from swarmgate.procinfo import start_time
+from swarmgate.selftest import run_suite
 
 FAKES = os.path.join(os.path.dirname(GQ.__file__), "selftest_fakes")
 
@@ -60,7 +62,6 @@ def test_later_user_only_checks(env, tmp_path):
         regdir = tmp_path / "state" / "gpu"
         regdir.mkdir(parents=True)
         start = psutil.Process(holder.pid).create_time()  # noqa: F841 - the record uses /proc start ticks
-        from swarmgate.procinfo import start_time
         (regdir / f"{holder.pid}-{start_time(holder.pid)}").write_text("earlier run\n")
         cp = _run(e, hosts, "true")
         assert cp.returncode == 0, cp.stderr
@@ -120,6 +121,5 @@ def test_no_gpu_is_78(tmp_path):
 
 def test_selftest_each_switch_turns_its_cell_red(tmp_path, monkeypatch):
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "st"))
-    from swarmgate.selftest import run_suite
     res = run_suite(GQ.selftest_suite())
     assert res.ok, res.rows

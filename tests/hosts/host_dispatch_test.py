@@ -5,9 +5,9 @@ import sys
 
 import pytest
 
-from tests.hosts.cgroups import remove_tree
-
 from swarmgate.hosts import host_dispatch as HD
+from swarmgate.selftest import run_suite
+from tests.hosts.cgroups import remove_tree
 
 G = 1 << 30
 M = 1 << 20
@@ -171,6 +171,5 @@ def test_slurm_argv_and_state_mapping():
 
 def test_selftest(tmp_path, monkeypatch):
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "st"))
-    from swarmgate.selftest import run_suite
     res = run_suite(HD.selftest_suite())
     assert res.ok, res.rows

@@ -3,10 +3,14 @@ import os
 import subprocess
 import sys
 
+import psutil
 import pytest
 
 from swarmgate.config import defaults, validate_hosts
+from swarmgate.hosts import collector
+from swarmgate.hosts import history as H
 from swarmgate.hosts import host_resources as HR
+from swarmgate.selftest import run_suite
 
 FAKE_NVML = os.path.join(os.path.dirname(HR.__file__), "selftest_fakes")
 GIB = 1 << 30
@@ -130,7 +134,6 @@ def test_peer_that_hangs_is_reported_unreadable_within_budget(state, tmp_path, s
 def _stop_peer_side(marker: str) -> None:
     """The peer is this machine: the hung remote command (`sleep 8; python3 - OPTS`, OPTS naming this
     test's peer state dir) outlives the ssh client that gave up on it. Stop it by pid, assert it gone."""
-    import psutil
     hung = [p for p in psutil.process_iter(["cmdline"])
             if p.info["cmdline"] and any(marker in a for a in p.info["cmdline"]) and p.pid != os.getpid()
             and "sleep 8" in " ".join(p.info["cmdline"])]
@@ -153,7 +156,6 @@ def test_label_and_history_from_the_runner(state):
     assert HR.label_for("SWARMGATE_HEAVY=commit run-with-memory-cap 16G --label build -- cargo test") == "build"
     assert HR.label_for("run-with-memory-cap 16G -- cargo  test --workspace") == "cargo test --workspace"
     assert HR.label_for("A=1 pytest -q") == "pytest -q"
-    from swarmgate.hosts import history as H
     data = H.load()
     H.record(data, "cargo test --workspace", peak=3 * GIB, duration_s=120.0, outcome="ok", basis="cap", cap=8 * GIB)
     H.save(data)
@@ -163,7 +165,6 @@ def test_label_and_history_from_the_runner(state):
 
 
 def test_selftest(state):
-    from swarmgate.selftest import run_suite
     res = run_suite(HR.selftest_suite())
     assert res.ok, res.rows
 
@@ -176,7 +177,6 @@ def test_room_is_the_runner_total_before_any_slice_exists(state):
 
 
 def test_cores_in_use_never_sleeps_with_a_snapshot(tmp_path, monkeypatch):
-    from swarmgate.hosts import collector
     snap = str(tmp_path / "host" / "cpu-snapshot.json")
     slept = []
     monkeypatch.setattr(collector.time, "sleep", lambda s: slept.append(s))

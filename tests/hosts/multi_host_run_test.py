@@ -9,6 +9,7 @@ import uuid
 import psutil
 import pytest
 
+from swarmgate.hosts import proc_tree
 from tests.hosts.cgroups import remove_tree
 
 VENV_BIN = os.path.dirname(sys.executable)
@@ -146,7 +147,6 @@ def test_signal_stops_whole_tree_fetches_partial_and_cleans_247(tmp_path, sshd, 
 
 
 def test_proc_tree_catches_children_born_during_freeze():
-    from swarmgate.hosts import proc_tree
     # a parent that forks a new child every 10 ms
     p = subprocess.Popen(["bash", "-c", "while true; do sleep 60 & sleep 0.01; done"])
     try:

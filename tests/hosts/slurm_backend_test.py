@@ -1,4 +1,5 @@
 """host-dispatch --backend slurm against a real single-node Slurm on loopback (SPEC §5.8)."""
+import json
 import os
 import subprocess
 import sys
@@ -50,13 +51,11 @@ def test_out_of_memory_maps_to_250(slurm, repo):
 
 
 def _history(repo):
-    import json
     path = repo.parent / "state" / "runner" / "history.json"
     return json.loads(path.read_text())["labels"]
 
 
 def _runs(repo):
-    import json
     path = repo.parent / "state" / "runner" / "runs.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()]
 

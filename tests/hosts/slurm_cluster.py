@@ -9,7 +9,6 @@ import time
 
 from tests.hosts.sshd import free_port, require
 
-
 MUNGE_SOCKET = "/run/munge/munge.socket.2"
 
 
@@ -31,7 +30,7 @@ class SlurmCluster:
         self.procs: list[subprocess.Popen] = []
         self.env = dict(os.environ, SLURM_CONF=self.conf)
 
-    def start(self) -> "SlurmCluster":
+    def start(self) -> SlurmCluster:
         for tool in ("slurmctld", "slurmd", "srun", "scontrol", "munged"):
             if not (shutil.which(tool) or os.path.exists(f"/usr/sbin/{tool}")):
                 require(f"{tool} not installed (apt-get install slurm-wlm munge)")

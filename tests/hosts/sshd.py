@@ -7,9 +7,10 @@ import socket
 import subprocess
 import time
 
+import pytest
+
 
 def require(reason: str) -> None:
-    import pytest
     if os.environ.get("SWARMGATE_REQUIRE_REAL_PARTS") == "1":
         pytest.fail(f"real part missing (SWARMGATE_REQUIRE_REAL_PARTS=1): {reason}")
     pytest.skip(reason)
@@ -28,7 +29,7 @@ class Sshd:
         self.proc: subprocess.Popen | None = None
         self.client_key = os.path.join(root, "client_key")
 
-    def start(self) -> "Sshd":
+    def start(self) -> Sshd:
         sshd = shutil.which("sshd") or ("/usr/sbin/sshd" if os.path.exists("/usr/sbin/sshd") else None)
         if not sshd or not shutil.which("ssh") or not shutil.which("ssh-keygen"):
             require("openssh-server/ssh-keygen not installed (apt-get install openssh-server)")

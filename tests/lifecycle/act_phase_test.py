@@ -14,8 +14,12 @@ import json
 import os
 
 from swarmgate import guard as G
-from swarmgate.hooks import registry
-
+from swarmgate.agents.swarm_watch import instance_path
+from swarmgate.alerts import unread, write_alert
+from swarmgate.hook_engine import answer as engine_answer
+from swarmgate.hooks import registry, scratch_locks
+from swarmgate.hooks import session_state as S
+from swarmgate.state_paths import command_history_path
 from tests.lifecycle.conftest import GOOD, denied, dispatch
 
 
@@ -30,8 +34,6 @@ def _refuser(events=("PreToolUse",), tools=("Agent", "Task")) -> G.Guard:
 
 def _answer(event: str, payload: dict, repo, extra: list, session: str = "s1") -> dict:
     """The engine's answer with the real registry plus ``extra`` guards (after the real ones)."""
-    from swarmgate.hook_engine import answer as engine_answer
-
     full = {"session_id": session, "transcript_path": "", "cwd": str(repo), "hook_event_name": event}
     full.update(payload)
     out, code = engine_answer(event, json.dumps(full), registry=[*registry.guards(), *extra])
@@ -40,12 +42,10 @@ def _answer(event: str, payload: dict, repo, extra: list, session: str = "s1") -
 
 
 def _dispatches(session: str = "s1") -> list:
-    from swarmgate.hooks import session_state as S
     return [d["id"] for d in S.load(session)["dispatches"]]
 
 
 def _locks() -> list:
-    from swarmgate.hooks import scratch_locks
     return [(r["session"], r["dispatch"]) for r in scratch_locks.held()]
 
 
@@ -74,7 +74,6 @@ def _bash_post(command: str = "pytest -q tests/unit") -> dict:
 
 
 def _history() -> list:
-    from swarmgate.state_paths import command_history_path
     p = command_history_path()
     return [json.loads(x) for x in open(p).read().splitlines()] if os.path.exists(p) else []
 
@@ -88,8 +87,6 @@ def test_p01_writes_no_history_when_the_call_is_refused(repo):
 
 
 def test_c04_marks_nothing_read_when_the_call_is_refused(repo):
-    from swarmgate.alerts import unread, write_alert
-
     write_alert("runner", "run 7 hit its cap", source="run-with-memory-cap", session="s1")
     refused = _answer("PostToolUse", _bash_post("ls"), repo, [_refuser(("PostToolUse",), ("Bash",))])
     assert "run 7 hit its cap" in refused["hookSpecificOutput"]["additionalContext"]
@@ -102,8 +99,6 @@ def test_c04_marks_nothing_read_when_the_call_is_refused(repo):
 
 
 def test_a01_starts_no_watchdog_when_the_call_is_refused(repo):
-    from swarmgate.agents.swarm_watch import instance_path
-
     post = {"tool_name": "Agent", "tool_input": {"subagent_type": "clerk", "prompt": "x"},
             "tool_response": {"status": "completed"}}
     ans = _answer("PostToolUse", post, repo, [_refuser(("PostToolUse",), ("Agent",))])
@@ -115,9 +110,6 @@ def test_a01_starts_no_watchdog_when_the_call_is_refused(repo):
 # --- late refusals: the world changed between judge and act ----------------------------------
 
 def test_d16_late_refusal_when_another_dispatch_took_the_directory(repo, tmp_path):
-    from swarmgate.hooks import scratch_locks
-    from swarmgate.hooks import session_state as S
-
     scratch = str(tmp_path / "build")
 
     def parallel_dispatch(event, config):
@@ -136,8 +128,6 @@ def test_d16_late_refusal_when_another_dispatch_took_the_directory(repo, tmp_pat
 
 
 def test_d07_late_refusal_when_parallel_dispatches_took_the_last_slot(repo):
-    from swarmgate.hooks import session_state as S
-
     def five_parallel_dispatches(event, config):
         def step(st):
             proc = S.session_process()
@@ -156,8 +146,6 @@ def test_d07_late_refusal_when_parallel_dispatches_took_the_last_slot(repo):
 
 def test_d07_warn_mode_records_even_when_the_slot_was_taken(repo):
     """A late D07 finding in warn mode does not refuse: the dispatch is recorded and told."""
-    from swarmgate.hooks import session_state as S
-
     (repo / ".claude" / "swarmgate.toml").write_text('[guards]\nD07 = "warn"\n')
 
     def five(event, config):
@@ -174,8 +162,6 @@ def test_d07_warn_mode_records_even_when_the_slot_was_taken(repo):
 
 
 def test_h01_refused_hand_back_records_no_stop_and_keeps_the_locks(repo, tmp_path):
-    from swarmgate.hooks import session_state as S
-
     scratch = tmp_path / "left"
     assert denied(_answer("PreToolUse", dispatch(GOOD + f"scratch: {scratch}\n", tool_use_id="d1"), repo, [])) == ""
     _answer("SubagentStart", {"agent_id": "ag1", "agent_type": "implementer"}, repo, [])

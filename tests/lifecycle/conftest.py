@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from swarmgate import break_switch
+from swarmgate.hook_engine import answer as engine_answer
+
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"
 RULES = Path(__file__).resolve().parents[2] / "rules"
@@ -23,7 +26,6 @@ def _isolated(tmp_path, monkeypatch):
                 "SWARMGATE_SESSION_ID", "CLAUDE_CODE_SESSION_ID"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    from swarmgate import break_switch
     break_switch._cache.clear()
     yield
     break_switch._cache.clear()
@@ -70,8 +72,8 @@ def hook(event: str, payload: dict, repo: Path, session: str = "s1", via_parent:
     env = dict(os.environ)
     if via_parent:
         argv = [sys.executable, "-c",
-                "import subprocess,sys; p=subprocess.run(sys.argv[1:], input=sys.stdin.read(), "
-                "capture_output=True, text=True); sys.stdout.write(p.stdout); sys.stderr.write(p.stderr)",
+                ("import subprocess,sys; p=subprocess.run(sys.argv[1:], input=sys.stdin.read(), "
+                 "capture_output=True, text=True); sys.stdout.write(p.stdout); sys.stderr.write(p.stderr)"),
                 *argv]
     p = subprocess.run(argv, input=json.dumps(full), capture_output=True, text=True, env=env,
                        cwd=str(repo), timeout=60)
@@ -102,8 +104,6 @@ def dispatch(prompt: str = GOOD, agent_type: str = "implementer", tool_use_id: s
 def answer(event: str, payload: dict, repo: Path, session: str = "s1") -> dict:
     """The hook's answer computed in this process (hook_engine.answer): fast, same code path
     after stdin. The session process is then this test process's parent, which lives."""
-    from swarmgate.hook_engine import answer as engine_answer
-
     full = {"session_id": session, "transcript_path": "", "cwd": str(repo), "hook_event_name": event}
     full.update(payload)
     out, code = engine_answer(event, json.dumps(full))

@@ -2,23 +2,28 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 import time
 
 import pytest
 
+from swarmgate.agents.dispatch_prompt import skeleton
+from swarmgate.config import load_config
+from swarmgate.hooks import scratch_locks
+from swarmgate.hooks import session_state as S
+from swarmgate.procinfo import is_alive, start_time
+from swarmgate.statefile import write_json_atomic
 from tests.lifecycle.conftest import GOOD, answer, denied, dispatch, hook
 
 
 def codes(reason: str) -> set:
-    import re
     return set(re.findall(r"\[([A-Z]\d\d)\]", reason))
 
 
 def test_good_dispatch_allowed_and_recorded(repo):
-    from swarmgate.hooks import session_state as S
-
     ans = answer("PreToolUse", dispatch(name="parser", run_in_background=True), repo)
     assert denied(ans) == ""
     st = S.load("s1")
@@ -81,13 +86,9 @@ def test_d15_value_comes_from_the_config(repo):
 
 
 def test_d20_skeleton_as_printed_is_refused_until_filled(repo):
-    from swarmgate.agents.dispatch_prompt import skeleton
-    from swarmgate.config import load_config
-
     sk = skeleton(str(repo), load_config(str(repo)), "implementer")
     reason = denied(answer("PreToolUse", dispatch(sk), repo))
     assert "D20" in codes(reason) and "fill in>" in reason
-    import re
     filled = re.sub(r"<([^<>\n]*) fill in>", lambda m: f"/tmp/x-{m.group(1).replace(' ', '-')}", sk)
     assert denied(answer("PreToolUse", dispatch(filled), repo)) == ""
 
@@ -134,7 +135,6 @@ def test_d07_crashed_session_never_blocks(repo):
     """Starts recorded by a session process that has since died do not count (real processes)."""
     for i in range(5):
         hook("SubagentStart", {"agent_id": f"a{i}", "agent_type": "implementer"}, repo, via_parent=True)
-    from swarmgate.hooks import session_state as S
     st = S.load("s1")
     assert len(st["agents"]) == 5 and S.running(st) == []
     assert denied(hook("PreToolUse", dispatch(), repo)) == ""
@@ -171,7 +171,6 @@ def test_d16_second_holder_refused_then_released_at_subagent_stop(repo, tmp_path
     stop = answer("SubagentStop", {"agent_id": "ag1", "agent_type": "implementer", "last_assistant_message": "ok",
                                    "stop_hook_active": False, "agent_transcript_path": ""}, repo, session="s1")
     assert "scratch locks released" in stop.get("systemMessage", "")
-    from swarmgate.hooks import scratch_locks
     assert scratch_locks.held() == []
     assert denied(answer("PreToolUse", second, repo, session="s2")) == ""
     assert [r["session"] for r in scratch_locks.held()] == ["s2"]
@@ -185,8 +184,6 @@ def test_d16_pending_dispatch_holds_the_lock(repo, tmp_path):
 
 
 def _plant_lock(path, pid, start, session="ghost", since=None):
-    from swarmgate.hooks import scratch_locks
-    from swarmgate.statefile import write_json_atomic
     norm = scratch_locks.normal_path(str(path), "/")
     write_json_atomic(scratch_locks.record_path(norm),
                       {"path": norm, "session": session, "dispatch": "toolu_ghost", "name": "ghost",
@@ -196,9 +193,6 @@ def _plant_lock(path, pid, start, session="ghost", since=None):
 
 def test_d16_pid_reused_is_stale(repo, tmp_path):
     """A record with the right pid but the wrong start time is a reused pid: taken over."""
-    from swarmgate.procinfo import start_time
-    import os
-
     scratch = tmp_path / "c"
     me = os.getpid()
     _plant_lock(scratch, me, start_time(me) + 1)
@@ -210,8 +204,6 @@ def test_d16_pid_reused_is_stale(repo, tmp_path):
 
 
 def test_d16_dead_holder_is_stale(repo, tmp_path):
-    from swarmgate.procinfo import start_time
-
     p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         st = start_time(p.pid)
@@ -220,13 +212,11 @@ def test_d16_dead_holder_is_stale(repo, tmp_path):
     finally:
         p.kill()
         p.wait()
-    from swarmgate.procinfo import is_alive
     assert not is_alive(p.pid, st)
     assert denied(answer("PreToolUse", dispatch(_scratch_prompt(tmp_path / "e"), tool_use_id="n"), repo)) == ""
 
 
 def test_d16_not_taken_when_another_guard_refuses(repo, tmp_path):
-    from swarmgate.hooks import scratch_locks
     ans = answer("PreToolUse", dispatch("task: x\nscratch: " + str(tmp_path / "f") + "\n"), repo)
     assert "D01" in codes(denied(ans))
     assert scratch_locks.held() == []

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 
 from swarmgate.hooks import kernel_oom as K
+from swarmgate.hooks.session_context import section_oom
 from tests.lifecycle.conftest import FIXTURES
 
 
@@ -47,8 +49,7 @@ def test_journalctl_short_iso_both_kinds():
     text = (FIXTURES / "journalctl_k_iso.txt").read_text()
     kills = K.parse(text, now=1795000000.0)
     assert [(k.pid, k.name, k.kind) for k in kills] == [(7313, "cc1plus", K.MACHINE), (9001, "python3", K.CGROUP)]
-    from datetime import datetime, timezone
-    assert kills[0].time == datetime(2026, 11, 29, 2, 11, 45, tzinfo=timezone.utc).timestamp()
+    assert kills[0].time == datetime(2026, 11, 29, 2, 11, 45, tzinfo=UTC).timestamp()
     assert kills[1].oom_memcg == "/swarmgate-heavy.slice/run-88.scope"
 
 
@@ -79,10 +80,8 @@ def test_summary_without_killed_line_and_unrelated_lines():
 
 
 def test_section_splits_machine_from_cgroup():
-    from swarmgate.hooks.session_context import section_oom
-    from datetime import datetime, timezone
     text = (FIXTURES / "journalctl_k_iso.txt").read_text()
-    now = datetime(2026, 11, 29, 4, 0, 0, tzinfo=timezone.utc).timestamp()
+    now = datetime(2026, 11, 29, 4, 0, 0, tzinfo=UTC).timestamp()
     lines = section_oom(text, "journalctl -k", now=now)
     joined = "\n".join(lines)
     assert "RED: whole machine ran out of memory 1 time(s)" in joined

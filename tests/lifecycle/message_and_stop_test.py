@@ -5,6 +5,12 @@ import json
 
 import pytest
 
+from swarmgate.agents import records as R
+from swarmgate.agents.work_dir_owner import claim
+from swarmgate.alerts import all_alerts
+from swarmgate.hooks import scratch_locks
+from swarmgate.hooks import session_state as S
+from swarmgate.hooks.stop_guards import transcript_calls
 from tests.lifecycle.conftest import GOOD, answer, context, denied, dispatch, hook
 
 
@@ -83,7 +89,6 @@ def test_h01_scratch_left_blocks_hand_back_until_deleted_or_excused(repo, tmp_pa
     ans = answer("SubagentStop", stop_payload(transcript_path=tp), repo)
     assert ans.get("decision") == "block"
     assert "[H01]" in ans["reason"] and str(scratch) in ans["reason"] and "not deleted:" in ans["reason"]
-    from swarmgate.hooks import session_state as S
     assert not S.load("s1")["agents"]["ag1"]["stopped"]  # blocked: still running
     # excused in its last message
     msg = f"report\n{scratch} not deleted: it holds the bisect state for the next agent"
@@ -95,7 +100,6 @@ def test_h01_scratch_left_blocks_hand_back_until_deleted_or_excused(repo, tmp_pa
 def test_h01_deleted_scratch_passes_and_releases_lock(repo, tmp_path):
     scratch = tmp_path / "build-2"
     tp = run_agent(repo, tmp_path, prompt=GOOD + f"scratch: {scratch}\n")
-    from swarmgate.hooks import scratch_locks
     assert len(scratch_locks.held("s1")) == 1
     ans = answer("SubagentStop", stop_payload(transcript_path=tp), repo)
     assert "decision" not in ans
@@ -104,7 +108,6 @@ def test_h01_deleted_scratch_passes_and_releases_lock(repo, tmp_path):
 
 
 def test_h01_work_dir_owner_registration(repo, tmp_path):
-    from swarmgate.agents.work_dir_owner import claim
     root = tmp_path / "work"
     root.mkdir()
     (repo / ".claude" / "swarmgate.toml").write_text(f'[workdirs]\nroot = "{root}"\n')
@@ -123,7 +126,6 @@ def test_h01_stop_hook_active_never_blocks(repo, tmp_path):
     ans = answer("SubagentStop", stop_payload(transcript_path=tp, active=True), repo)
     assert "decision" not in ans
     assert "[H01]" in ans["systemMessage"]
-    from swarmgate.hooks import session_state as S
     assert S.load("s1")["agents"]["ag1"]["stopped"]
 
 
@@ -140,7 +142,6 @@ def test_h02_reports_a_heavy_test_that_ran_and_alerts_the_main_agent(repo, tmp_p
     assert "RED:" in msg and "Bash `cargo test --workspace`: B01" in msg
     assert "`cargo test --all`" not in msg  # refused at the time: the hook did fire
     assert "H02 re-judged 2 call(s) from the transcript, 1 a guard refuses" in msg
-    from swarmgate.alerts import all_alerts
     alerts = [a for a in all_alerts() if a["kind"] == "transcript-audit"]
     assert len(alerts) == 1 and alerts[0]["session"] == "s1" and "cargo test --workspace" in alerts[0]["message"]
     # the main agent's next tool call carries the red line, once
@@ -228,7 +229,6 @@ def test_s01_closed_round_and_no_record(repo):
 
 
 def test_s01_task_removed_without_verdict_blocks(repo):
-    from swarmgate.agents import records as R
     _record(repo)
     path = repo / "records" / "r7.md"
     R.write_snapshot(str(path), R.next_snapshot(R.load_record(str(path)), {}))
@@ -239,8 +239,6 @@ def test_s01_task_removed_without_verdict_blocks(repo):
 
 def test_s01_a_closed_tasks_verify_must_pass_or_the_verdict_says_why(repo):
     """The three ways round S01's verify rule: never run it, weaken it after planning, remove it."""
-    from swarmgate.agents import records as R
-
     def records(*args):
         assert R.main(["--repo", str(repo), *args]) == 0, args
 
@@ -290,6 +288,5 @@ def test_h02_failing_heavy_run_ran_and_quoted_hook_text_does_not_hide_it(repo, t
                  {"type": "tool_result", "tool_use_id": "u1", "is_error": True,
                   "content": "Exit code 101\ntest hooks::x ... FAILED: PreToolUse hook error text in a fixture"}]}}]
     tp.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    from swarmgate.hooks.stop_guards import transcript_calls
     calls, n = transcript_calls(str(tp))
     assert n == 3 and [(c[1], c[3]) for c in calls] == [("Bash", True)]

@@ -1,9 +1,17 @@
 """C01 SessionStart report and P01 command history."""
 from __future__ import annotations
 
-import json
+import time
+from datetime import UTC, datetime
+from unittest import mock
 
+from swarmgate.alerts import write_alert
+from swarmgate.config import load_config
 from swarmgate.hook_protocol import HookEvent
+from swarmgate.hooks.command_history import _SHA_3_PASSED, entry, exit_code_of
+from swarmgate.hooks.session_context import build, mark_alerts_read
+from swarmgate.state_paths import command_history_path
+from swarmgate.statefile import read_jsonl
 from tests.lifecycle.conftest import FIXTURES, answer, context, dispatch, git, hook
 
 RECORD = ("# Round r3\n\ngoal: wire the hooks\nexit: e2e passes\n\n## Tasks\n\n"
@@ -15,9 +23,6 @@ RECORD = ("# Round r3\n\ngoal: wire the hooks\nexit: e2e passes\n\n## Tasks\n\n"
 
 def test_session_start_after_compact_says_what_was_going_on(committed, tmp_path):
     repo = committed
-    from swarmgate.alerts import write_alert
-    from swarmgate.config import load_config
-    from swarmgate.hooks.session_context import build
 
     (repo / "records").mkdir()
     (repo / "records" / "r3.md").write_text(RECORD)
@@ -35,10 +40,7 @@ def test_session_start_after_compact_says_what_was_going_on(committed, tmp_path)
 
     ev = HookEvent("SessionStart", {"session_id": "s1", "cwd": str(repo), "source": "compact"}, str(repo))
     kernel = (FIXTURES / "journalctl_k_iso.txt").read_text()
-    import time
-    from unittest import mock
-    from datetime import datetime, timezone
-    now = datetime(2026, 11, 29, 4, 0, 0, tzinfo=timezone.utc).timestamp()
+    now = datetime(2026, 11, 29, 4, 0, 0, tzinfo=UTC).timestamp()
     with mock.patch.object(time, "time", return_value=now):
         text = build(ev, load_config(str(repo)), kernel_text=kernel, kernel_source="journalctl -k")
     print(text)
@@ -59,7 +61,6 @@ def test_session_start_after_compact_says_what_was_going_on(committed, tmp_path)
         unmarked = build(HookEvent("SessionStart", dict(ev.payload), str(repo)), load_config(str(repo)),
                          kernel_text="", kernel_source="dmesg")
     assert "run 12 hit its own cap" in unmarked
-    from swarmgate.hooks.session_context import mark_alerts_read
     mark_alerts_read(ev, load_config(str(repo)))
     with mock.patch.object(time, "time", return_value=now):
         again = build(HookEvent("SessionStart", dict(ev.payload), str(repo)), load_config(str(repo)),
@@ -106,10 +107,7 @@ def bash_post(cmd, stdout, agent=False, duration=900):
 
 
 def test_p01_history_records_and_third_identical_run_is_flagged(repo):
-    from swarmgate.state_paths import command_history_path
-    from swarmgate.statefile import read_jsonl
-
-    for i in range(2):
+    for _ in range(2):
         assert "P01" not in context(answer("PostToolUse", bash_post("pytest  -q  tests", "3 passed"), repo))
     text = context(answer("PostToolUse", bash_post("pytest -q tests", "3 passed"), repo))
     assert "[P01]" in text and "3 times in a row" in text
@@ -136,30 +134,22 @@ def test_p01_subagent_and_monitor(repo):
     mon = {"tool_name": "Monitor", "tool_input": {"command": "tail -f log", "timeout_ms": 1000},
            "tool_response": "line", "duration_ms": 5}
     answer("PostToolUse", mon, repo)
-    from swarmgate.state_paths import command_history_path
-    from swarmgate.statefile import read_jsonl
     assert list(read_jsonl(command_history_path()))[-1]["tool"] == "Monitor"
 
 
 def test_p01_exit_code_when_claude_code_gives_one():
-    from swarmgate.hooks.command_history import exit_code_of
     assert exit_code_of({"stdout": "", "exitCode": 3}) == 3
     assert exit_code_of({"stdout": "", "stderr": "Exit code 2\nboom"}) == 2
     assert exit_code_of({"stdout": "fine", "stderr": ""}) is None
 
 
 def test_p01_case_digest_matches_entry(repo):
-    from swarmgate.hook_protocol import HookEvent
-    from swarmgate.hooks.command_history import _SHA_3_PASSED, entry
     ev = HookEvent("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": "x"},
                                    "tool_response": {"stdout": "3 passed\n", "stderr": ""}}, str(repo))
     assert entry(ev, 0.0)["output_sha"] == _SHA_3_PASSED
 
 
 def test_p01_failed_runs_come_as_post_tool_use_failure(repo):
-    from swarmgate.state_paths import command_history_path
-    from swarmgate.statefile import read_jsonl
-
     fail = {"tool_name": "Bash", "tool_input": {"command": "make check"}, "tool_use_id": "t", "duration_ms": 40,
             "error": "Exit code 2\nmake: *** [check] Error 1", "is_interrupt": False}
     for _ in range(2):

@@ -8,6 +8,7 @@ import sys
 
 from swarmgate.hooks import session_state as S
 from swarmgate.procinfo import start_time
+from tests.lifecycle.conftest import GOOD, answer, context, denied, dispatch
 
 
 def test_twenty_concurrent_hook_processes_lose_no_start(repo):
@@ -68,8 +69,6 @@ def test_corrupt_state_is_rebuilt_not_a_traceback(repo, capsys):
 def test_a_corrupt_state_is_told_to_the_agent_and_d07_says_its_count_restarted(repo):
     """Not moved aside silently: an alert for the session (C04 brings it to the main agent's next tool
     call), and D07 tells each dispatch that subagents started before the rebuild are not counted."""
-    from tests.lifecycle.conftest import GOOD, answer, context, denied, dispatch
-
     path = S.state_path("s1")
     path.parent.mkdir(parents=True)
     path.write_text('{"session": "s1", "agents": {"a1": {"type": "implementer", "sta')  # torn write

@@ -1,6 +1,7 @@
 """Per-agent containment cgroups (hosts/agent_cgroups.py) on the machine's real cgroups."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import pytest
 
 from swarmgate.config import load_config
 from swarmgate.hosts import agent_cgroups as A
-from swarmgate.hosts import cgroups, ledger
+from swarmgate.hosts import cgroups, ledger, status
 from swarmgate.procinfo import identity
 
 ALLOC = "import sys; b = bytearray(int(sys.argv[1]) << 20); b[::4096] = b'x' * len(b[::4096]); print('held')"
@@ -183,10 +184,6 @@ def test_probe_says_why_in_one_line_where_they_cannot(sandbox, monkeypatch):
 
 
 def test_status_shows_agent_cgroups_apart_from_runs(sandbox, monkeypatch, capsys):
-    import json
-
-    from swarmgate.hosts import status
-
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", sandbox.repo)
     cfg = _config(sandbox, '[agents]\nmemory_cap = "80M"\n')
     owner = identity()

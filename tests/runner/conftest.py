@@ -7,6 +7,8 @@ import os
 
 import pytest
 
+from swarmgate.hosts import cgroups
+from swarmgate.hosts.runner_selftest import Sandbox
 
 # the runner's backend for each cgroup layout of the `layout` marker (tests/vm/plugin.py)
 BACKEND_OF = {"v1": "cgroup1", "v2": "cgroup2", "systemd": "systemd"}
@@ -14,8 +16,6 @@ BACKEND_OF = {"v1": "cgroup1", "v2": "cgroup2", "systemd": "systemd"}
 
 def cgroups_writable(kind: str = "auto") -> str | None:
     """None when the runner can create memory cgroups here with backend ``kind``, else why not."""
-    from swarmgate.hosts import cgroups
-
     if os.geteuid() != 0:
         return "memory cgroups need root"
     try:
@@ -48,7 +48,6 @@ def sandbox(request, monkeypatch):
     """A temp repo (.claude/swarmgate.toml with a 256M total, its own slice, the layout's backend) + state dir."""
     kind = layout_backend(request)
     need_real(cgroups_writable(kind))
-    from swarmgate.hosts.runner_selftest import Sandbox
 
     sb = Sandbox(prefix="sgtest", backend=kind)
     monkeypatch.setenv("SWARMGATE_STATE_DIR", sb.state)

@@ -7,12 +7,17 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
-from swarmgate.hosts.runner_selftest import MiB, alloc, dead_pid
+from swarmgate.hosts import ledger, status
+from swarmgate.hosts.admission import predict
+from swarmgate.hosts.kernel_log import KernelLog, oom_lines
+from swarmgate.hosts.runner_selftest import MiB, alloc, dead_pid, suite
+from swarmgate.selftest import run_suite
 
 pytestmark = [pytest.mark.cgroup, pytest.mark.layout("v1", "v2")]
 
@@ -84,7 +89,6 @@ def test_pushed_out_by_the_total_is_254_and_books_its_cap_next_time(sandbox):
     show = ["python3", "-c", "print(open('/proc/self/oom_score_adj').read().strip())"]
     r2 = sandbox.run(["300M", "--label", "gambler", "--", *show])
     assert r2.returncode == 0 and r2.stdout == b"0\n", out(r2)
-    from swarmgate.hosts.admission import predict
 
     assert predict(300 * MiB, {"peak": 40 * MiB, "pushed_out": True}).need == 300 * MiB
 
@@ -168,8 +172,8 @@ def test_a_private_ledger_does_not_hide_a_run_from_admission(sandbox, tmp_path):
 def test_a_run_that_does_not_fit_starts_only_after_the_first_ends(sandbox, tmp_path):
     go, a_end, b_start = tmp_path / "go", tmp_path / "a_end", tmp_path / "b_start"
     a = sandbox.start(["200M", "--label", "first", "--", "python3", "-c",
-                       f"import os, time\nwhile not os.path.exists({str(go)!r}): time.sleep(0.02)\n"
-                       f"open({str(a_end)!r}, 'w').write(repr(time.time()))"])
+                       (f"import os, time\nwhile not os.path.exists({str(go)!r}): time.sleep(0.02)\n"
+                        f"open({str(a_end)!r}, 'w').write(repr(time.time()))")])
     booking_of(sandbox, "first")
     b = sandbox.start(["200M", "--label", "second", "--", "python3", "-c",
                        f"import time; open({str(b_start)!r}, 'w').write(repr(time.time()))"])
@@ -199,8 +203,6 @@ def test_page_cache_of_a_finished_run_does_not_block_the_next(sandbox):
 
 
 def test_twenty_concurrent_wrappers_never_over_admit(sandbox, layout):
-    from swarmgate.hosts.kernel_log import KernelLog, oom_lines
-
     # inside user-mode Linux each page fault costs ~0.1 ms on one virtual CPU: the same ratios at a
     # quarter of the sizes (total 128M, caps 40M, 25M each) keep the test about admission, not faults
     mib = 1 if layout == "v1" else 4
@@ -378,9 +380,6 @@ def test_history_records_the_peak_and_admission_books_it(sandbox):
 
 
 def test_the_self_test_suite_is_green_and_every_switch_turns_red(sandbox):
-    from swarmgate.hosts.runner_selftest import suite
-    from swarmgate.selftest import run_suite
-
     res = run_suite(suite())
     bad = [row for row in res.rows if not row[3]]
     assert not bad, bad
@@ -411,8 +410,6 @@ def test_term_while_waiting_ends_the_wait_and_leaves_no_waiter(sandbox):
 
 
 def test_status_shows_bookings_and_waiters(sandbox, monkeypatch, capsys):
-    from swarmgate.hosts import status
-
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", sandbox.repo)
     holder = sandbox.start(["200M", "--label", "holder", "--", "sleep", "30"])
     booking_of(sandbox, "holder")
@@ -469,8 +466,6 @@ def test_a_waiter_reports_who_holds_what_every_report_every_seconds(sandbox):
 
 
 def test_a_run_inside_a_run_does_not_book_twice_and_keeps_its_own_cap(sandbox, layout):
-    import sys
-
     inner = [sys.executable, "-m", "swarmgate.hosts.runner_cli"]
     show = ["python3", "-c", "print(open('/proc/self/cgroup').read())"]
     # the outer run books 200M of the 256M total: a second booking of 64M would wait for itself
@@ -513,8 +508,6 @@ def test_cgroups_a_command_makes_inside_its_run_are_emptied_and_removed_too(sand
 
 def test_bookings_carry_the_session_and_status_marks_yours(sandbox, monkeypatch, capsys):
     """The session comes from the environment Claude Code gives every command (CLAUDE_CODE_SESSION_ID)."""
-    from swarmgate.hosts import ledger, status
-
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", sandbox.repo)
     for var in ledger.SESSION_VARS:
         monkeypatch.delenv(var, raising=False)
@@ -545,8 +538,6 @@ def test_bookings_carry_the_session_and_status_marks_yours(sandbox, monkeypatch,
 
 def test_the_runs_log_keeps_booked_peak_and_exit_class(sandbox):
     """What `swarmgate report` shows per run: an OOM is 250/own_cap with a peak at its cap."""
-    from swarmgate.hosts import ledger
-
     ok = sandbox.run(["64M", "--label", "small", "--", *alloc(8)], CLAUDE_CODE_SESSION_ID="sess-r")
     oom = sandbox.run(["48M", "--label", "big", "--", *alloc(200)], CLAUDE_CODE_SESSION_ID="sess-r")
     assert ok.returncode == 0, out(ok)

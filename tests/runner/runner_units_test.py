@@ -8,7 +8,9 @@ import sys
 
 import pytest
 
-from swarmgate.hosts import admission, cgroups, history, kernel_log, ledger, outcome, runner_cli
+from swarmgate.hosts import admission, cgroups, history, kernel_log, ledger, outcome, runner_cli, status
+from swarmgate.hosts.runner import _head_need
+from swarmgate.procinfo import identity
 
 M = 1 << 20
 
@@ -153,7 +155,6 @@ def test_reconcile_drops_dead_holders_only(state_dir):
     p = subprocess.Popen(["true"])
     p.wait()
     data = ledger.empty()
-    from swarmgate.procinfo import identity
 
     me = identity()
     data["bookings"]["dead"] = {"pid": p.pid, "start": 1, "booked": 5, "label": "d"}
@@ -305,12 +306,9 @@ def test_cgroup1_counters_parse(tmp_path):
 
 
 def test_status_json_reads_the_ledger(state_dir, tmp_path, monkeypatch, capsys):
-    from swarmgate.hosts import status
-
     (tmp_path / ".claude").mkdir()
     (tmp_path / ".claude" / "swarmgate.toml").write_text(f'[memory]\nslice = "sgunit-{os.getpid()}"\n')
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(tmp_path))
-    from swarmgate.procinfo import identity
 
     me = identity()
     with ledger.lock():
@@ -340,8 +338,6 @@ def test_a_run_may_pass_the_head_of_the_queue_only_if_both_fit():
 
 
 def test_head_need_is_the_oldest_waiter_ahead():
-    from swarmgate.hosts.runner import _head_need
-
     data = {"waiters": {"a": {"since": 5, "need": 50}, "b": {"since": 3, "need": 30},
                         "me": {"since": 4, "need": 1}}}
     assert _head_need(data, "me") == 30

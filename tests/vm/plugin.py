@@ -26,6 +26,8 @@ import threading
 
 import pytest
 
+from tests.vm import uml
+
 LAYOUTS = ("v1", "v2", "systemd")
 VM_LAYOUTS = ("v2", "systemd")
 IN_VM = "SWARMGATE_VM_LAYOUT"
@@ -117,8 +119,6 @@ class VmCase(pytest.Item):
         return case
 
     def runtest(self) -> None:
-        from tests.vm import uml
-
         reason = uml.unavailable()
         if reason:
             require(reason)
@@ -156,7 +156,6 @@ class VmRuns:
             if isinstance(item, VmCase):
                 self.plan.setdefault(item.layout, []).append(item.nodeid)
         self.done = {layout: threading.Event() for layout in self.plan}
-        from tests.vm import uml
 
         if self.plan and os.environ.get("SWARMGATE_VM_BACKGROUND", "1") != "0" and uml.unavailable() is None:
             self.thread = threading.Thread(target=self._boot_all, name="swarmgate-vm", daemon=True)
@@ -169,8 +168,6 @@ class VmRuns:
             self._boot(layout)
 
     def _boot(self, layout: str) -> None:
-        from tests.vm import uml
-
         env = {k: os.environ[k] for k in PASSED_IN if k in os.environ}
         try:
             self.boots[layout] = uml.boot(layout, self.plan[layout], timeout=timeout_s(), mem=MEMORY[layout],

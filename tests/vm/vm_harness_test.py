@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from swarmgate.hosts import cgroups
 from tests.vm import plugin, uml
 
 
@@ -34,8 +35,6 @@ def test_the_guest_root_is_read_only_and_nothing_writes_bytecode(layout):
 
 @pytest.mark.layout("v2", "systemd")
 def test_the_guest_offers_its_layout(layout):
-    from swarmgate.hosts import cgroups
-
     assert plugin.inside_vm() == layout
     with open("/proc/1/comm") as f:
         pid1 = f.read().strip()

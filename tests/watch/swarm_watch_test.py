@@ -1,5 +1,6 @@
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -8,7 +9,12 @@ import psutil
 import pytest
 
 from swarmgate.agents import swarm_watch as W
+from swarmgate.agents.handover import project_dir_name
+from swarmgate.alerts import all_alerts
 from swarmgate.config import Config, validate
+from swarmgate.hosts import ledger
+from swarmgate.procinfo import start_time
+from swarmgate.selftest import run_suite
 
 SESSION = "sess-watch-1"
 
@@ -31,7 +37,6 @@ def _iso(t):
 
 
 def _write_transcript(projects, repo, entries, agent=None):
-    from swarmgate.agents.handover import project_dir_name
     base = projects / project_dir_name(str(repo))
     path = base / f"{SESSION}.jsonl" if agent is None else base / SESSION / "subagents" / f"agent-{agent}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -71,7 +76,6 @@ def test_long_call_heavy_without_prefix_and_wait_loop(env):
     assert kinds == ["heavy-without-prefix", "tool-call-running", "wait-loop-without-timeout"], reports
     long_ = [r for r in reports if r.kind == "tool-call-running"][0]
     assert "main's Bash call has run 20 min" in long_.message
-    from swarmgate.alerts import all_alerts
     assert {a["kind"] for a in all_alerts()} == {"watch:heavy-without-prefix", "watch:tool-call-running",
                                                 "watch:wait-loop-without-timeout"}
     # a second tick reports the same findings without writing the alerts again
@@ -104,8 +108,8 @@ def test_rss_over_bound_escalates_to_a_stop_only_when_unacknowledged(env, tmp_pa
     repo, projects = env
     # the "session process" and its child that holds ~60 MiB
     session_proc = subprocess.Popen([sys.executable, "-c",
-                                     "import subprocess,sys; p=subprocess.Popen([sys.executable,'-c',"
-                                     "'b=bytearray(60*2**20); import time; time.sleep(60)']); p.wait()"])
+                                     ("import subprocess,sys; p=subprocess.Popen([sys.executable,'-c',"
+                                      "'b=bytearray(60*2**20); import time; time.sleep(60)']); p.wait()")])
     try:
         deadline = time.monotonic() + 60  # generous: the machine may be loaded; the loop ends as soon as it holds
         while True:
@@ -130,10 +134,10 @@ def test_rss_over_bound_escalates_to_a_stop_only_when_unacknowledged(env, tmp_pa
         W.tick(SESSION, str(repo), session_proc.pid, cfg, str(projects))
         session_proc.wait(60)
         assert not psutil.pid_exists(child)
-        from swarmgate.alerts import all_alerts
         assert any(a["kind"] == "watch:stopped" and a.get("pid") == child for a in all_alerts())
     finally:
-        for p in psutil.Process(session_proc.pid).children(recursive=True) if psutil.pid_exists(session_proc.pid) else []:
+        alive = psutil.pid_exists(session_proc.pid)
+        for p in psutil.Process(session_proc.pid).children(recursive=True) if alive else []:
             p.kill()
         session_proc.kill()
         session_proc.wait()
@@ -166,7 +170,6 @@ def test_cli_once_and_usage(env, tmp_path):
 
 
 def test_a01_starts_one_watchdog_per_session_which_ends_with_its_project(env, tmp_path):
-    import shutil
     repo, projects = env
     hook = os.path.join(os.path.dirname(sys.executable), "swarmgate")
     payload = json.dumps({"session_id": "sess-a01", "cwd": str(repo), "hook_event_name": "PostToolUse",
@@ -207,7 +210,6 @@ def _running(pid):
 
 
 def test_selftest_switch_turns_its_cell_red(env):
-    from swarmgate.selftest import run_suite
     res = run_suite(W.selftest_suite())
     assert res.ok, res.rows
     cp = subprocess.run([sys.executable, "-m", "swarmgate", "swarm-watch", "--selftest"], capture_output=True,
@@ -219,8 +221,6 @@ BURN = "import time\nwhile True:\n    sum(range(10000))\n"
 
 
 def _plant_booking(pid: int, session: str, age_s: float) -> str:
-    from swarmgate.hosts import ledger
-    from swarmgate.procinfo import start_time
     start = start_time(pid)
     bid = ledger.booking_id(pid, start)
     with ledger.lock():
@@ -258,7 +258,6 @@ def test_a_long_capped_run_using_too_few_cores_is_reported(env, tmp_path, heavy_
         if reported:
             assert "replay --all" in second[0].message and "too few cores" in second[0].message
             assert second[0].pid is None  # reported, never stopped
-            from swarmgate.alerts import all_alerts
             assert [a["kind"] for a in all_alerts()].count("watch:too-few-cores") == 1
             # a tick too soon to judge again keeps the finding (no second alert, not "resolved")
             third = W.tick(SESSION, str(repo), None, cfg, str(projects), now=t0 + 70)
