@@ -1065,7 +1065,8 @@ def _run(args, repo, config, time, write_text_atomic) -> int:
 
 def selftest_suite():
     """Cells: a task removed from a record without a verdict is reported (snapshot compared); an
-    edit that would add an unknown dependency leaves the record byte-identical."""
+    edit that would add an unknown dependency leaves the record byte-identical. Each cell works in
+    a temporary directory with its own state directory (the machine's is never touched)."""
     import contextlib
     import shutil
     import tempfile
@@ -1075,31 +1076,35 @@ def selftest_suite():
     text = ("# Round st\n\ngoal: g\nexit: e\n\n## Tasks\n\n| " + " | ".join(COLUMNS) + " |\n"
             "|---|---|---|---|---|---|\n| t1 | a | - | yes | 1 | |\n| t2 | b | - | yes | 1 | |\n")
 
-    def removed_is_error() -> bool:
+    @contextlib.contextmanager
+    def sandbox():
+        from swarmgate.state_paths import STATE_ENV
+
         d = tempfile.mkdtemp(prefix="swarmgate-records-selftest-")
+        old = os.environ.get(STATE_ENV)
+        os.environ[STATE_ENV] = os.path.join(d, "state")
         try:
             path = os.path.join(d, "st.md")
             with open(path, "w") as f:
                 f.write(text)
+            yield path
+        finally:
+            if old is None:
+                os.environ.pop(STATE_ENV, None)
+            else:
+                os.environ[STATE_ENV] = old
+            shutil.rmtree(d, ignore_errors=True)
+
+    def removed_is_error() -> bool:
+        with sandbox() as path:
             _, first = _check(path)
             with open(path, "w") as f:
                 f.write(text.replace("| t2 | b | - | yes | 1 | |\n", ""))
             _, second = _check(path)
             return not first and any("t2" in p and "removed without a verdict" in p for p in second)
-        finally:
-            snap = snapshot_path(os.path.join(d, "st.md"))
-            for leftover in (snap, snap + ".lock"):
-                with contextlib.suppress(OSError):
-                    os.unlink(leftover)
-            shutil.rmtree(d, ignore_errors=True)
 
     def bad_edit_refused() -> bool:
-        d = tempfile.mkdtemp(prefix="swarmgate-records-selftest-")
-        path = os.path.join(d, "st.md")
-        try:
-            with open(path, "w") as f:
-                f.write(text)
-
+        with sandbox() as path:
             def add_unknown_dep(rows, verify, snap):
                 return rows + [{"id": "t3", "description": "c", "deps": ["t9"], "inputs_ready": False,
                                 "batch": 2, "verdict": None}], verify
@@ -1109,12 +1114,6 @@ def selftest_suite():
                 pass
             with open(path) as f:
                 return f.read() == text
-        finally:
-            snap = snapshot_path(path)
-            for leftover in (snap, snap + ".lock"):
-                with contextlib.suppress(OSError):
-                    os.unlink(leftover)
-            shutil.rmtree(d, ignore_errors=True)
 
     return Suite("records", [Cell("removed-task-is-an-error", removed_is_error),
                              Cell("bad-edit-leaves-the-record-unchanged", bad_edit_refused)],
