@@ -31,7 +31,6 @@ import sys
 from swarmgate import guard as G
 
 EXEC_EVENT = G.EXEC_EVENT
-MAX_ALIAS_DEPTH = 8
 
 
 class Argv:
@@ -49,133 +48,102 @@ class Argv:
         self.text = " ".join(words)
 
 
-# --- aliases ---------------------------------------------------------------------------------
+# --- what the argv runs ------------------------------------------------------------------------
 
-def _cargo_sub_index(args: list[str]) -> int | None:
-    skip = False
-    for i, a in enumerate(args):
-        if skip:
-            skip = False
-            continue
-        if a in ("-Z", "--color", "-C", "--config", "--manifest-path", "--target-dir", "-j", "--jobs"):
-            skip = True
-            continue
-        if a.startswith(("+", "-")):
-            continue
-        return i
-    return None
+# environment variables through which a program's own configuration says what it runs: handed to the
+# reader as assignments in front of the argv, so it resolves them as it would in a typed command
+_PROGRAM_ENV_PREFIXES = ("CARGO_ALIAS_", "MAKEFILES", "MAKEFLAGS", "GIT_", "npm_config_", "PYTEST_ADDOPTS")
+_PYTEST = ("pytest", "py.test")
 
 
-def _alias_words(value) -> list[str] | None:
-    if isinstance(value, str):
-        return value.split()
-    if isinstance(value, list) and all(isinstance(x, str) for x in value):
-        return list(value)
-    return None
-
-
-def _cargo_config_aliases(cwd: str, env: dict) -> dict:
-    """[alias] tables of the cargo config files cargo reads from ``cwd`` (nearest wins), then
-    $CARGO_HOME; bounded reads, bad files skipped."""
+def _pytest_ini(cwd: str) -> tuple[list, list]:
+    """(addopts words, testpaths) of the pytest config pytest would find from ``cwd``."""
+    import configparser
+    import shlex
     import tomllib
 
-    files = []
     d = os.path.abspath(cwd or ".")
     while True:
-        for n in ("config.toml", "config"):
-            files.append(os.path.join(d, ".cargo", n))
+        for name, section in (("pytest.ini", "pytest"), ("pyproject.toml", None), ("tox.ini", "pytest"),
+                              ("setup.cfg", "tool:pytest")):
+            path = os.path.join(d, name)
+            if not os.path.isfile(path):
+                continue
+            try:
+                with open(path, "rb") as f:
+                    raw = f.read(256 * 1024)
+                if section is None:
+                    opts = (tomllib.loads(raw.decode("utf-8", "replace")).get("tool") or {}).get("pytest", {})
+                    opts = opts.get("ini_options") if isinstance(opts, dict) else None
+                    if not isinstance(opts, dict):
+                        continue
+                    add, paths = opts.get("addopts", ""), opts.get("testpaths", [])
+                    add = add if isinstance(add, list) else shlex.split(str(add))
+                    paths = paths if isinstance(paths, list) else str(paths).split()
+                else:
+                    cp = configparser.ConfigParser(interpolation=None)
+                    cp.read_string(raw.decode("utf-8", "replace"))
+                    if not cp.has_section(section):
+                        continue
+                    add = shlex.split(cp.get(section, "addopts", fallback=""))
+                    paths = cp.get(section, "testpaths", fallback="").split()
+            except (OSError, ValueError, configparser.Error):
+                continue
+            return [str(x) for x in add], [str(x) for x in paths]
         parent = os.path.dirname(d)
         if parent == d:
-            break
+            return [], []
         d = parent
-    home = env.get("CARGO_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cargo")
-    files += [os.path.join(home, "config.toml"), os.path.join(home, "config")]
-    out: dict = {}
-    for path in reversed(files):  # farthest first, nearest overrides
-        try:
-            with open(path, "rb") as f:
-                data = tomllib.loads(f.read(256 * 1024).decode("utf-8", "replace"))
-        except (OSError, ValueError):
-            continue
-        table = data.get("alias")
-        if isinstance(table, dict):
-            out.update(table)
-    return out
 
 
-def cargo_expansions(args: list[str], cwd: str, env: dict) -> list[list[str]]:
-    """The argvs (after `cargo`) that `cargo ARGS` may run, aliases resolved (at most 8 deep)."""
+def pytest_argv(args: list[str], cwd: str, env) -> list[str]:
+    """What pytest really collects from: PYTEST_ADDOPTS and the ini file's addopts are arguments too,
+    and without a path the ini file's testpaths are the paths."""
+    import shlex
+
+    try:
+        extra = shlex.split(env.get("PYTEST_ADDOPTS", "") or "")
+    except ValueError:
+        extra = []
+    add, paths = _pytest_ini(cwd)
+    words = [*add, *extra, *args]
+    if paths and not any(not w.startswith("-") for w in words):
+        words += paths
+    return ["pytest", *words]
+
+
+def _reader_commands(argv: list[str], config, cwd: str, env) -> list:
+    """The commands the bash reader says ``argv`` runs (the argv itself, then what its aliases,
+    package scripts, recipes and task files run), each with its via labels."""
+    import shlex
+
+    from swarmgate.hooks.bash_tree import analyze
+
+    pre = [f"{k}={shlex.quote(v)}" for k, v in sorted(env.items())
+           if k.startswith(_PROGRAM_ENV_PREFIXES) and k.replace("_", "a").isalnum()]
+    b = config["bash"]
+    analysis = analyze(" ".join([*pre, shlex.join(argv)]), cwd=cwd, max_depth=int(b["max_depth"]),
+                       budget_s=b["budget_ms"] / 1000.0, max_script_bytes=int(b["max_script_bytes"]),
+                       parser="lexical")
+    return list(analysis.commands)
+
+
+def _via_argvs(cmd) -> list[list[str]]:
+    """A recipe line or a package script is run *as* `make TARGET` / `npm run NAME`: those argvs too."""
     out = []
-    files = None
-    inline: dict = {}
-    for i, a in enumerate(args):  # --config alias.NAME=VALUE (a TOML value) or --config=...
-        if a.startswith("--config="):
-            val = a[len("--config="):]
-        else:
-            val = args[i + 1] if a == "--config" and i + 1 < len(args) else ""
-        if val.startswith("alias."):
-            import tomllib
-            try:
-                inline.update(tomllib.loads(val.replace("alias.", "", 1)))
-            except ValueError:
-                value = val.split("=", 1)[1].strip().strip("\"'") if "=" in val else ""
-                inline[val[6:].split("=", 1)[0].strip()] = value
-    cur = list(args)
-    for _ in range(MAX_ALIAS_DEPTH):
-        i = _cargo_sub_index(cur)
-        if i is None:
-            break
-        sub = cur[i]
-        from swarmgate.hooks.exec_shims import CARGO_BUILTINS, CARGO_SHORT
-
-        if sub in CARGO_SHORT:
-            cur = cur[:i] + [CARGO_SHORT[sub]] + cur[i + 1:]
-            out.append(cur)
-            break
-        if sub in CARGO_BUILTINS:
-            break
-        value = env.get("CARGO_ALIAS_" + sub.upper().replace("-", "_"))
-        words = value.split() if value else None
-        if words is None and sub in inline:
-            words = _alias_words(inline[sub])
-        if words is None:
-            if files is None:
-                files = _cargo_config_aliases(cwd, env)
-            words = _alias_words(files.get(sub))
-        if not words:
-            break
-        cur = cur[:i] + words + cur[i + 1:]
-        out.append(cur)
-    return out
-
-
-def npm_expansions(args: list[str]) -> list[list[str]]:
-    from swarmgate.hooks.exec_shims import NPM_SHORT
-
-    for i, a in enumerate(args):
-        if a.startswith("-"):
-            continue
-        if a in NPM_SHORT:
-            return [args[:i] + [NPM_SHORT[a]] + args[i + 1:]]
-        return []
-    return []
-
-
-def expansions(name: str, args: list[str], cwd: str, env: dict) -> list[list[str]]:
-    """Every argv (with the program first) that ``name ARGS`` runs as, the written one first."""
-    out = [[name, *args]]
-    if name == "cargo":
-        out += [["cargo", *a] for a in cargo_expansions(args, cwd, env)]
-    elif name in ("npm", "pnpm", "yarn", "bun"):
-        out += [[name, *a] for a in npm_expansions(args)]
+    for v in getattr(cmd, "via", ()) or ():
+        if v.startswith("make:"):
+            out.append(["make", v[len("make:"):]])
+        elif v.startswith("npm script:"):
+            out.append(["npm", "run", v[len("npm script:"):]])
     return out
 
 
 # --- the judge -------------------------------------------------------------------------------
 
-def heavy_argv(argv: list[str], config, cwd: str, repo: str, env: dict | None = None) -> tuple[str, list] | None:
-    """(pattern, the argv that matched) when ``argv`` runs a heavy command, else None. Pure but
-    for reading the program's alias files."""
+def heavy_argv(argv: list[str], config, cwd: str, repo: str, env=None) -> tuple[str, list] | None:
+    """(pattern, the argv that matched) when ``argv`` runs a heavy command, else None. Reads the
+    files the program reads (aliases, scripts, recipes, ini files) but changes nothing."""
     from swarmgate.hooks.command_patterns import basename, split_words
     from swarmgate.hooks.heavy_commands import heavy_match
 
@@ -192,7 +160,8 @@ def heavy_argv(argv: list[str], config, cwd: str, repo: str, env: dict | None = 
             names.add(basename(w[0]))
     if config["bash"]["make_targets"]:
         names |= {"make", "gmake"}
-    for words in expansions(basename(argv[0]), list(argv[1:]), cwd, env):
+
+    def judge(words: list[str]):
         hit = heavy_match(Argv(words), config, cwd, repo)
         if hit:
             return hit, words
@@ -201,6 +170,27 @@ def heavy_argv(argv: list[str], config, cwd: str, repo: str, env: dict | None = 
                 hit = heavy_match(Argv(words[i:]), config, cwd, repo)
                 if hit:
                     return hit, words[i:]
+        return None
+
+    first = basename(argv[0])
+    tries = [list(argv)]
+    if first in _PYTEST:
+        tries.append(pytest_argv(list(argv[1:]), cwd, env))
+    for words in tries:
+        found = judge(words)
+        if found:
+            return found
+    for cmd in _reader_commands(list(argv), config, cwd, env):
+        words = list(cmd.words)
+        if not words:
+            continue
+        found = judge(words)
+        if found is None and basename(words[0]) in _PYTEST:
+            found = judge(pytest_argv(words[1:], cwd, env))
+        for via in _via_argvs(cmd):
+            found = found or judge(via)
+        if found:
+            return found
     return None
 
 
@@ -227,8 +217,7 @@ def check_x01(event, config):
     if not isinstance(argv, list) or not argv or broken("x01-allow-heavy-exec"):
         return None
     cwd = str(p.get("cwd") or event.repo or ".")
-    env = p.get("env") if isinstance(p.get("env"), dict) else None
-    found = heavy_argv([str(a) for a in argv], config, cwd, event.repo, env)
+    found = heavy_argv([str(a) for a in argv], config, cwd, event.repo, p.get("env") if isinstance(p.get("env"), dict) else None)
     if found is None:
         return None
     pattern, words = found

@@ -27,6 +27,8 @@ import os
 
 MARKER = ".swarmgate-shims"
 META = "shim.json"
+BOOT = ".swarmgate-exec-boot.py"
+PACKAGES = ("swarmgate", "swarmgate.hooks", "swarmgate.gate", "swarmgate.hosts", "swarmgate.agents")
 SHIM_TAG = "# swarmgate-exec-shim"
 VERSION = 1
 MAX_HOPS = 8
@@ -35,21 +37,19 @@ MAX_HOPS = 8
 RUNNERS = ("npm", "npx", "yarn", "pnpm", "bun", "bunx", "just", "task", "tox", "nox", "make", "gmake",
            "cargo", "pytest", "py.test")
 PYTHONS = ("python", "python3") + tuple(f"python3.{n}" for n in range(6, 15))
+# Runners that read files holding commands (recipes, scripts, ini files): what a call runs depends on
+# those files, so every call goes to the slow path, where the reader reads them.
+READS_FILES = ("make", "gmake", "just", "task", "tox", "nox", "ninja", "pre-commit", "pytest", "py.test")
+NPMS = ("npm", "npx", "yarn", "pnpm", "bun", "bunx")
+# npm-family subcommands that run no package script: the fast path
+NPM_QUIET = ("-v", "--version", "-h", "--help", "help", "ls", "list", "ll", "la", "view", "v", "info", "show",
+             "config", "c", "get", "set", "root", "prefix", "bin", "outdated", "audit", "cache", "whoami", "ping",
+             "search", "s", "find", "docs", "home", "repo", "bugs", "explain", "why", "fund", "doctor", "owner",
+             "token", "profile", "login", "logout", "adduser", "query", "sbom")
 # Programs that run another program they find themselves (by absolute path, a venv, a toolchain):
 # a heavy program they start may never pass through PATH, so their argv is searched for one.
 LAUNCHERS = ("rustup", "uv", "uvx", "poetry", "pipenv", "pdm", "hatch", "rye", "pipx", "conda", "mamba",
              "micromamba", "nix-shell")
-# cargo's built-in subcommands and their one-letter aliases: an alias of the user's own cannot
-# shadow these, so only another first word may be an alias (.cargo/config.toml, CARGO_ALIAS_*)
-CARGO_BUILTINS = ("add", "bench", "build", "check", "clean", "clippy", "config", "doc", "fetch", "fix", "fmt",
-                  "generate-lockfile", "help", "info", "init", "install", "locate-project", "login", "logout",
-                  "metadata", "miri", "new", "owner", "package", "pkgid", "publish", "read-manifest",
-                  "remove", "report", "run", "rustc", "rustdoc", "search", "test", "tree", "uninstall",
-                  "update", "vendor", "verify-project", "version", "yank", "b", "c", "d", "r", "t", "rm")
-CARGO_SHORT = {"t": "test", "b": "build", "c": "check", "d": "doc", "r": "run", "rm": "remove"}
-NPM_SHORT = {"t": "test", "tst": "test", "run-script": "run", "rum": "run", "urn": "run", "i": "install",
-             "isntall": "install", "add": "install", "x": "exec", "rb": "rebuild", "ci": "ci",
-             "clean-install": "ci", "install-clean": "ci", "it": "install-test", "cit": "install-ci-test"}
 _GLOB = frozenset("*?[")
 
 
@@ -146,16 +146,24 @@ def plan(config, path: str | None = None) -> dict:
         for prog in ("make", "gmake"):
             words.setdefault(prog, set()).update(config["bash"]["make_targets"])
             names.add(prog)
+    from swarmgate.hooks import package_scripts
+    from swarmgate.hooks.cargo_config import BUILTIN as CARGO_SHORT
+
     shims: dict = {}
     for prog in sorted(set(RUNNERS) | names | set(LAUNCHERS) | set(PYTHONS)):
         ws = set(words.get(prog, ()))
         if prog in ("cargo",):
-            ws |= {k for k, v in CARGO_SHORT.items() if v in ws}
+            ws |= {k for k, v in CARGO_SHORT.items() if v[0] in ws}
         if prog in ("npm", "pnpm", "yarn", "bun"):
-            ws |= {k for k, v in NPM_SHORT.items() if v in ws}
+            # npm's own spellings of run and test (the reader's table)
+            for group in (package_scripts._NPM_RUN, package_scripts._NPM_TEST):
+                if ws & group:
+                    ws |= group
         triggers = {_trigger(x) for x in ws}
-        if prog in always:
+        if prog in always or prog in READS_FILES:
             shims[prog] = Shim(prog, "always")
+        elif prog in NPMS:
+            shims[prog] = Shim(prog, "npm", triggers)
         elif prog in PYTHONS:
             modules = {n for n in names if n.replace("_", "a").replace(".", "a").isalnum()}
             shims[prog] = Shim(prog, "python", modules=modules)
@@ -236,8 +244,22 @@ def script(shim: Shim, shim_dir: str, python: str, config_path: str) -> str:
                 "  esac",
                 "done",
             ]
+    elif shim.kind == "npm":
+        quiet = "|".join(_sh_glob(x) for x in NPM_QUIET)
+        lines += [
+            "[ -n \"$_sg_slow\" ] || for _sg_a in \"$@\"; do",
+            "  case $_sg_a in",
+            f"    {quiet}) break;;",
+            "    -*) ;;",
+            "    *) _sg_slow=1; break;;",
+            "  esac",
+            "done",
+            "[ $# -eq 0 ] && _sg_slow=",
+        ]
     elif shim.kind == "cargo":
-        builtins = "|".join(CARGO_BUILTINS)
+        from swarmgate.hooks.cargo_config import BUILTIN, SUBCOMMANDS
+
+        builtins = "|".join(sorted(SUBCOMMANDS | set(BUILTIN)))
         lines += [
             "_sg_sub=; _sg_skip=",
             "[ -n \"$_sg_slow\" ] || for _sg_a in \"$@\"; do",
@@ -269,10 +291,49 @@ def script(shim: Shim, shim_dir: str, python: str, config_path: str) -> str:
         "checked and does not run (exit 249); reinstall swarmgate or start a new session\" >&2",
         "  exit 249",
         "fi",
-        "exec \"$_sg_py\" -I -m swarmgate.hooks.exec_check \"$_sg_dir\" \"$_sg_n\" \"$_sg_r\" \"$@\"",
+        f"exec \"$_sg_py\" -I -S \"$_sg_dir/{BOOT}\" \"$_sg_dir\" \"$_sg_n\" \"$_sg_r\" \"$@\"",
         "",
     ]
     return "\n".join(x for x in lines if x != "")  + "\n"
+
+
+def boot_script(python: str | None = None) -> str:
+    """The slow path's entry, run as ``python -I -S BOOT``: no site (the editable install's finder
+    costs ~40 ms at every start here), so it maps swarmgate's packages to their directories itself
+    and puts the installation's site-packages on sys.path (no .pth files run)."""
+    import importlib.util
+    import sys
+
+    roots = {}
+    for pkg in PACKAGES:
+        spec = importlib.util.find_spec(pkg)
+        if spec is not None and spec.submodule_search_locations:
+            roots[pkg] = list(spec.submodule_search_locations)[0]
+    site = [p for p in sys.path if p.rstrip("/").endswith(("site-packages", "dist-packages"))]
+    return f"""# swarmgate exec-time check: the shims' slow path (written at SessionStart; do not edit)
+import sys
+ROOTS = {roots!r}
+sys.path[1:1] = {site!r}
+
+
+class _Finder:
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        root = ROOTS.get(name)
+        if root is None:
+            return None
+        from importlib.machinery import ModuleSpec, SourceFileLoader
+        spec = ModuleSpec(name, SourceFileLoader(name, root + "/__init__.py"), origin=root + "/__init__.py",
+                          is_package=True)
+        spec.submodule_search_locations = [root]
+        spec.has_location = True
+        return spec
+
+
+sys.meta_path.insert(0, _Finder)
+from swarmgate.hooks.exec_check import main
+sys.exit(main(sys.argv[1:]))
+"""
 
 
 def shim_dir_for(session_id: str) -> str:
@@ -302,6 +363,7 @@ def write_dir(shim_dir: str, config, *, repo: str, session: str, python: str | N
     marker = os.path.join(shim_dir, MARKER)
     write_text_atomic(marker, "swarmgate exec-time shims: PATH walks skip this directory\n", durable=False)
     conf = config_path_of(repo)
+    write_text_atomic(os.path.join(shim_dir, BOOT), boot_script(python), mode=0o644, durable=False)
     for name, shim in shims.items():
         write_text_atomic(os.path.join(shim_dir, name), script(shim, shim_dir, python, conf), mode=0o755,
                           durable=False)

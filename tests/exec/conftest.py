@@ -49,6 +49,8 @@ class Shimmed:
         self.log = root / "standin.log"
         self.shims = self.state / "sessions" / "sess-1" / "shims"
         (self.repo / ".claude").mkdir(parents=True, exist_ok=True)
+        if not (self.repo / "package.json").exists():
+            (self.repo / "package.json").write_text('{"scripts": {"test:e2e": "node e2e.js", "lint": "eslint ."}}\n')
         self.standin.mkdir(exist_ok=True)
         for name in ("cargo", "make", "npm", "pytest", "rustup", "tox"):
             self.add_standin(name)
