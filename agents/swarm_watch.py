@@ -348,6 +348,23 @@ def after_handback(stopped: list[dict], procs: list[dict]) -> list[Report]:
 
 # --- one tick ---------------------------------------------------------------------------
 
+def heavy_in_agent_cgroups(session: str, cwd: str, root_pid: int | None, config) -> list[Report]:
+    """Heavy programs running inside this session's subagent containment cgroups (issue 10, X03):
+    alerted at once (kind heavy-in-agent-cgroup, which H02 and the next hook show), and reported
+    on every tick while they run, so an unacknowledged one is stopped like any other report."""
+    from swarmgate.hooks import agent_sightings as S
+
+    owner = {"pid": root_pid, "start": _start(root_pid)} if root_pid else None
+    try:
+        found = S.scan(config, cwd, owner)
+    except Exception as e:  # noqa: BLE001 - one check that cannot look does not stop the others
+        say(f"could not look into the subagents' cgroups: {e}")
+        return []
+    S.report(found, session, source="swarm-watch", shown=False)
+    return [Report(f"heavy-in-agent:{s.key}", "heavy-in-agent-cgroup",
+                   f"heavy program in subagent {s.agent_id}'s cgroup: {s.describe()}", s.pid, s.start) for s in found]
+
+
 def _state_path(session: str) -> str:
     from swarmgate.state_paths import safe_name, state_dir
     return os.path.join(str(state_dir()), "watch", safe_name(session) + ".json")
@@ -381,6 +398,7 @@ def tick(session: str, cwd: str, root_pid: int | None, config, transcripts: str 
         cores, samples = few_cores(long_runs(session, now, int(w["long_run_minutes"])), state.get("cores", {}),
                                    now, int(config["threads"]["heavy_default"]))
         reports += cores
+        reports += heavy_in_agent_cgroups(session, cwd, root_pid, config)
         findings = state.get("findings", {})
         current = {r.key for r in reports}
         for key in list(findings):
@@ -391,7 +409,7 @@ def tick(session: str, cwd: str, root_pid: int | None, config, transcripts: str 
             f["count"] += 1
             f["last"] = now
             f["message"] = r.message
-            if f["count"] == 1 and not broken("watch-silent"):
+            if f["count"] == 1 and not broken("watch-silent") and r.kind != "heavy-in-agent-cgroup":
                 write_alert(f"watch:{r.kind}", r.message, source="swarm-watch", session=session, key=r.key,
                             pid=r.pid)
             elif not f["acked"] and r.pid and f["count"] >= int(w["kill_after_reports"]):

@@ -1,27 +1,24 @@
 """X01: a heavy program refused where it starts (issue 10, docs/exec-shims.md).
 
-The exec-time shims (hooks/exec_shims.py) send every call that could be heavy here:
-``python -I -m swarmgate.hooks.exec_check SHIM_DIR NAME REAL ARGS...``. It
+The exec-time shims (hooks/exec_shims.py) send every call that could be heavy here (through the
+shim directory's boot script, ``python -I -S .swarmgate-exec-boot.py SHIM_DIR NAME REAL ARGS...``).
 
-1. expands the program's own aliases (``cargo t`` is ``cargo test``; ``.cargo/config.toml``
-   ``[alias]``, ``CARGO_ALIAS_*``, ``--config alias.x=...``; npm's ``t``/``run-script``/...);
-2. matches each argv with B01's matcher (``heavy_commands.heavy_match``: the `[heavy]
-   patterns`, `[bash] make_targets`, dry runs excepted), also from any argument that names
-   a pattern's program (``rustup run stable cargo test --workspace``);
-3. when it is heavy, looks for the authorization: this process's cgroup is a run that
+1. ``hooks/exec_argv.heavy_argv`` says whether the argv runs a heavy command: B01's matcher over
+   the argv, a launcher's operand, pytest's own arguments and whatever the bash reader says the
+   program runs (aliases, package scripts, recipes, task files);
+2. when it is heavy, the authorization is looked for: this process's cgroup is a run that
    `run-with-memory-cap` marked after consuming the hook's grant (swarmgate/heavy_grants.py);
-4. runs the real program (exec, same pid), or refuses: one stderr line naming the pattern and
-   the way out, exit 249, a decision-log entry under X01 (event "Exec"), an alert.
+3. the real program runs (exec, same pid), or the call is refused: one stderr line naming the
+   pattern and the way out, exit 249, a decision-log entry under X01 (event "Exec"), an alert.
 
 X01 is registered like a guard (doc, cases, break switch) on the pseudo-event "Exec": its
-``check`` is the pure judge of an exec payload ({"argv", "cwd", "authorized", agent fields});
-the self-test runs the same judge the shim runs. Its SessionStart side (advisory) writes the
-shim directory and the PATH line of ``$CLAUDE_ENV_FILE`` in the act phase.
+``check`` is the pure judge of an exec payload ({"argv", "cwd", "authorized", agent fields}); the
+self-test runs the same judge the shim runs. Its SessionStart side (advisory,
+hooks/containment.py) writes the shim directory and the PATH line of ``$CLAUDE_ENV_FILE``.
 
-What this layer cannot see (docs/threat-model.md): a program started by absolute path, or
-from a directory put before the shims inside the command (a venv's bin after `activate`), or
-``pytest.main()`` inside a Python process; containment and the after-the-fact checks (X02, X03)
-stand behind it.
+What this layer cannot see (docs/threat-model.md): a program started by absolute path, or from a
+directory put before the shims inside the command (a venv's bin after `activate`), or
+``pytest.main()`` inside a Python process; containment and the sightings (X02, X03) stand behind it.
 """
 from __future__ import annotations
 
@@ -31,167 +28,6 @@ import sys
 from swarmgate import guard as G
 
 EXEC_EVENT = G.EXEC_EVENT
-
-
-class Argv:
-    """An argv in the shape the pattern matcher reads (a simple command's words/name/args)."""
-    __slots__ = ("words", "name", "args", "wrappers", "via", "text")
-
-    def __init__(self, words: list[str]) -> None:
-        from swarmgate.hooks.command_patterns import basename
-
-        self.words = list(words)
-        self.name = basename(words[0]) if words else ""
-        self.args = list(words[1:])
-        self.wrappers = ()
-        self.via = ()
-        self.text = " ".join(words)
-
-
-# --- what the argv runs ------------------------------------------------------------------------
-
-# environment variables through which a program's own configuration says what it runs: handed to the
-# reader as assignments in front of the argv, so it resolves them as it would in a typed command
-_PROGRAM_ENV_PREFIXES = ("CARGO_ALIAS_", "MAKEFILES", "MAKEFLAGS", "GIT_", "npm_config_", "PYTEST_ADDOPTS")
-_PYTEST = ("pytest", "py.test")
-
-
-def _pytest_ini(cwd: str) -> tuple[list, list]:
-    """(addopts words, testpaths) of the pytest config pytest would find from ``cwd``."""
-    import configparser
-    import shlex
-    import tomllib
-
-    d = os.path.abspath(cwd or ".")
-    while True:
-        for name, section in (("pytest.ini", "pytest"), ("pyproject.toml", None), ("tox.ini", "pytest"),
-                              ("setup.cfg", "tool:pytest")):
-            path = os.path.join(d, name)
-            if not os.path.isfile(path):
-                continue
-            try:
-                with open(path, "rb") as f:
-                    raw = f.read(256 * 1024)
-                if section is None:
-                    opts = (tomllib.loads(raw.decode("utf-8", "replace")).get("tool") or {}).get("pytest", {})
-                    opts = opts.get("ini_options") if isinstance(opts, dict) else None
-                    if not isinstance(opts, dict):
-                        continue
-                    add, paths = opts.get("addopts", ""), opts.get("testpaths", [])
-                    add = add if isinstance(add, list) else shlex.split(str(add))
-                    paths = paths if isinstance(paths, list) else str(paths).split()
-                else:
-                    cp = configparser.ConfigParser(interpolation=None)
-                    cp.read_string(raw.decode("utf-8", "replace"))
-                    if not cp.has_section(section):
-                        continue
-                    add = shlex.split(cp.get(section, "addopts", fallback=""))
-                    paths = cp.get(section, "testpaths", fallback="").split()
-            except (OSError, ValueError, configparser.Error):
-                continue
-            return [str(x) for x in add], [str(x) for x in paths]
-        parent = os.path.dirname(d)
-        if parent == d:
-            return [], []
-        d = parent
-
-
-def pytest_argv(args: list[str], cwd: str, env) -> list[str]:
-    """What pytest really collects from: PYTEST_ADDOPTS and the ini file's addopts are arguments too,
-    and without a path the ini file's testpaths are the paths."""
-    import shlex
-
-    try:
-        extra = shlex.split(env.get("PYTEST_ADDOPTS", "") or "")
-    except ValueError:
-        extra = []
-    add, paths = _pytest_ini(cwd)
-    words = [*add, *extra, *args]
-    if paths and not any(not w.startswith("-") for w in words):
-        words += paths
-    return ["pytest", *words]
-
-
-def _reader_commands(argv: list[str], config, cwd: str, env) -> list:
-    """The commands the bash reader says ``argv`` runs (the argv itself, then what its aliases,
-    package scripts, recipes and task files run), each with its via labels."""
-    import shlex
-
-    from swarmgate.hooks.bash_tree import analyze
-
-    pre = [f"{k}={shlex.quote(v)}" for k, v in sorted(env.items())
-           if k.startswith(_PROGRAM_ENV_PREFIXES) and k.replace("_", "a").isalnum()]
-    b = config["bash"]
-    analysis = analyze(" ".join([*pre, shlex.join(argv)]), cwd=cwd, max_depth=int(b["max_depth"]),
-                       budget_s=b["budget_ms"] / 1000.0, max_script_bytes=int(b["max_script_bytes"]),
-                       parser="lexical")
-    return list(analysis.commands)
-
-
-def _via_argvs(cmd) -> list[list[str]]:
-    """A recipe line or a package script is run *as* `make TARGET` / `npm run NAME`: those argvs too."""
-    out = []
-    for v in getattr(cmd, "via", ()) or ():
-        if v.startswith("make:"):
-            out.append(["make", v[len("make:"):]])
-        elif v.startswith("npm script:"):
-            out.append(["npm", "run", v[len("npm script:"):]])
-    return out
-
-
-# --- the judge -------------------------------------------------------------------------------
-
-def heavy_argv(argv: list[str], config, cwd: str, repo: str, env=None) -> tuple[str, list] | None:
-    """(pattern, the argv that matched) when ``argv`` runs a heavy command, else None. Reads the
-    files the program reads (aliases, scripts, recipes, ini files) but changes nothing."""
-    from swarmgate.hooks.command_patterns import basename, split_words
-    from swarmgate.hooks.heavy_commands import heavy_match
-
-    if not argv:
-        return None
-    env = os.environ if env is None else env
-    names = set()
-    for p in config["heavy"]["patterns"]:
-        try:
-            w = split_words(p)
-        except ValueError:
-            continue
-        if w:
-            names.add(basename(w[0]))
-    if config["bash"]["make_targets"]:
-        names |= {"make", "gmake"}
-
-    def judge(words: list[str]):
-        hit = heavy_match(Argv(words), config, cwd, repo)
-        if hit:
-            return hit, words
-        for i in range(1, len(words)):   # a launcher's operand: `rustup run stable cargo test ...`
-            if basename(words[i]) in names:
-                hit = heavy_match(Argv(words[i:]), config, cwd, repo)
-                if hit:
-                    return hit, words[i:]
-        return None
-
-    first = basename(argv[0])
-    tries = [list(argv)]
-    if first in _PYTEST:
-        tries.append(pytest_argv(list(argv[1:]), cwd, env))
-    for words in tries:
-        found = judge(words)
-        if found:
-            return found
-    for cmd in _reader_commands(list(argv), config, cwd, env):
-        words = list(cmd.words)
-        if not words:
-            continue
-        found = judge(words)
-        if found is None and basename(words[0]) in _PYTEST:
-            found = judge(pytest_argv(words[1:], cwd, env))
-        for via in _via_argvs(cmd):
-            found = found or judge(via)
-        if found:
-            return found
-    return None
 
 
 def way_out(config, pattern: str, words: list, subagent: bool) -> str:
@@ -217,7 +53,10 @@ def check_x01(event, config):
     if not isinstance(argv, list) or not argv or broken("x01-allow-heavy-exec"):
         return None
     cwd = str(p.get("cwd") or event.repo or ".")
-    found = heavy_argv([str(a) for a in argv], config, cwd, event.repo, p.get("env") if isinstance(p.get("env"), dict) else None)
+    from swarmgate.hooks.exec_argv import heavy_argv
+
+    found = heavy_argv([str(a) for a in argv], config, cwd, event.repo,
+                       p.get("env") if isinstance(p.get("env"), dict) else None)
     if found is None:
         return None
     pattern, words = found

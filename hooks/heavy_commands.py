@@ -84,6 +84,45 @@ def runner_of(cmd: SimpleCommand, runners: list[str]) -> str | None:
     return None
 
 
+def _after_dashes(words: list) -> list:
+    return list(words[words.index("--") + 1:]) if "--" in words else []
+
+
+def granted_argvs(event: HookEvent, config: Config) -> list[tuple[list, str]]:
+    """(argv, pattern) for each run of the main agent's call that may start heavy programs: the
+    command after `--` of each runner (run-with-memory-cap, host-dispatch; not a peer's
+    multi-host-run) that leads to a heavy command with the approved prefix, and `sh -c STAGE` for
+    each heavy stage of the commit gate when the prefixed call commits or runs gate-staged.
+    The act of B01 records them as single-use grants (swarmgate/heavy_grants.py); the runner
+    consumes the one equal to its command."""
+    from swarmgate.hooks.shell_event import command_env
+
+    analysis = analysis_of(event, config)
+    if analysis is None or event.is_subagent:
+        return []
+    var, values = config["heavy"]["prefix_var"], config["heavy"]["prefix_values"]
+    runners = {r for r in config["heavy"]["runners"] if r != "multi-host-run"}
+    out: list[tuple[list, str]] = []
+    for i, cmd, pat in heavy_commands(event, config):
+        if command_env(analysis, i).get(var) not in values:
+            continue
+        for p in launchers(analysis.commands, i):
+            if p.name in runners:
+                argv = _after_dashes(list(p.words))
+                if argv and (argv, pat) not in out:
+                    out.append((argv, pat))
+                break
+    stages = [st for st in config["gate"]["stages"] if st.get("heavy")]
+    if stages:
+        for i, cmd in runnable(analysis.commands):
+            gate = cmd.name == "gate-staged" or (cmd.name == "git" and "commit" in cmd.args
+                                                 and "--no-verify" not in cmd.args and "-n" not in cmd.args)
+            if gate and command_env(analysis, i).get(var) == "commit":
+                out += [(["sh", "-c", st["command"] or "true"], f"gate stage {st['name']}") for st in stages]
+                break
+    return out
+
+
 def rewrite_target(analysis: Analysis, idx: int) -> str:
     """What to put after `run-with-memory-cap CAP --`: the outermost command that leads to the
     heavy one (`bash scripts/verify.sh`, not the script's line), without its prefix, wrappers kept."""

@@ -26,6 +26,7 @@ MODULES = (
     "swarmgate.hooks.stop_guards",
     "swarmgate.hooks.command_history",
     "swarmgate.hooks.session_context",
+    "swarmgate.hooks.containment",
     "swarmgate.hooks.exec_check",
 )
 
@@ -68,6 +69,9 @@ ROUTES: dict[str, tuple] = {
     "swarmgate.hooks.stop_guards": (("Stop", "*"), ("SubagentStop", "*")),
     "swarmgate.hooks.command_history": (("PostToolUse", "*"), ("PostToolUseFailure", _SHELL)),
     "swarmgate.hooks.session_context": (("SessionStart", "*"),),
+    "swarmgate.hooks.containment": (("SessionStart", "*"), ("PreToolUse", _SHELL), ("PostToolUse", "*"),
+                                    ("PostToolUseFailure", "*"), ("SubagentStop", "*")),
+    "swarmgate.hooks.exec_check": (("Exec", "*"),),
 }
 
 

@@ -301,7 +301,30 @@ def _stop_outcome(event: HookEvent, config: Config) -> dict:
         out["calls"] = sum(1 for c in calls if c[3])
         out["misses"] = audit(event, config, calls)
         out["H02"] = judge_h02(out["misses"], who)
+    if config.guard_mode("H02") != "off" and not _broken("h02-no-audit"):
+        out["H02"] = with_heavy_sightings(out["H02"], event)
     return out
+
+
+def with_heavy_sightings(finding: Finding | None, event: HookEvent) -> Finding | None:
+    """H02's red line also names the heavy programs seen running in this subagent's containment
+    cgroup (X03 and swarm-watch wrote them as alerts): a run no other layer stopped."""
+    from swarmgate.alerts import all_alerts
+
+    aid = event.agent_id or ""
+    if not aid:
+        return finding
+    seen = [a for a in all_alerts() if a.get("kind") == "heavy-in-agent-cgroup" and a.get("agent") == aid
+            and a.get("session") in (None, "", event.session_id)]
+    if not seen:
+        return finding
+    lines = "\n".join(f"- pid {a.get('pid')} `{_short(a.get('command') or '', 120)}` (heavy pattern "
+                      f"`{a.get('pattern')}`)" for a in seen[:10])
+    text = (f"RED: {len(seen)} heavy program(s) ran inside subagent {aid}'s containment cgroup although nothing "
+            f"authorized them (found by X03 / swarm-watch):\n{lines}")
+    if finding is None:
+        return G.Finding("H02", text, decision=G.CONTEXT)
+    return G.Finding("H02", finding.message + "\n" + text, finding.way_out, finding.decision)
 
 
 def finish_stop(event: HookEvent, config: Config) -> Finding | None:
@@ -518,6 +541,11 @@ _OWNED = {"work/copy-a/.swarmgate-owner.json":
           '{"session": "selftest-session", "agent": "a9", "purpose": "repo copy for the build"}'}
 
 
+_SIGHTING = ('{"id": "1", "time": 1, "kind": "heavy-in-agent-cgroup", "source": "X03", "session": "selftest-session", '
+             '"agent": "a9", "pid": 4242, "command": "/opt/rust/bin/cargo test --workspace", '
+             '"pattern": "cargo test --workspace", "message": "RED"}\n')
+
+
 def _transcript(command: str, refused: bool = False) -> str:
     import json
     use = {"type": "assistant", "cwd": "", "message": {"role": "assistant", "content": [
@@ -589,6 +617,8 @@ GUARDS = (
                    files={**_state(), "t/agent-a9.jsonl": _transcript("cargo test --workspace", refused=True)}),
             G.Case("light-commands", "SubagentStop", _stop(transcript="t/agent-a9.jsonl"), fires=False,
                    files={**_state(), "t/agent-a9.jsonl": _transcript("git status && ls -la")}),
+            G.Case("heavy-program-seen-in-its-cgroup", "SubagentStop", _stop(), fires=True, breaks=("h02-no-audit",),
+                   files={**_state(), ".selftest-state/alerts/alerts.jsonl": _SIGHTING}),
         )),
     G.Guard(
         code="S01", summary="the main agent may not end a round while the record has tasks with no verdict "

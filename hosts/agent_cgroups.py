@@ -164,30 +164,46 @@ def is_contained(command: str) -> bool:
     return command.startswith("{ echo $$ >") and "cgroup.procs" in command.split("\n", 1)[0]
 
 
-def oom_news(config, owner: dict, agent_id: str, backend=None) -> tuple[int, int, int | None]:
-    """(new OOM kills since the last look, memory cap, peak) of the agent's cgroup; the count seen
-    is kept in its booking. (0, cap, peak) when nothing new; (0, 0, None) when there is no cgroup."""
-    backend = backend or backend_for(config)
-    slice_name = config["memory"]["slice"]
-    name = cgroups.agent_name(int(owner["pid"]), owner.get("start"), agent_id)
-    path = backend.run_path(slice_name, name)
-    if not os.path.isdir(path):
-        return 0, 0, None
-    c = backend.counters(path)
-    kills = int(c.oom_kill or 0)
+def booking_of(data: dict, session_id: str, agent_id: str) -> tuple[str, dict] | None:
+    """(key, booking) of a subagent's cgroup in the ledger ``data``, found by session and agent."""
+    for key, b in data["bookings"].items():
+        if b.get("kind") == BASIS and b.get("agent_id") == agent_id and b.get("session") == session_id:
+            return key, b
+    return None
+
+
+def oom_view(config, session_id: str, agent_id: str, backend=None) -> dict | None:
+    """What the kernel did to a subagent's cgroup, read only: {"news" (OOM kills not reported yet),
+    "kills", "cap", "peak", "use", "key"}; None when the agent has no booked cgroup. A booking may
+    carry the kills it last counted ("oom_kills"): a cgroup already gone keeps its count."""
+    found = booking_of(ledger.load(report=lambda _m: None), session_id, agent_id)
+    if found is None:
+        return None
+    key, b = found
+    kills, peak, use = int(b.get("oom_kills") or 0), b.get("peak"), None
+    path = b.get("cgroup")
+    if path and os.path.isdir(path):
+        try:
+            backend = backend or backend_for(config)
+            c = backend.counters(path)
+            kills, peak, use = max(kills, int(c.oom_kill or 0)), c.peak, c.usage
+        except (ContainmentError, OSError):
+            pass
+    return {"news": max(kills - int(b.get("oom_seen") or 0), 0), "kills": kills, "cap": int(b.get("cap") or 0),
+            "peak": peak, "use": use, "key": key}
+
+
+def mark_oom_seen(session_id: str, agent_id: str, kills: int) -> None:
     try:
         with ledger.lock(timeout=5):
             data = ledger.load()
-            b = data["bookings"].get(booking_key(name))
-            if b is None:
-                return 0, int(c.limit or 0), c.peak
-            seen = int(b.get("oom_seen") or 0)
-            if kills > seen:
-                b["oom_seen"] = kills
+            found = booking_of(data, session_id, agent_id)
+            if found is not None and kills > int(found[1].get("oom_seen") or 0):
+                found[1]["oom_seen"] = kills
+                found[1]["oom_kills"] = max(kills, int(found[1].get("oom_kills") or 0))
                 ledger.save(data)
-            return max(kills - seen, 0), int(b.get("cap") or c.limit or 0), c.peak
     except StateError:
-        return 0, int(c.limit or 0), c.peak
+        pass
 
 
 def probe(config) -> str | None:

@@ -83,8 +83,12 @@ def owner_of(name: str) -> tuple[int, int | None] | None:
 def agent_name(owner_pid: int, owner_start: int | None, agent_id: str) -> str:
     """An agent cgroup's name carries its session process (owner) and the agent's id, so a dead
     session's agent cgroups are found without the ledger, like dead wrappers' runs."""
-    aid = "".join(c for c in agent_id if c.isalnum() or c in "_")[:48] or "x"
-    return f"{AGENT_PREFIX}{owner_pid}-{owner_start or 0}-{aid}"
+    return f"{AGENT_PREFIX}{owner_pid}-{owner_start or 0}-{agent_part(agent_id)}"
+
+
+def agent_part(agent_id: str) -> str:
+    """The agent id as it appears in an agent cgroup's name."""
+    return "".join(c for c in agent_id if c.isalnum() or c in "_")[:48] or "x"
 
 
 def agent_owner(name: str) -> tuple[int, int | None, str] | None:

@@ -43,6 +43,13 @@ phases per hook call (swarmgate/hook_engine.py):
    what it needs (``derivations.get``, ``event.memo``) and writes it; return
    None. It runs only when the call goes ahead.
 
+   Rewriting the call (PreToolUse only): a finding with ``decision=REWRITE`` and
+   ``updated_input`` (the whole tool input to run instead) becomes the answer's
+   ``updatedInput`` when the call goes ahead (Claude Code 2.1.332 runs it, for
+   subagents too). It adds no text. The judge may predict it (so self-tests see
+   it) and the act confirm or replace it (X02 puts a subagent's command into its
+   containment cgroup: hooks/containment.py). One guard rewrites a given call.
+
 Hot path: kept free of dataclasses/typing imports (see config.py).
 """
 from __future__ import annotations
@@ -58,17 +65,20 @@ DENY = "deny"        # refuse the tool call (PreToolUse) / block the stop (Stop,
 ASK = "ask"          # ask the person (PreToolUse only)
 CONTEXT = "context"  # add text to the agent's context; never refuses
 WARN = "warn"        # a refusal downgraded by config to a warning (context)
+REWRITE = "rewrite"  # run the tool call with ``Finding.updated_input`` instead (PreToolUse); no text
 
 
 class Finding:
     """One thing a guard found. ``message`` says what and why; ``way_out`` the exact fix."""
-    __slots__ = ("code", "message", "way_out", "decision")
+    __slots__ = ("code", "message", "way_out", "decision", "updated_input")
 
-    def __init__(self, code: str, message: str, way_out: str = "", decision: str = DENY) -> None:
+    def __init__(self, code: str, message: str, way_out: str = "", decision: str = DENY,
+                 updated_input: dict | None = None) -> None:
         self.code = code
         self.message = message
         self.way_out = way_out
         self.decision = decision
+        self.updated_input = updated_input  # decision REWRITE: the tool input to run instead
 
     def render(self) -> str:
         text = f"[{self.code}] {self.message}"

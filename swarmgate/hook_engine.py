@@ -265,14 +265,27 @@ def act(event: HookEvent, config: Config, active: list, findings: list, deadline
 
 
 class Outcome:
-    """What the engine decided for one call: the findings and the combined answer."""
-    __slots__ = ("findings", "decision", "reason", "context")
+    """What the engine decided for one call: the findings, the combined answer and, when a guard
+    rewrote the call (G.REWRITE) and it goes ahead, the tool input to run instead."""
+    __slots__ = ("findings", "decision", "reason", "context", "updated_input")
 
-    def __init__(self, findings: list, decision: str, reason: str, context: str) -> None:
+    def __init__(self, findings: list, decision: str, reason: str, context: str,
+                 updated_input: dict | None = None) -> None:
         self.findings = findings
         self.decision = decision
         self.reason = reason
         self.context = context
+        self.updated_input = updated_input
+
+
+def rewritten_input(event_name: str, findings: list, decision: str) -> dict | None:
+    """The tool input a REWRITE finding asks to run instead (PreToolUse, a call that goes ahead)."""
+    if event_name != "PreToolUse" or decision == "deny":
+        return None
+    for f in reversed(findings):
+        if f.decision == G.REWRITE and isinstance(f.updated_input, dict):
+            return f.updated_input
+    return None
 
 
 def decide(event: HookEvent, config: Config, guards: Iterable[Guard], deadline: float | None = None) -> Outcome:
@@ -287,7 +300,7 @@ def decide(event: HookEvent, config: Config, guards: Iterable[Guard], deadline: 
     if goes_ahead(event.name, decision, stop_active):
         findings = act(event, config, active, findings, deadline)
         decision, reason, context = combine(event.name, findings, stop_active)
-    return Outcome(findings, decision, reason, context)
+    return Outcome(findings, decision, reason, context, rewritten_input(event.name, findings, decision))
 
 
 def judge_recorded(payload: dict, config: Config, repo: str, guards: Iterable[Guard] | None = None,
@@ -376,7 +389,8 @@ def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: 
     deadline = t0 + total_budget_s(config, event_name, event.tool_name)
     outcome = decide(event, config, registry, deadline)
     findings, decision, reason, context = outcome.findings, outcome.decision, outcome.reason, outcome.context
-    out = render(event_name, decision, reason, context, stop_hook_active=stop_active)
+    out = render(event_name, decision, reason, context, stop_hook_active=stop_active,
+                 updated_input=outcome.updated_input)
 
     logged = decision
     if event_name in STOP_EVENTS and decision == "deny":
@@ -394,7 +408,7 @@ def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: 
     return dumps(out), 0
 
 
-_STRENGTH = {G.DENY: 4, G.ASK: 3, G.WARN: 2, G.CONTEXT: 1}
+_STRENGTH = {G.DENY: 4, G.ASK: 3, G.WARN: 2, G.CONTEXT: 1, G.REWRITE: 1}
 
 
 def per_code(event_name: str, findings: list, stop_hook_active: bool = False) -> dict:

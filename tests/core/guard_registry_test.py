@@ -181,7 +181,7 @@ def test_a_route_table_that_misses_a_route_is_caught(monkeypatch):
         "swarmgate.hooks.file_guards: PreToolUse/MultiEdit", "swarmgate.hooks.file_guards: PreToolUse/NotebookEdit",
         "swarmgate.hooks.stop_guards: Stop/*"]
     monkeypatch.setattr(registry, "_cache", None)
-    assert [g.code for g in registry.guards_for("SessionStart", None)] == ["C01"]
+    assert "C01" in [g.code for g in registry.guards_for("SessionStart", None)]
 
 
 def test_a_file_tool_hook_call_does_not_import_the_dispatch_guards(tmp_path, repo):

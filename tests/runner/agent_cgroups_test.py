@@ -88,10 +88,11 @@ def test_past_its_cap_an_agent_is_oom_killed_inside_its_own_cgroup_and_another_a
         out, _ = hog.communicate(timeout=60)
         assert b"exit=137" in out
         assert calm.poll() is None, "the other agent's process died"
-        news, cap, peak = A.oom_news(cfg, owner, "hog")
-        assert news >= 1 and cap == 64 << 20
-        assert A.oom_news(cfg, owner, "hog")[0] == 0     # reported once
-        assert A.oom_news(cfg, owner, "calm")[0] == 0
+        view = A.oom_view(cfg, "s", "hog")
+        assert view["news"] >= 1 and view["cap"] == 64 << 20
+        A.mark_oom_seen("s", "hog", view["kills"])
+        assert A.oom_view(cfg, "s", "hog")["news"] == 0     # reported once
+        assert A.oom_view(cfg, "s", "calm")["news"] == 0
     finally:
         calm.kill()
         calm.wait()

@@ -1,0 +1,377 @@
+"""X01's session side, X02 per-agent containment and X03 heavy programs seen in a subagent's
+cgroup (issue 10; docs/containment.md, docs/exec-shims.md, docs/threat-model.md).
+
+- **X01 at SessionStart** (act): writes the session's shim directory and appends
+  ``export PATH=<shims>:$PATH`` to the file named in ``$CLAUDE_ENV_FILE``, which Claude Code
+  2.1.332 runs ahead of every Bash command of the session (FACTS.md). Where it cannot (no
+  ``CLAUDE_ENV_FILE``: another client), it says so in one line.
+- **X02** puts every subagent Bash and Monitor command into the agent's own cgroup
+  (hosts/agent_cgroups.py): the judge predicts the rewrite, the act makes and books the
+  cgroup and answers with ``updatedInput`` = a first line that joins it, then the original
+  command unchanged. After the command (PostToolUse, PostToolUseFailure) the agent is told
+  when the kernel killed one of its processes for memory inside its own cap. At SubagentStop
+  the cgroup goes (what is left in it is stopped and named). At SessionStart a cgroup that
+  cannot be made here is said in one line.
+- **X03** looks, after every shell call and at SubagentStop, for a heavy program running in
+  any subagent cgroup of the session (hooks/agent_sightings.py): a red line now, an alert
+  for the main agent (C04 brings it), and a red line in H02's audit of that subagent.
+
+Judges read only (/proc, cgroup files, the ledger, state files); every write is in an act.
+"""
+from __future__ import annotations
+
+from swarmgate import guard as G
+
+SHELL = G.SHELL_TOOLS
+
+
+def _broken(name: str) -> bool:
+    from swarmgate.break_switch import broken
+    return broken(name)
+
+
+def _owner() -> dict:
+    from swarmgate.hooks.session_state import session_process
+    return session_process()
+
+
+def _agent_key(event) -> str:
+    return event.agent_id or event.agent_type or "subagent"
+
+
+# --- X01 at SessionStart: the shims on every command's PATH ----------------------------------
+
+SOURCES = ("startup", "resume", "clear", "compact", "fork")
+
+
+def _session_start(event) -> bool:
+    return (event.payload.get("source") or "startup") in SOURCES
+
+
+def check_shims(event, config):
+    """What this session start will do about the shims (the act does it and says how it went)."""
+    import os
+
+    if not _session_start(event) or _broken("x01-no-shims"):
+        return None
+    if not os.environ.get("CLAUDE_ENV_FILE"):
+        return G.Finding("X01", "exec-time shims are NOT active in this session: the client gave this hook no "
+                                "CLAUDE_ENV_FILE to put them on the commands' PATH (Claude Code 2.1.332 does); "
+                                "heavy programs are judged only by reading the commands.", decision=G.CONTEXT)
+    return G.Finding("X01", "exec-time shims active: heavy programs (cargo, make, npm, pytest, ...) are checked "
+                            "where they start; a heavy run needs the main agent's "
+                            "`SWARMGATE_HEAVY=commit run-with-memory-cap ...` typed in the Bash tool.",
+                     decision=G.CONTEXT)
+
+
+def act_install_shims(event, config):
+    import os
+
+    from swarmgate.hooks import exec_shims
+
+    if not _session_start(event) or _broken("x01-no-shims"):
+        return None
+    env_file = os.environ.get("CLAUDE_ENV_FILE")
+    shim_dir = exec_shims.shim_dir_for(event.session_id)
+    try:
+        exec_shims.write_dir(shim_dir, config, repo=event.repo, session=event.session_id)
+    except Exception as e:  # noqa: BLE001 - said in one line, the session goes on
+        return G.Finding("X01", f"exec-time shims are NOT active in this session: the shim directory {shim_dir} "
+                                f"could not be written ({type(e).__name__}: {e}).", decision=G.CONTEXT)
+    if env_file and not exec_shims.add_to_env_file(env_file, shim_dir):
+        return G.Finding("X01", f"exec-time shims are NOT active in this session: {env_file} could not be "
+                                f"written.", decision=G.CONTEXT)
+    return None   # the judged line stands
+
+
+# --- X02: containment ------------------------------------------------------------------------------
+
+def _rewrite(event, paths: list) -> dict:
+    from swarmgate.hosts.agent_cgroups import contained_command
+
+    ti = dict(event.tool_input)
+    ti["command"] = contained_command(str(event.shell_command), paths)
+    return ti
+
+
+def _wants_containment(event) -> bool:
+    from swarmgate.hosts.agent_cgroups import is_contained
+
+    cmd = event.shell_command
+    return bool(event.is_subagent and isinstance(cmd, str) and cmd.strip() and not is_contained(cmd)
+                and not _broken("x02-no-containment"))
+
+
+def check_contain(event, config):
+    """The rewrite this call will get (the act makes the cgroup and answers with its real paths)."""
+    if not _wants_containment(event):
+        return None
+    from swarmgate.hosts import agent_cgroups, cgroups
+
+    try:
+        backend = agent_cgroups.backend_for(config)
+    except agent_cgroups.ContainmentError as e:
+        return G.Finding("X02", f"this subagent command runs WITHOUT a containment cgroup: {e}.", decision=G.CONTEXT)
+    owner = _owner()
+    name = cgroups.agent_name(int(owner["pid"]), owner.get("start"), _agent_key(event))
+    return G.Finding("X02", "", decision=G.REWRITE,
+                     updated_input=_rewrite(event, backend.agent_paths(config["memory"]["slice"], name)))
+
+
+def act_contain(event, config):
+    if not _wants_containment(event):
+        return None
+    from swarmgate.hosts import agent_cgroups
+
+    try:
+        made = agent_cgroups.ensure(config, _owner(), _agent_key(event), event.agent_type or "", event.session_id)
+    except agent_cgroups.ContainmentError as e:
+        return G.Finding("X02", f"this subagent command runs WITHOUT a containment cgroup (no per-agent memory "
+                                f"cap): {e}.", decision=G.CONTEXT)
+    return G.Finding("X02", "", decision=G.REWRITE, updated_input=_rewrite(event, made.paths))
+
+
+def _oom(event, config):
+    def build():
+        if not event.is_subagent or _broken("x02-no-oom-report"):
+            return None
+        from swarmgate.hosts import agent_cgroups
+        return agent_cgroups.oom_view(config, event.session_id, _agent_key(event))
+    return event.derived("x02.oom", build)
+
+
+def check_oom(event, config):
+    v = _oom(event, config)
+    if not v or v["news"] <= 0:
+        return None
+    from swarmgate.sizes import human
+
+    return G.Finding(
+        "X02", f"{v['news']} process(es) of this subagent were killed by the kernel for memory: they went past "
+               f"YOUR AGENT'S OWN memory cap ({human(v['cap'])}), not the machine's; the machine and the other "
+               f"agents go on. A command that ended with exit 137 (killed) died of this.",
+        "split the work into smaller steps (one crate, one test file), or report back that it needs more "
+        "memory: heavy runs belong to the main agent, under run-with-memory-cap.", decision=G.CONTEXT)
+
+
+def act_oom_seen(event, config):
+    v = _oom(event, config)
+    if v and v["news"] > 0:
+        from swarmgate.hosts import agent_cgroups
+        agent_cgroups.mark_oom_seen(event.session_id, _agent_key(event), v["kills"])
+    return None
+
+
+def check_release(event, config):
+    """At hand-back: the agent's cgroup goes, with what it used (the act removes it)."""
+    if not event.is_subagent or _broken("x02-keep-agent-cgroups"):
+        return None
+    from swarmgate.hosts import agent_cgroups
+    from swarmgate.sizes import human
+
+    v = agent_cgroups.oom_view(config, event.session_id, _agent_key(event))
+    if v is None:
+        return None
+    peak = f"peak {human(v['peak'])} of its {human(v['cap'])} cap" if v["peak"] else f"cap {human(v['cap'])}"
+    return G.Finding("X02", f"subagent {_agent_key(event)}'s containment cgroup is removed at hand-back ({peak}, "
+                            f"{v['kills']} OOM kill(s) inside it).", decision=G.CONTEXT)
+
+
+def act_release(event, config):
+    if not event.is_subagent or _broken("x02-keep-agent-cgroups"):
+        return None
+    from swarmgate.hosts import agent_cgroups
+
+    try:
+        notes = agent_cgroups.remove(config, _owner(), _agent_key(event))
+    except agent_cgroups.ContainmentError:
+        return None
+    if not notes:
+        return None   # the judged line stands
+    return G.Finding("X02", f"subagent {_agent_key(event)} handed back; its containment cgroup was removed: "
+                            + "; ".join(notes), decision=G.CONTEXT)
+
+
+def check_containment_status(event, config):
+    """One line at session start: whether subagents will be contained, and with what."""
+    if not _session_start(event) or _broken("x02-no-containment"):
+        return None
+    from swarmgate.hosts import agent_cgroups
+    from swarmgate.sizes import human
+
+    try:
+        agent_cgroups.backend_for(config)
+        cap, cpus = agent_cgroups.sizes(config)
+    except (agent_cgroups.ContainmentError, ValueError) as e:
+        return G.Finding("X02", f"subagents are NOT contained (no per-agent memory cap): {e}", decision=G.CONTEXT)
+    return G.Finding("X02", f"subagent containment: each subagent's shell commands run in its own cgroup "
+                            f"(memory cap {human(cap)}, {cpus:g} CPU), booked against the runner's total.",
+                     decision=G.CONTEXT)
+
+
+def act_probe(event, config):
+    if not _session_start(event) or _broken("x02-no-containment"):
+        return None
+    from swarmgate.hosts import agent_cgroups
+
+    line = agent_cgroups.probe(config)
+    return G.Finding("X02", line, decision=G.CONTEXT) if line else None
+
+
+def _no_judge(event, config):  # noqa: ARG001 - the act does the work
+    return None
+
+
+# --- X03: heavy programs seen in a subagent's cgroup ----------------------------------------------
+
+def _sightings(event, config):
+    def build():
+        from swarmgate.hooks import agent_sightings as S
+
+        if _broken("x03-no-sightings"):
+            return [], []
+        agent = _agent_key(event) if event.name == "SubagentStop" else None
+        live = S.unreported(S.scan(config, event.repo, _owner(), agent_id=agent), event.session_id)
+        keys = {s.key for s in live}
+        queued = [s for s in S.pending(event.session_id) if s.key not in keys]
+        return live, queued
+    return event.derived("x03.sightings", build)
+
+
+def check_sightings(event, config):
+    live, queued = _sightings(event, config)
+    found = live + queued
+    if not found:
+        return None
+    lines = "\n".join(f"- subagent {s.agent_id}: {s.describe()}" for s in found[:8])
+    return G.Finding(
+        "X03", f"RED: {len(found)} heavy program(s) ran inside a subagent's containment cgroup although nothing "
+               f"authorized them (every other layer missed them):\n{lines}",
+        "the main agent decides: stop it (`kill PID`) or let it finish knowingly; it is bounded by the agent's "
+        "memory cap.", decision=G.CONTEXT)
+
+
+def act_sightings(event, config):
+    live, queued = _sightings(event, config)
+    if live or queued:
+        from swarmgate.hooks import agent_sightings as S
+        S.report(live, event.session_id, source="X03")
+    return None
+
+
+# --- registration ------------------------------------------------------------------------------------
+
+def _sub(command: str, tool: str = "Bash") -> dict:
+    return {"tool_name": tool, "agent_id": "a1", "agent_type": "implementer",
+            "tool_input": {"command": command, "description": "d"}}
+
+
+def _main(command: str) -> dict:
+    return {"tool_name": "Bash", "tool_input": {"command": command, "description": "d"}}
+
+
+_X01_DOC = G.GuardDoc(
+    why="See the Exec side of X01: the shims must be on every command's PATH, which only the session's "
+        "environment file can do for every later Bash command, the main agent's and subagents' alike.",
+    example="SessionStart: `export PATH=/var/tmp/swarmgate/sessions/<id>/shims:\"$PATH\"` is appended to "
+            "$CLAUDE_ENV_FILE.",
+    instead="Nothing to do.",
+    exceptions="Clients that give SessionStart no CLAUDE_ENV_FILE get one line saying the shims are off.")
+
+_X02_DOC = G.GuardDoc(
+    why="A heavy run that every check missed must not take the machine: each subagent's shell commands run in "
+        "the agent's own cgroup ([agents] memory_cap, cpu_max), booked in the runner's ledger against the same "
+        "total as capped runs. Past its cap the kernel kills inside that cgroup only and the agent is told so; "
+        "past its CPU limit it is throttled. The machine, the main agent and the other agents go on.",
+    example="a subagent's `python3 build_everything.py` allocating 40 GiB is OOM-killed at its agent's cap "
+            "(PostToolUse tells it so); another subagent's tests keep running.",
+    instead="Nothing to do for the agent. Size [agents] memory_cap / cpu_max in .claude/swarmgate.toml.",
+    exceptions="The rewrite is a first line that joins the cgroup, then the original command unchanged "
+               "(measured with 2.1.332: `cd` still persists and run_in_background still works). Where an agent "
+               "cgroup cannot be made (no permission, no controller) SessionStart and `swarmgate doctor` say so "
+               "and commands run uncontained with a note. The main agent is never contained: its heavy runs go "
+               "through run-with-memory-cap.")
+
+_X03_DOC = G.GuardDoc(
+    why="The last layer leaves a trace of what the others did not stop: a heavy program running inside a "
+        "subagent's cgroup, whatever started it (an absolute path, a static binary, pytest.main() in Python, "
+        "a renamed copy), is reported at once, written as an alert for the main agent and shown again as a red "
+        "line in H02's audit of that subagent.",
+    example="a subagent runs `nohup /opt/rust/bin/cargo test --workspace &`: the next shell call of any agent "
+            "reports `pid 4242 cargo test --workspace` in subagent a7's cgroup.",
+    instead="Stop the process, or let it finish knowingly; then find which layer missed it.",
+    exceptions="It sees what is running when a shell call ends (and swarm-watch at each tick); a run that "
+               "started and ended between two looks is seen only through the other layers. Each process is "
+               "reported once.")
+
+def _ledger(agent_id: str = "a1", **extra) -> dict:
+    import json
+    b = {"label": f"agent implementer {agent_id}", "kind": "agent", "basis": "agent", "cap": 1 << 30,
+         "booked": 1 << 30, "pid": 1, "start": 1, "cgroup": "/nonexistent/agent-1-1-a1", "session": "selftest-session",
+         "agent_id": agent_id, "agent_type": "implementer", "oom_seen": 0, **extra}
+    return {".selftest-state/runner/ledger.json": json.dumps({"version": 1, "waiters": {},
+                                                              "bookings": {f"agent:agent-1-1-{agent_id}": b}})}
+
+
+def _pending(agent_id: str = "a1") -> dict:
+    import json
+    rec = {"reported": {}, "pending": [{"agent_id": agent_id, "agent_name": "agent-1-1-a1", "pid": 4242, "start": 7,
+                                        "argv": ["cargo", "test", "--workspace"],
+                                        "pattern": "cargo test --workspace"}]}
+    return {".selftest-state/sessions/selftest-session/sightings.json": json.dumps(rec)}
+
+
+GUARDS = (
+    G.Guard(
+        code="X01", summary="a heavy program refused where it starts (exec-time shim): no authorization for it",
+        events=("SessionStart",), tools=(), check=check_shims, act=act_install_shims, advisory=True, doc=_X01_DOC,
+        breaks={"x01-no-shims": "sessions start without the shims on PATH"},
+        cases=(G.Case("startup", "SessionStart", {"source": "startup"}, fires=True, breaks=("x01-no-shims",)),
+               G.Case("unknown-source", "SessionStart", {"source": "teleport"}, fires=False))),
+    G.Guard(
+        code="X02", summary="a subagent's shell commands run inside its own memory-capped, CPU-limited cgroup",
+        events=("PreToolUse",), tools=SHELL, check=check_contain, act=act_contain, doc=_X02_DOC, needs=("bash",),
+        advisory=True,
+        breaks={"x02-no-containment": "subagent commands run outside any agent cgroup"},
+        cases=(
+            G.Case("subagent-command-contained", "PreToolUse", _sub("cargo build"), fires=True,
+                   breaks=("x02-no-containment",)),
+            G.Case("subagent-monitor-contained", "PreToolUse", _sub("tail -f build.log", "Monitor"), fires=True,
+                   breaks=("x02-no-containment",)),
+            G.Case("main-agent-not-contained", "PreToolUse", _main("cargo build"), fires=False),
+        )),
+    G.Guard(
+        code="X02", summary="a subagent's shell commands run inside its own memory-capped, CPU-limited cgroup",
+        events=("PostToolUse", "PostToolUseFailure"), tools=SHELL, check=check_oom, act=act_oom_seen,
+        advisory=True, doc=_X02_DOC,
+        breaks={"x02-no-oom-report": "an agent is not told that its own cap killed its command"},
+        cases=(G.Case("killed-at-its-own-cap", "PostToolUseFailure", {**_sub("python3 big.py"), "error": "Exit code 137"},
+                      fires=True, breaks=("x02-no-oom-report",), files=_ledger(oom_kills=1)),
+               G.Case("kill-already-told", "PostToolUse", {**_sub("ls"), "tool_response": {}}, fires=False,
+                      files=_ledger(oom_kills=1, oom_seen=1)),
+               G.Case("nothing-killed", "PostToolUse", {**_sub("cargo build"), "tool_response": {}}, fires=False,
+                      files=_ledger()))),
+    G.Guard(
+        code="X02", summary="a subagent's shell commands run inside its own memory-capped, CPU-limited cgroup",
+        events=("SubagentStop",), tools=(), check=check_release, act=act_release, advisory=True,
+        doc=_X02_DOC, breaks={"x02-keep-agent-cgroups": "agent cgroups stay after the agent handed back"},
+        cases=(G.Case("hand-back", "SubagentStop", {"agent_id": "a1", "agent_type": "implementer"}, fires=True,
+                      breaks=("x02-keep-agent-cgroups",), files=_ledger()),
+               G.Case("never-ran-a-command", "SubagentStop", {"agent_id": "a1", "agent_type": "implementer"},
+                      fires=False))),
+    G.Guard(
+        code="X02", summary="a subagent's shell commands run inside its own memory-capped, CPU-limited cgroup",
+        events=("SessionStart",), tools=(), check=check_containment_status, act=act_probe, advisory=True,
+        doc=_X02_DOC, breaks={"x02-no-containment": "subagent commands run outside any agent cgroup"},
+        cases=(G.Case("startup", "SessionStart", {"source": "startup"}, fires=True, breaks=("x02-no-containment",),
+                      config='[memory]\ntotal = "2G"\n'),
+               G.Case("unknown-source", "SessionStart", {"source": "teleport"}, fires=False))),
+    G.Guard(
+        code="X03", summary="a heavy program seen running inside a subagent's cgroup: alert and H02 red line",
+        events=("PostToolUse", "PostToolUseFailure", "SubagentStop"), tools=(), check=check_sightings,
+        act=act_sightings, advisory=True, doc=_X03_DOC,
+        breaks={"x03-no-sightings": "nobody looks for heavy programs in subagents' cgroups"},
+        cases=(G.Case("seen-by-swarm-watch", "PostToolUse", {**_sub("ls"), "tool_response": {}}, fires=True,
+                      breaks=("x03-no-sightings",), files=_pending()),
+               G.Case("nothing-running", "PostToolUse", {**_sub("ls"), "tool_response": {}}, fires=False))),
+)

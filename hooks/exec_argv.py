@@ -1,0 +1,181 @@
+"""What an argv really runs, for the layers that see a program start (issue 10): the exec-time
+check (X01, hooks/exec_check.py) and the sightings in subagents' cgroups (X03,
+hooks/agent_sightings.py). Not a guard module.
+
+``heavy_argv(argv, config, cwd, repo, env)`` answers with B01's matcher
+(``heavy_commands.heavy_match``: the `[heavy] patterns`, `[bash] make_targets`, dry runs
+excepted) over
+1. the argv itself, and from any argument that names a pattern's program (a launcher's operand:
+   ``rustup run stable cargo test --workspace``);
+2. pytest's own extra arguments: PYTEST_ADDOPTS, the ini file's addopts, and its testpaths when
+   no path is given;
+3. what the bash reader says the argv runs (hooks/bash_tree.py with its readers: cargo aliases,
+   package scripts and lifecycle scripts, make recipes and prerequisites, justfile, Taskfile,
+   tox, nox, ninja, pre-commit), a recipe line counting as `make TARGET` and a package script
+   as `npm run NAME`; the program's own environment variables (CARGO_ALIAS_*, MAKEFILES, ...)
+   are given to the reader as assignments in front of the argv.
+"""
+from __future__ import annotations
+
+import os
+
+
+class Argv:
+    """An argv in the shape the pattern matcher reads (a simple command's words/name/args)."""
+    __slots__ = ("words", "name", "args", "wrappers", "via", "text")
+
+    def __init__(self, words: list[str]) -> None:
+        from swarmgate.hooks.command_patterns import basename
+
+        self.words = list(words)
+        self.name = basename(words[0]) if words else ""
+        self.args = list(words[1:])
+        self.wrappers = ()
+        self.via = ()
+        self.text = " ".join(words)
+
+
+# --- what the argv runs ------------------------------------------------------------------------
+
+# environment variables through which a program's own configuration says what it runs: handed to the
+# reader as assignments in front of the argv, so it resolves them as it would in a typed command
+_PROGRAM_ENV_PREFIXES = ("CARGO_ALIAS_", "MAKEFILES", "MAKEFLAGS", "GIT_", "npm_config_", "PYTEST_ADDOPTS")
+_PYTEST = ("pytest", "py.test")
+
+
+def _pytest_ini(cwd: str) -> tuple[list, list]:
+    """(addopts words, testpaths) of the pytest config pytest would find from ``cwd``."""
+    import configparser
+    import shlex
+    import tomllib
+
+    d = os.path.abspath(cwd or ".")
+    while True:
+        for name, section in (("pytest.ini", "pytest"), ("pyproject.toml", None), ("tox.ini", "pytest"),
+                              ("setup.cfg", "tool:pytest")):
+            path = os.path.join(d, name)
+            if not os.path.isfile(path):
+                continue
+            try:
+                with open(path, "rb") as f:
+                    raw = f.read(256 * 1024)
+                if section is None:
+                    opts = (tomllib.loads(raw.decode("utf-8", "replace")).get("tool") or {}).get("pytest", {})
+                    opts = opts.get("ini_options") if isinstance(opts, dict) else None
+                    if not isinstance(opts, dict):
+                        continue
+                    add, paths = opts.get("addopts", ""), opts.get("testpaths", [])
+                    add = add if isinstance(add, list) else shlex.split(str(add))
+                    paths = paths if isinstance(paths, list) else str(paths).split()
+                else:
+                    cp = configparser.ConfigParser(interpolation=None)
+                    cp.read_string(raw.decode("utf-8", "replace"))
+                    if not cp.has_section(section):
+                        continue
+                    add = shlex.split(cp.get(section, "addopts", fallback=""))
+                    paths = cp.get(section, "testpaths", fallback="").split()
+            except (OSError, ValueError, configparser.Error):
+                continue
+            return [str(x) for x in add], [str(x) for x in paths]
+        parent = os.path.dirname(d)
+        if parent == d:
+            return [], []
+        d = parent
+
+
+def pytest_argv(args: list[str], cwd: str, env) -> list[str]:
+    """What pytest really collects from: PYTEST_ADDOPTS and the ini file's addopts are arguments too,
+    and without a path the ini file's testpaths are the paths."""
+    import shlex
+
+    try:
+        extra = shlex.split(env.get("PYTEST_ADDOPTS", "") or "")
+    except ValueError:
+        extra = []
+    add, paths = _pytest_ini(cwd)
+    words = [*add, *extra, *args]
+    if paths and not any(not w.startswith("-") for w in words):
+        words += paths
+    return ["pytest", *words]
+
+
+def _reader_commands(argv: list[str], config, cwd: str, env) -> list:
+    """The commands the bash reader says ``argv`` runs (the argv itself, then what its aliases,
+    package scripts, recipes and task files run), each with its via labels."""
+    import shlex
+
+    from swarmgate.hooks.bash_tree import analyze
+
+    pre = [f"{k}={shlex.quote(v)}" for k, v in sorted(env.items())
+           if k.startswith(_PROGRAM_ENV_PREFIXES) and k.replace("_", "a").isalnum()]
+    b = config["bash"]
+    analysis = analyze(" ".join([*pre, shlex.join(argv)]), cwd=cwd, max_depth=int(b["max_depth"]),
+                       budget_s=b["budget_ms"] / 1000.0, max_script_bytes=int(b["max_script_bytes"]),
+                       parser="lexical")
+    return list(analysis.commands)
+
+
+def _via_argvs(cmd) -> list[list[str]]:
+    """A recipe line or a package script is run *as* `make TARGET` / `npm run NAME`: those argvs too."""
+    out = []
+    for v in getattr(cmd, "via", ()) or ():
+        if v.startswith("make:"):
+            out.append(["make", v[len("make:"):]])
+        elif v.startswith("npm script:"):
+            out.append(["npm", "run", v[len("npm script:"):]])
+    return out
+
+
+# --- the judge -------------------------------------------------------------------------------
+
+def heavy_argv(argv: list[str], config, cwd: str, repo: str, env=None) -> tuple[str, list] | None:
+    """(pattern, the argv that matched) when ``argv`` runs a heavy command, else None. Reads the
+    files the program reads (aliases, scripts, recipes, ini files) but changes nothing."""
+    from swarmgate.hooks.command_patterns import basename, split_words
+    from swarmgate.hooks.heavy_commands import heavy_match
+
+    if not argv:
+        return None
+    env = os.environ if env is None else env
+    names = set()
+    for p in config["heavy"]["patterns"]:
+        try:
+            w = split_words(p)
+        except ValueError:
+            continue
+        if w:
+            names.add(basename(w[0]))
+    if config["bash"]["make_targets"]:
+        names |= {"make", "gmake"}
+
+    def judge(words: list[str]):
+        hit = heavy_match(Argv(words), config, cwd, repo)
+        if hit:
+            return hit, words
+        for i in range(1, len(words)):   # a launcher's operand: `rustup run stable cargo test ...`
+            if basename(words[i]) in names:
+                hit = heavy_match(Argv(words[i:]), config, cwd, repo)
+                if hit:
+                    return hit, words[i:]
+        return None
+
+    first = basename(argv[0])
+    tries = [list(argv)]
+    if first in _PYTEST:
+        tries.append(pytest_argv(list(argv[1:]), cwd, env))
+    for words in tries:
+        found = judge(words)
+        if found:
+            return found
+    for cmd in _reader_commands(list(argv), config, cwd, env):
+        words = list(cmd.words)
+        if not words:
+            continue
+        found = judge(words)
+        if found is None and basename(words[0]) in _PYTEST:
+            found = judge(pytest_argv(words[1:], cwd, env))
+        for via in _via_argvs(cmd):
+            found = found or judge(via)
+        if found:
+            return found
+    return None

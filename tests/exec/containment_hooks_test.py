@@ -1,0 +1,210 @@
+"""The hook side of issue 10 through the real entry point (`swarmgate hook EVENT`): X01's shims at
+SessionStart, X02 containment (rewrite, booking, OOM report, removal), X03 sightings and H02's red
+line, and B01's grants. Real cgroups under a test-owned slice; nothing of the machine's is used."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.runner.conftest import cgroups_writable, need_real
+
+HOOK = os.path.join(os.path.dirname(sys.executable), "swarmgate")
+ALLOC = "import sys; b = bytearray(int(sys.argv[1]) << 20); b[::4096] = b'x' * len(b[::4096])"
+SCOPE_FULL = ("SWARMGATE_RUN_SCOPE='kind=full; target=workspace; range=all crates; "
+              "reason=commit gate for this batch'")
+
+
+class Session:
+    def __init__(self, root, slice_name: str) -> None:
+        self.root = root
+        self.repo = root / "repo"
+        self.state = root / "state"
+        self.slice = slice_name
+        (self.repo / ".claude").mkdir(parents=True)
+        self.state.mkdir()
+        (self.repo / ".claude" / "swarmgate.toml").write_text(
+            f'[memory]\ntotal = "1G"\nslice = "{slice_name}"\n[agents]\nmemory_cap = "96M"\ncpu_max = 0.5\n'
+            f'[heavy]\npatterns = ["cargo test --workspace", "make check-full"]\n'
+            f'[[gate.stages]]\nname = "full"\ncommand = "make check-full"\nheavy = true\n')
+        self.env_file = root / "env.sh"
+
+    def env(self, **extra) -> dict:
+        env = dict(os.environ)
+        env.update({"SWARMGATE_STATE_DIR": str(self.state), "CLAUDE_PROJECT_DIR": str(self.repo)})
+        env.pop("CLAUDE_ENV_FILE", None)
+        env.update(extra)
+        return env
+
+    def hook(self, event: str, payload: dict, **extra) -> dict:
+        body = {"session_id": "sess-c", "cwd": str(self.repo), "transcript_path": "", "hook_event_name": event,
+                **payload}
+        p = subprocess.run([HOOK, "hook", event], input=json.dumps(body), capture_output=True, text=True,
+                           env=self.env(**extra), timeout=120)
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+
+    def pre(self, command: str, agent: str | None = "ag1", **ti) -> dict:
+        payload = {"tool_name": "Bash", "tool_input": {"command": command, "description": "d", **ti}}
+        if agent:
+            payload.update({"agent_id": agent, "agent_type": "implementer"})
+        return self.hook("PreToolUse", payload).get("hookSpecificOutput") or {}
+
+    def ledger(self) -> dict:
+        path = self.state / "runner" / "ledger.json"
+        return json.loads(path.read_text()) if path.exists() else {"bookings": {}}
+
+    def agent_bookings(self) -> dict:
+        return {k: b for k, b in self.ledger()["bookings"].items() if b.get("kind") == "agent"}
+
+    def alerts(self) -> list[dict]:
+        path = self.state / "alerts" / "alerts.jsonl"
+        return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+    def grants(self) -> list[dict]:
+        d = self.state / "grants"
+        return [json.loads((d / n).read_text()) for n in sorted(os.listdir(d)) if n.endswith(".json")] \
+            if d.exists() else []
+
+
+@pytest.fixture
+def session(tmp_path, monkeypatch):
+    need_real(cgroups_writable())
+    from swarmgate.hosts import cgroups
+
+    name = f"sgctn-{os.getpid()}-{int(time.time() * 1000) % 10**7}"
+    s = Session(tmp_path, name)
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(s.state))
+    try:
+        yield s
+    finally:
+        cgroups.get("auto").remove_slice(name)
+        assert not any(os.path.exists(os.path.join(r, name)) for r in ("/sys/fs/cgroup/memory", "/sys/fs/cgroup/cpu"))
+
+
+def _run(command: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_session_start_puts_the_shims_on_path_and_says_what_is_contained(session):
+    session.env_file.write_text("export OTHER=1\n")
+    out = session.hook("SessionStart", {"source": "startup"}, CLAUDE_ENV_FILE=str(session.env_file))
+    ctx = out["hookSpecificOutput"]["additionalContext"]
+    assert "exec-time shims active" in ctx
+    assert "subagent containment: each subagent's shell commands run in its own cgroup (memory cap 96M, 0.5 CPU)" in ctx
+    shims = session.state / "sessions" / "sess-c" / "shims"
+    assert (shims / "cargo").exists() and (shims / ".swarmgate-shims").exists()
+    assert f"export PATH={shims}:\"$PATH\"" in session.env_file.read_text()
+    # no env file (another client): one line says the shims are off
+    ctx = session.hook("SessionStart", {"source": "resume"})["hookSpecificOutput"]["additionalContext"]
+    assert "exec-time shims are NOT active in this session" in ctx
+
+
+def test_a_subagent_command_is_rewritten_to_join_its_booked_cgroup_and_the_main_agents_is_not(session, tmp_path):
+    out = session.pre("cd sub && echo hi", run_in_background=True, timeout=5000)
+    new = out["updatedInput"]
+    first, rest = new["command"].split("\n", 1)
+    assert rest == "cd sub && echo hi" and "cgroup.procs" in first
+    assert new["run_in_background"] is True and new["timeout"] == 5000 and new["description"] == "d"
+    (key, b), = session.agent_bookings().items()
+    assert (b["agent_id"], b["session"], b["booked"]) == ("ag1", "sess-c", 96 << 20)
+    # the rewritten command really runs inside the agent's cgroup
+    (tmp_path / "sub").mkdir()
+    r = subprocess.run(["bash", "-c", new["command"].replace("echo hi", "cat /proc/self/cgroup")],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert f"/{session.slice}/{b['cgroup'].rsplit('/', 1)[1]}" in r.stdout, r.stdout + r.stderr
+    # a second call reuses it; the main agent is never contained
+    assert session.pre("ls")["updatedInput"]["command"].split("\n")[0] == first
+    assert len(session.agent_bookings()) == 1
+    assert "updatedInput" not in session.pre("ls", agent=None)
+
+
+def test_a_refused_call_creates_nothing(session):
+    out = session.pre("cargo test --workspace")
+    assert out["permissionDecision"] == "deny" and "updatedInput" not in out
+    assert session.agent_bookings() == {}
+    assert not os.path.exists(f"/sys/fs/cgroup/memory/{session.slice}") or \
+        not [n for n in os.listdir(f"/sys/fs/cgroup/memory/{session.slice}") if n.startswith("agent-")]
+
+
+def test_an_oom_at_the_agents_cap_is_told_to_the_agent_once(session):
+    cmd = session.pre(f"{sys.executable} -c \"{ALLOC}\" 300")["updatedInput"]["command"]
+    r = _run(cmd)
+    assert r.returncode in (137, -9)   # killed (bash may exec its last command)
+    ev = {"tool_name": "Bash", "agent_id": "ag1", "agent_type": "implementer",
+          "tool_input": {"command": "x"}, "error": "Exit code 137"}
+    out = session.hook("PostToolUseFailure", ev)
+    ctx = out["hookSpecificOutput"]["additionalContext"]
+    assert "[X02]" not in ctx and "killed by the kernel for memory" in ctx and "YOUR AGENT'S OWN memory cap (96M)" in ctx
+    again = session.hook("PostToolUse", {**ev, "tool_response": {"stdout": ""}})
+    assert "killed by the kernel" not in json.dumps(again)
+
+
+def test_hand_back_removes_the_cgroup_and_stops_what_was_left(session):
+    cmd = session.pre("tail -f /dev/null >/dev/null 2>&1 & echo $!")["updatedInput"]["command"]
+    left = int(_run(cmd).stdout.split()[0])
+    (key, b), = session.agent_bookings().items()
+    out = session.hook("SubagentStop", {"agent_id": "ag1", "agent_type": "implementer", "stop_hook_active": False,
+                                        "last_assistant_message": "done"})
+    assert "stopped 1 process(es) the agent left running" in out["systemMessage"] and "tail -f" in out["systemMessage"]
+    assert session.agent_bookings() == {}
+    assert not os.path.exists(b["cgroup"])
+    deadline = time.monotonic() + 5
+    while os.path.exists(f"/proc/{left}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{left}")
+
+
+def test_a_heavy_program_seen_in_a_subagents_cgroup_is_reported_once_and_in_h02(session, tmp_path):
+    # a program no shim sees (python by absolute path) whose argv runs `cargo test --workspace`
+    cmd = session.pre("true")["updatedInput"]["command"].replace(
+        "\ntrue", f"\n{sys.executable} -c 'import time; time.sleep(300)' cargo test --workspace >/dev/null 2>&1 & echo $!")
+    pid = int(_run(cmd).stdout.split()[0])
+    try:
+        out = session.hook("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": "ls"},
+                                           "tool_response": {"stdout": ""}})
+        ctx = out["hookSpecificOutput"]["additionalContext"]
+        assert "[X03]" not in ctx and "RED: 1 heavy program(s) ran inside a subagent's containment cgroup" in ctx
+        assert f"pid {pid}" in ctx
+        (alert,) = [a for a in session.alerts() if a["kind"] == "heavy-in-agent-cgroup"]
+        assert alert["agent"] == "ag1" and alert["pid"] == pid
+        again = session.hook("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": "ls"},
+                                             "tool_response": {"stdout": ""}})
+        text = again["hookSpecificOutput"]["additionalContext"]
+        assert "heavy program(s) ran inside a subagent" not in text         # X03 says it once
+        assert "swarmgate alerts for this session" in text and "[X03] RED: a heavy program runs" in text  # C04
+        stop = session.hook("SubagentStop", {"agent_id": "ag1", "agent_type": "implementer",
+                                             "stop_hook_active": False, "last_assistant_message": "done"})
+        assert "ran inside subagent ag1's containment cgroup" in stop["systemMessage"]
+    finally:
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+
+
+def test_the_main_agents_allowed_heavy_run_gets_a_grant_for_exactly_its_command(session):
+    out = session.pre(f"SWARMGATE_HEAVY=commit {SCOPE_FULL} run-with-memory-cap 8G -- cargo test --workspace",
+                      agent=None, timeout=60000)
+    assert out.get("permissionDecision") != "deny", out
+    (g,) = session.grants()
+    assert g["argv"] == ["cargo", "test", "--workspace"] and g["source"] == "B01"
+    assert 100 < g["expires"] - g["created"] < 130
+    # refused calls grant nothing: a subagent, the main agent without the prefix or uncapped
+    session.pre(f"SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- cargo test --workspace")
+    session.pre("run-with-memory-cap 8G -- cargo test --workspace", agent=None)
+    session.pre("SWARMGATE_HEAVY=commit cargo test --workspace", agent=None)
+    assert len(session.grants()) == 1
+
+
+def test_a_prefixed_commit_grants_the_gates_heavy_stages(session):
+    session.pre("SWARMGATE_HEAVY=commit git commit -m 'batch 3'", agent=None)
+    (g,) = session.grants()
+    assert g["argv"] == ["sh", "-c", "make check-full"] and g["pattern"] == "gate stage full"
+    session.pre("git commit -m 'no prefix'", agent=None)
+    session.pre("SWARMGATE_HEAVY=commit git commit --no-verify -m x", agent=None)
+    assert len(session.grants()) == 1
