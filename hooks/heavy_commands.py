@@ -103,7 +103,7 @@ def granted_argvs(event: HookEvent, config: Config) -> list[tuple[list, str]]:
     var, values = config["heavy"]["prefix_var"], config["heavy"]["prefix_values"]
     runners = {r for r in config["heavy"]["runners"] if r != "multi-host-run"}
     out: list[tuple[list, str]] = []
-    for i, cmd, pat in heavy_commands(event, config):
+    for i, _cmd, pat in heavy_commands(event, config):
         if command_env(analysis, i).get(var) not in values:
             continue
         for p in launchers(analysis.commands, i):

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from swarmgate.hosts import cgroups
 from tests.runner.conftest import cgroups_writable, need_real
 
 HOOK = os.path.join(os.path.dirname(sys.executable), "swarmgate")
@@ -74,8 +75,6 @@ class Session:
 @pytest.fixture
 def session(tmp_path, monkeypatch):
     need_real(cgroups_writable())
-    from swarmgate.hosts import cgroups
-
     name = f"sgctn-{os.getpid()}-{int(time.time() * 1000) % 10**7}"
     s = Session(tmp_path, name)
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(s.state))
@@ -139,7 +138,8 @@ def test_an_oom_at_the_agents_cap_is_told_to_the_agent_once(session):
           "tool_input": {"command": "x"}, "error": "Exit code 137"}
     out = session.hook("PostToolUseFailure", ev)
     ctx = out["hookSpecificOutput"]["additionalContext"]
-    assert "[X02]" not in ctx and "killed by the kernel for memory" in ctx and "YOUR AGENT'S OWN memory cap (96M)" in ctx
+    assert "[X02]" not in ctx and "killed by the kernel for memory" in ctx
+    assert "YOUR AGENT'S OWN memory cap (96M)" in ctx
     again = session.hook("PostToolUse", {**ev, "tool_response": {"stdout": ""}})
     assert "killed by the kernel" not in json.dumps(again)
 
@@ -162,7 +162,8 @@ def test_hand_back_removes_the_cgroup_and_stops_what_was_left(session):
 def test_a_heavy_program_seen_in_a_subagents_cgroup_is_reported_once_and_in_h02(session, tmp_path):
     # a program no shim sees (python by absolute path) whose argv runs `cargo test --workspace`
     cmd = session.pre("true")["updatedInput"]["command"].replace(
-        "\ntrue", f"\n{sys.executable} -c 'import time; time.sleep(300)' cargo test --workspace >/dev/null 2>&1 & echo $!")
+        "\ntrue",
+        f"\n{sys.executable} -c 'import time; time.sleep(300)' cargo test --workspace >/dev/null 2>&1 & echo $!")
     pid = int(_run(cmd).stdout.split()[0])
     try:
         out = session.hook("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": "ls"},
@@ -195,7 +196,7 @@ def test_the_main_agents_allowed_heavy_run_gets_a_grant_for_exactly_its_command(
     assert g["argv"] == ["cargo", "test", "--workspace"] and g["source"] == "B01"
     assert 100 < g["expires"] - g["created"] < 130
     # refused calls grant nothing: a subagent, the main agent without the prefix or uncapped
-    session.pre(f"SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- cargo test --workspace")
+    session.pre("SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- cargo test --workspace")
     session.pre("run-with-memory-cap 8G -- cargo test --workspace", agent=None)
     session.pre("SWARMGATE_HEAVY=commit cargo test --workspace", agent=None)
     assert len(session.grants()) == 1
