@@ -21,6 +21,8 @@ VERBS = {
     "sop": ("swarmgate.agents.sop:main", "the upstream rules copy: check the stamp, sync"),
     "records": ("swarmgate.agents.records:main", "scheduling records: create, update, validate, verify"),
     "replay": ("swarmgate.replay:main", "re-judge recorded sessions with the current guards; --junit FILE"),
+    "explain": ("swarmgate.explain:main",
+                "what the hook would decide for a command, and why: every command reached, each guard's verdict"),
     # the console scripts, also reachable as verbs
     "run-with-memory-cap": ("swarmgate.hosts.runner_cli:main", "run a command in its own memory-capped cgroup"),
     "host-resources": ("swarmgate.hosts.host_resources:main", "free memory, cores and GPUs per host"),
