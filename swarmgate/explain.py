@@ -20,6 +20,15 @@ import os
 import sys
 from collections.abc import Sequence
 
+from swarmgate import guard as G
+from swarmgate.bounded_read import read_bytes
+from swarmgate.config import ConfigError, load_config
+from swarmgate.hook_engine import combine, evaluate
+from swarmgate.hook_protocol import HookInputError, parse_payload
+from swarmgate.hooks import registry
+from swarmgate.hooks.derivations import DerivationError, get
+from swarmgate.tool_start import tool_start
+
 USAGE_EXIT = 251
 
 
@@ -32,7 +41,6 @@ class _Parser(argparse.ArgumentParser):
 
 def _payload(args, command: str | None) -> tuple[str, dict]:
     if args.event:
-        from swarmgate.bounded_read import read_bytes
         try:
             raw = read_bytes(args.event, 1 << 22).decode("utf-8", "surrogateescape")
             payload = json.loads(raw)
@@ -56,11 +64,6 @@ class _Usage(Exception):
 
 def explain(event_name: str, payload: dict) -> dict:
     """The explanation of one hook payload, as data (what ``--json`` prints)."""
-    from swarmgate import guard as G
-    from swarmgate.config import load_config
-    from swarmgate.hook_engine import combine, evaluate
-    from swarmgate.hook_protocol import parse_payload
-    from swarmgate.hooks import registry
 
     event = parse_payload(event_name, json.dumps(payload))
     config = load_config(event.repo)
@@ -73,7 +76,6 @@ def explain(event_name: str, payload: dict) -> dict:
         "command": event.shell_command, "decision": decision, "reason": reason,
     }
     if event.shell_command is not None:
-        from swarmgate.hooks.derivations import DerivationError, get
         try:
             an = get(event, config, "bash")
         except DerivationError as e:
@@ -197,12 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(f"--cwd {args.cwd}: no such directory")
     except SystemExit as e:   # usage errors (251) and --help (0) end here, never as an exception
         return int(e.code or 0)
-    from swarmgate.tool_start import tool_start
     stop = tool_start("explain", False, "swarmgate explain")
     if stop is not None:
         return stop
-    from swarmgate.config import ConfigError
-    from swarmgate.hook_protocol import HookInputError
     try:
         event_name, payload = _payload(args, command)
         x = explain(event_name, payload)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -87,8 +89,8 @@ def test_explain_records_nothing(repo, capsys):
 
 @pytest.mark.parametrize("argv, says", [
     ([], "give the command"),
-    (["--event", "/nonexistent/x.json"], "cannot be read"),
-    (["--cwd", "/nonexistent", "--", "ls"], "no such directory"),
+    (["--event", "/no/such/dir/swarmgate-explain-test.json"], "cannot be read"),
+    (["--cwd", "/no/such/dir/swarmgate-explain-test", "--", "ls"], "no such directory"),
     (["--bogus", "--", "ls"], "unrecognized arguments"),
 ])
 def test_usage_errors_are_one_line_and_251(repo, capsys, argv, says):
@@ -103,8 +105,6 @@ def test_bad_config_is_251(repo, capsys):
 
 
 def test_umbrella_verb(repo):
-    import subprocess
-    import sys
     p = subprocess.run([sys.executable, "-m", "swarmgate", "explain", "--agent", "implementer", "--",
                         "npm", "test"], capture_output=True, text=True, cwd=repo, timeout=60)
     assert p.returncode == 0 and "B01  deny" in p.stdout, p.stderr
