@@ -14,10 +14,18 @@ How each one tells "hit its own cap" from "the parent was full" (FACTS.md):
 - v2: ``memory.events.local``: ``oom`` counts OOMs where *this* cgroup's limit
   was hit, ``oom_kill`` counts kills of its processes.
 
+What v2 adds, and the runner uses (docs/runner.md, "cgroup v2"): ``memory.oom.group = 1`` on
+every run cgroup (an OOM kill takes the whole run, as kubelet does per container), ``cgroup.kill``
+(one write kills the run's whole subtree, racing no fork), ``memory.peak`` for the history. And
+the rules it follows: controllers are enabled top-down through ``cgroup.subtree_control``; a
+cgroup other than the root that enables a controller for its children holds no processes itself
+("no internal processes"); under systemd the runner writes only inside what systemd delegated.
+
 Run-path module: standard library only, nothing heavy at import.
 """
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import time
@@ -30,6 +38,8 @@ RUN_PREFIX = "run-"
 AGENT_PREFIX = "agent-"
 UNLIMITED_V1 = 9223372036854771712
 CPU_PERIOD_US = 100_000
+LEAF = "leaf"  # v2: where a delegated cgroup's own processes go before it enables controllers below it
+DELEGATE_XATTRS = ("trusted.delegate", "user.delegate")  # systemd >= 251 marks delegated cgroups
 
 
 class CgroupError(Exception):
@@ -175,7 +185,12 @@ class Backend:
     """The interface. Paths are absolute directories of the cgroup filesystem."""
 
     name = "?"
-    root = ""
+    root = ""   # where the slice goes
+    mount = ""  # the hierarchy's mount point, when it differs from root (paths in /proc and the kernel log)
+
+    def hierarchy_root(self) -> str:
+        """The mount point that /proc/<pid>/cgroup and the kernel's OOM lines are relative to."""
+        return self.mount or self.root
 
     # --- slice ---
     def slice_path(self, slice_name: str) -> str:
@@ -191,6 +206,10 @@ class Backend:
 
     def create_run(self, slice_name: str, name: str, cap: int) -> str:
         raise NotImplementedError
+
+    def name_of(self, path: str) -> str:
+        """The run's name (``run-<pid>-<start>``) from its cgroup path: ``run_path`` inverted."""
+        return os.path.basename(path)
 
     def command(self, slice_name: str, name: str, cap: int, argv: list[str]) -> list[str]:
         """The argv that actually runs (systemd wraps it; the others run it as is)."""
@@ -265,7 +284,7 @@ class Backend:
         for line in text.splitlines():
             _, controllers, rel = line.split(":", 2)
             if self._mine(controllers):
-                return os.path.normpath(self.root + "/" + rel)
+                return os.path.normpath(self.hierarchy_root() + "/" + rel)
         return None
 
     def _mine(self, controllers: str) -> bool:
@@ -495,12 +514,19 @@ class CgroupV1(Backend):
 
 
 class CgroupV2(Backend):
-    """The unified hierarchy with the memory controller."""
+    """The unified hierarchy with the memory controller.
+
+    ``root`` is where the slice goes: the hierarchy's root on a machine no manager owns (a fresh
+    hierarchy: the runner enables +memory top-down itself), or the cgroup systemd delegated to this
+    process (``Delegate=yes``, see ``get``). A delegated cgroup usually holds processes (the unit's
+    own); before it can enable a controller for its children they move into ``root/leaf``.
+    """
 
     name = "cgroup2"
 
-    def __init__(self, root: str = V2_ROOT) -> None:
+    def __init__(self, root: str = V2_ROOT, mount: str | None = None) -> None:
         self.root = root
+        self.mount = mount or root
 
     def _enable_memory(self, parent: str) -> None:
         self._enable(parent, "memory")
@@ -510,9 +536,35 @@ class CgroupV2(Backend):
         try:
             if controller in _read(ctl).split():
                 return
-            _write(ctl, "+" + controller)
+            try:
+                _write(ctl, "+" + controller)
+            except OSError as e:
+                # "no internal processes": only the root may hold processes and enable controllers below
+                if e.errno != errno.EBUSY or os.path.normpath(parent) == os.path.normpath(self.hierarchy_root()):
+                    raise
+                self._processes_into_leaf(parent)
+                _write(ctl, "+" + controller)
         except OSError as e:
             raise CgroupError(f"cannot enable the {controller} controller in {ctl}: {e.strerror}") from None
+
+    def create_child(self, parent: str, name: str, cap: int) -> str:
+        raise CgroupError("cgroup v2 gives no limit of its own to a cgroup inside a run that holds processes "
+                          "(\"no internal processes\")")
+
+    def _processes_into_leaf(self, parent: str) -> None:
+        """Move every process of ``parent`` into ``parent/leaf`` (processes may be born meanwhile)."""
+        leaf = os.path.join(parent, LEAF)
+        self._mkdir(leaf)
+        for _ in range(50):
+            pids = self.pids(parent)
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    _write(os.path.join(leaf, "cgroup.procs"), str(pid))
+                except ProcessLookupError:
+                    pass
+        raise OSError(errno.EBUSY, f"processes keep appearing in {parent}")
 
     def create_agent(self, slice_name: str, name: str, cap: int, cpus: float | None) -> AgentCgroup:
         slice_path = self.slice_path(slice_name)  # the caller made it (ensure_slice)
@@ -567,11 +619,15 @@ class CgroupV2(Backend):
         return path
 
     def create_run(self, slice_name: str, name: str, cap: int) -> str:
-        path = self.run_path(slice_name, name)
+        return self._capped(self.run_path(slice_name, name), cap)
+
+    def _capped(self, path: str, cap: int) -> str:
+        """A run's cgroup: its cap, no swap, and an OOM kill takes the whole run (memory.oom.group)."""
         self._mkdir(path)
         try:
             self._set(path, "memory.max", cap)
             self._set(path, "memory.swap.max", 0, optional=True)
+            self._set(path, "memory.oom.group", 1, optional=True)
         except CgroupError:
             self.remove(path)
             raise
@@ -616,6 +672,8 @@ class Systemd(CgroupV2):
     """
 
     name = "systemd"
+    transient_runs = True  # systemd removes a scope's cgroup as soon as the run ends: the runner samples
+    reports_back = True    # ... and the scope's shell reports the final counters on fd 3 (scope_report.py)
     SYSTEMD_RUN = "systemd-run"
     SYSTEMCTL = "systemctl"
 
@@ -634,15 +692,22 @@ class Systemd(CgroupV2):
     def run_path(self, slice_name: str, name: str) -> str:
         return os.path.join(self.slice_path(slice_name), self.scope_unit(name))
 
+    def name_of(self, path: str) -> str:
+        base = os.path.basename(path)
+        return base[len("swarmgate-"):-len(".scope")] if base.startswith("swarmgate-") and base.endswith(".scope") \
+            else base
+
     def slice_command(self, slice_name: str, total: int | None) -> list[str]:
         return [self.SYSTEMCTL, "set-property", "--runtime", self.slice_unit(slice_name),
                 f"MemoryMax={'infinity' if total is None else total}", "MemorySwapMax=0"]
 
     def command(self, slice_name: str, name: str, cap: int, argv: list[str]) -> list[str]:
+        from swarmgate.hosts import scope_report
+
         return [self.SYSTEMD_RUN, "--scope", "--quiet", "--collect",
                 f"--unit={self.scope_unit(name)}", f"--slice={self.slice_unit(slice_name)}",
                 "-p", f"MemoryMax={cap}", "-p", "MemorySwapMax=0", "-p", "OOMPolicy=stop",
-                "--", *argv]
+                "--", *scope_report.wrap(self.run_path(slice_name, name), argv)]
 
     def ensure_slice(self, slice_name: str, total: int | None) -> str:
         import subprocess
@@ -705,6 +770,28 @@ def _v2_root_with_memory() -> str | None:
     return None
 
 
+def delegated_cgroup(mount: str) -> str | None:
+    """The nearest cgroup at or above this process's own that systemd delegated (it carries the
+    trusted.delegate / user.delegate xattr, systemd >= 251), or None."""
+    try:
+        text = _read("/proc/self/cgroup")
+    except OSError:
+        return None
+    rel = next((line.split(":", 2)[2] for line in text.splitlines() if line.startswith("0::")), None)
+    if rel is None:
+        return None
+    path = os.path.normpath(mount + "/" + rel.strip())
+    while path.startswith(mount.rstrip("/") + "/"):
+        for name in DELEGATE_XATTRS:
+            try:
+                if os.getxattr(path, name).strip(b"\0 \n") in (b"1", b"yes", b"true"):
+                    return path
+            except OSError:
+                continue
+        path = os.path.dirname(path)
+    return None
+
+
 def _v1_memory_root() -> str | None:
     for point, fstype, opts in mounts():
         if fstype == "cgroup" and "memory" in opts:
@@ -726,11 +813,19 @@ def get(kind: str = "auto") -> Backend:
                               "to read the counters from")
         return Systemd(root)
     if kind == "cgroup2":
-        root = _root_override("cgroup2") or _v2_root_with_memory()
-        if root is None:
+        override = _root_override("cgroup2")
+        if override:
+            return CgroupV2(override)
+        mount = _v2_root_with_memory()
+        if mount is None:
             raise CgroupError("--backend cgroup2: no cgroup2 mount offers the memory controller here "
                               "(use --backend cgroup1 or auto)")
-        return CgroupV2(root)
+        base = delegated_cgroup(mount)
+        if base is None and systemd_is_pid1():
+            raise CgroupError(f"--backend cgroup2: systemd owns {mount} and delegated no cgroup to this process, "
+                              f"so the runner may not write there: use --backend systemd (or auto), or run it "
+                              f"inside a unit with Delegate=yes")
+        return CgroupV2(base or mount, mount)
     if kind == "cgroup1":
         root = _root_override("cgroup1") or _v1_memory_root()
         if root is None:

@@ -21,17 +21,22 @@ CUDA_OOM_MARKERS = (b"CUDA out of memory", b"CUDA_ERROR_OUT_OF_MEMORY", b"NV_ERR
 def oom_kind(own_oom: int | None, own_oom_kill: int, own_failcnt: int,
              kernel_ooms: list[dict] | None, run_cgroup: str,
              misread_parent: bool = False) -> str | None:
-    """"own", "total" or None (no OOM kill in the run). ``run_cgroup`` is the path the kernel prints."""
-    ours = [o for o in (kernel_ooms or []) if o.get("task_memcg") == run_cgroup]
+    """"own", "total" or None (no OOM kill in the run). ``run_cgroup`` is the path the kernel prints;
+    a victim in a cgroup the command made inside its run is the run's too."""
+    ours = [o for o in (kernel_ooms or []) if _within(o.get("task_memcg", ""), run_cgroup)]
     if not ours and own_oom_kill <= 0:
         return None
     if misread_parent:
         return "own"  # the break switch: any OOM counts as the run's own cap
     if ours:
-        return "own" if any(o.get("oom_memcg") == run_cgroup for o in ours) else "total"
+        return "own" if any(_within(o.get("oom_memcg", ""), run_cgroup) for o in ours) else "total"
     if own_oom is not None:  # v2
         return "own" if own_oom > 0 else "total"
     return "own" if own_failcnt > 0 else "total"
+
+
+def _within(path: str, cgroup: str) -> bool:
+    return path == cgroup or path.startswith(cgroup.rstrip("/") + "/")
 
 
 def classify(returncode: int, *, signalled: int | None = None, timed_out: bool = False,

@@ -312,8 +312,9 @@ def second_host_hint(opts: Options, need: int, when: str) -> None:
 # --- the run ---------------------------------------------------------------
 
 def _spawn(argv: list[str], backend, path: str | None, oom_adj: int | None, out_w: int, err_w: int,
-           uncapped_ok: bool) -> int:
-    """fork; the child joins the cgroup and sets oom_score_adj BEFORE exec. Raises SetupError."""
+           uncapped_ok: bool, report_w: int | None = None) -> int:
+    """fork; the child joins the cgroup and sets oom_score_adj BEFORE exec. Raises SetupError.
+    ``report_w`` becomes the child's fd 3 (the systemd scope's report, hosts/scope_report.py)."""
     r, w = os.pipe2(os.O_CLOEXEC)
     pid = os.fork()
     if pid == 0:  # child
@@ -336,6 +337,11 @@ def _spawn(argv: list[str], backend, path: str | None, oom_adj: int | None, out_
                     f.write(str(oom_adj))
             os.dup2(out_w, 1)
             os.dup2(err_w, 2)
+            if report_w is not None:
+                from swarmgate.hosts.scope_report import FD
+
+                os.dup2(report_w, FD)
+                os.set_inheritable(FD, True)
             stage = "exec"
             os.execvp(argv[0], argv)
         except BaseException as e:  # noqa: BLE001 - report to the parent, never run uncapped
@@ -398,8 +404,47 @@ def _status_code(status: int) -> int:
     return os.WEXITSTATUS(status)
 
 
+class _Sampler:
+    """The run's counters read while it lives, for a backend whose run cgroup vanishes the moment the
+    run ends (systemd removes a scope's cgroup when its last process exits, and stops the scope right
+    after an OOM kill under OOMPolicy=stop). ``final()`` reads the cgroup if it is still there, else
+    gives the last sample; the peak is the highest seen either way. Other backends: the final read."""
+
+    EVERY_S = 0.5
+
+    def __init__(self, backend, path: str | None) -> None:
+        self.backend, self.path = backend, path
+        self.enabled = path is not None and bool(getattr(backend, "transient_runs", False))
+        self.last = None
+        self.peak: int | None = None
+        self.next = 0.0
+
+    def _read(self):
+        if not os.path.isdir(self.path):
+            return None
+        c = self.backend.counters(self.path)
+        if not os.path.isdir(self.path):
+            return None  # removed while we read: the values may be zeros of a vanished file
+        self.peak = max(x for x in (self.peak, c.peak, c.usage) if x is not None)
+        return c
+
+    def tick(self, now: float) -> None:
+        if self.enabled and now >= self.next:
+            self.next = now + self.EVERY_S
+            self.last = self._read() or self.last
+
+    def final(self):
+        if self.path is None:
+            return None
+        c = self._read() if self.enabled else self.backend.counters(self.path)
+        c = c or self.last
+        if c is not None and self.enabled:
+            c.peak = self.peak
+        return c
+
+
 def supervise(pid: int, pumps: list[_Pump], backend, path: str | None, stop: _Stop,
-              timeout: float | None, wake_r: int) -> tuple[int, bool]:
+              timeout: float | None, wake_r: int, sampler: _Sampler | None = None) -> tuple[int, bool]:
     """Pass output through until the child ends; stop the whole run on a signal or the timeout.
 
     Returns (the child's code, timed out).
@@ -426,6 +471,8 @@ def supervise(pid: int, pumps: list[_Pump], backend, path: str | None, stop: _St
     drain_until: float | None = None
     while True:
         now = time.monotonic()
+        if sampler is not None and code is None:
+            sampler.tick(now)
         if code is None and stopping_since is None and (stop.signum is not None or
                                                         (deadline is not None and now >= deadline)):
             timed_out = stop.signum is None
@@ -621,7 +668,7 @@ def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
                 uncapped_ok: bool) -> tuple[int, str | None, int | None]:
     """Create the cgroup, run, classify. Returns (exit code, history outcome, peak)."""
     from swarmgate.hosts.admission import OOM_SCORE_ADJ
-    from swarmgate.hosts.cgroups import CgroupError
+    from swarmgate.hosts.cgroups import CgroupError, Counters
     from swarmgate.hosts.kernel_log import KernelLog, gpu_oom, oom_lines
     from swarmgate.hosts.outcome import classify, explain, oom_kind
 
@@ -630,7 +677,7 @@ def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
     if nested:
         argv = list(opts.argv)
     else:
-        name = os.path.basename(path)
+        name = backend.name_of(path)
         try:
             backend.create_run(opts.slice_name, name, opts.cap)
         except CgroupError as e:
@@ -644,41 +691,52 @@ def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
     klog = KernelLog()
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
+    report_r = report_w = None
+    if getattr(backend, "reports_back", False) and not nested and path is not None:
+        report_r, report_w = os.pipe2(os.O_CLOEXEC)
     wake_r, wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
     old_wakeup = signal.set_wakeup_fd(wake_w)
     try:
         try:
-            pid = _spawn(argv, backend, path, oom_adj, out_w, err_w, uncapped_ok)
-        except SetupError as e:
-            say(f"exit 251: {e}; the command was not run (it never runs uncapped)")
-            for fd in (out_r, err_r):
-                os.close(fd)
+            pid = _spawn(argv, backend, path, oom_adj, out_w, err_w, uncapped_ok, report_w)
+        except (SetupError, ExecError) as e:
+            say(f"exit 251: {e}; the command was not run (it never runs uncapped)" if isinstance(e, SetupError)
+                else f"{e}")
+            for fd in (out_r, err_r, report_r):
+                if fd is not None:
+                    os.close(fd)
             klog.close()
-            return int(Exit.USAGE), None, None
-        except ExecError as e:
-            say(f"{e}")
-            for fd in (out_r, err_r):
-                os.close(fd)
-            klog.close()
-            return e.code, None, None
+            return (int(Exit.USAGE) if isinstance(e, SetupError) else e.code), None, None
         finally:
-            os.close(out_w)
-            os.close(err_w)
+            for fd in (out_w, err_w, report_w):
+                if fd is not None:
+                    os.close(fd)
         pumps = [_Pump(out_r, 1), _Pump(err_r, 2)]
-        rc, timed_out = supervise(pid, pumps, backend, path, stop, opts.timeout, wake_r)
+        sampler = _Sampler(backend, path)
+        rc, timed_out = supervise(pid, pumps, backend, path, stop, opts.timeout, wake_r, sampler)
     finally:
         signal.set_wakeup_fd(old_wakeup)
         os.close(wake_r)
         os.close(wake_w)
-    counters = backend.counters(path) if path is not None else None
+    counters = sampler.final()
+    if report_r is not None:
+        from swarmgate.hosts import scope_report
+
+        rep = scope_report.read(report_r)
+        if not rep.started and stop.signum is None and not timed_out:
+            klog.close()
+            say(f"exit 251: {argv[0]} could not start the run's scope (its own message is above), so the "
+                f"command was not run (it never runs uncapped)")
+            return int(Exit.USAGE), None, None
+        counters = scope_report.merge(counters, rep)
     kernel_readable = klog.readable
     messages = klog.read_new() or []
     klog.close()
     kind = None
-    if counters is not None:
-        rel = "/" + os.path.relpath(path, backend.root)
-        kind = oom_kind(counters.oom, counters.oom_kill, counters.failcnt,
-                        oom_lines(messages) if kernel_readable else None, rel,
+    if path is not None:
+        rel = "/" + os.path.relpath(path, backend.hierarchy_root())
+        c = counters or Counters()  # a cgroup gone before any read: the kernel's line alone decides
+        kind = oom_kind(c.oom, c.oom_kill, c.failcnt, oom_lines(messages) if kernel_readable else None, rel,
                         misread_parent=broken("misread-parent-oom-as-own"))
     code = classify(rc, signalled=stop.signum, timed_out=timed_out, oom=kind,
                     gpu_kernel=gpu_oom(messages), gpu_output=any(p.gpu_oom for p in pumps))

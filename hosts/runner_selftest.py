@@ -295,15 +295,31 @@ def cell_never_uncapped(sb: Sandbox) -> bool:
     return r.returncode == 251 and not ran
 
 
+def orphan_run(backend, slice_name: str, name: str) -> tuple[str, subprocess.Popen]:
+    """A process left in a run cgroup whose wrapper is dead (what a SIGKILLed wrapper leaves behind):
+    (the cgroup's path, the process). Under systemd only systemd-run makes a scope."""
+    path = backend.run_path(slice_name, name)
+    if getattr(backend, "transient_runs", False):
+        orphan = subprocess.Popen([backend.SYSTEMD_RUN, "--scope", "--quiet", f"--unit={backend.scope_unit(name)}",
+                                   f"--slice={backend.slice_unit(slice_name)}", "--", "sleep", "60"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while orphan.pid not in backend.pids(path) and orphan.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return path, orphan
+    backend.create_run(slice_name, name, 64 * MiB)
+    orphan = subprocess.Popen(["sleep", "60"])
+    backend.add_pid(path, orphan.pid)
+    return path, orphan
+
+
 def cell_phantom(sb: Sandbox) -> bool:
     backend = sb.backend()
     backend.ensure_slice(sb.slice, None)
     pid = dead_pid()
 
-    stale = backend.create_run(sb.slice, run_name(pid, 1), 64 * MiB)
-    orphan = subprocess.Popen(["sleep", "60"])
+    stale, orphan = orphan_run(backend, sb.slice, run_name(pid, 1))
     try:
-        backend.add_pid(stale, orphan.pid)
         sb.plant_booking(f"{pid}-1", {"label": "self-phantom", "cap": 200 * MiB, "booked": 200 * MiB,
                                       "basis": "cap", "pid": pid, "start": 1, "cgroup": stale,
                                       "since": time.time()})

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from swarmgate.hosts import admission, cgroups, history, kernel_log, ledger, outcome, runner_cli, status
+from swarmgate.hosts import admission, cgroups, history, kernel_log, ledger, outcome, runner_cli, scope_report, status
 from swarmgate.hosts.runner import _head_need
 from swarmgate.procinfo import identity
 
@@ -84,6 +84,13 @@ def test_counters_fallback_v1_and_v2():
     assert outcome.oom_kind(2, 1, 0, [], RUN) == "own"           # v2: events.local oom
     assert outcome.oom_kind(0, 1, 0, [], RUN) == "total"
     assert outcome.oom_kind(None, 0, 9, None, RUN) is None       # failcnt alone is page cache, not OOM
+
+
+def test_a_victim_in_a_cgroup_the_command_made_inside_its_run_is_the_runs():
+    sub = [{"oom_memcg": RUN, "task_memcg": RUN + "/sub"}]
+    assert outcome.oom_kind(None, 0, 0, sub, RUN) == "own"
+    assert outcome.oom_kind(None, 0, 0, [{"oom_memcg": "/slice", "task_memcg": RUN + "/sub"}], RUN) == "total"
+    assert outcome.oom_kind(None, 0, 0, [{"oom_memcg": RUN + "0", "task_memcg": RUN + "0"}], RUN) is None
 
 
 def test_misread_switch_calls_every_oom_own():
@@ -227,10 +234,40 @@ def test_run_path_imports_stay_lean():
 
 def test_systemd_run_command_is_exact():
     s = cgroups.Systemd("/sys/fs/cgroup")
+    scope = "/sys/fs/cgroup/swarmgate.slice/swarmgate-heavy.slice/swarmgate-run-5-6.scope"
     assert s.command("swarmgate-heavy", "run-5-6", 8 << 30, ["cargo", "test"]) == [
         "systemd-run", "--scope", "--quiet", "--collect", "--unit=swarmgate-run-5-6.scope",
         "--slice=swarmgate-heavy.slice", "-p", "MemoryMax=8589934592", "-p", "MemorySwapMax=0",
-        "-p", "OOMPolicy=stop", "--", "cargo", "test"]
+        "-p", "OOMPolicy=stop", "--", "/bin/sh", "-c", scope_report.SCRIPT, "swarmgate-run", scope,
+        "cargo", "test"]
+    assert s.name_of(s.run_path("swarmgate-heavy", "run-5-6")) == "run-5-6"
+
+
+def _scope_shell(tmp_path, argv, peak="123456", events="low 0\nmax 3\noom 1\noom_kill 1\n"):
+    """Run the scope's shell outside systemd against a directory standing in for the scope's cgroup."""
+    cg = tmp_path / "scope"
+    cg.mkdir(exist_ok=True)
+    (cg / "memory.peak").write_text(peak + "\n")
+    (cg / "memory.events.local").write_text(events)
+    r, w = os.pipe()
+    p = subprocess.Popen(scope_report.wrap(str(cg), argv), preexec_fn=lambda: os.dup2(w, 3), pass_fds=(3,),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(w)
+    out, err = p.communicate(timeout=30)
+    return p.returncode, scope_report.read(r), out, err
+
+
+def test_the_scope_shell_reports_start_status_peak_and_events_and_keeps_fd_3_from_the_command(tmp_path):
+    rc, rep, out, err = _scope_shell(tmp_path, ["sh", "-c", "echo out; echo err >&2; [ -e /proc/self/fd/3 ] && "
+                                                            "echo fd3; exit 7"])
+    assert rc == 7 and rep.started and rep.rc == 7
+    assert rep.peak == 123456 and rep.events == {"low": 0, "max": 3, "oom": 1, "oom_kill": 1}
+    assert out == b"out\n" and err == b"err\n"  # and no "fd3": the command did not inherit the report fd
+    c = scope_report.merge(cgroups.Counters(peak=999999, oom_kill=0), rep)
+    assert (c.peak, c.oom, c.oom_kill, c.failcnt) == (999999, 1, 1, 3)
+    rc, rep, _, err = _scope_shell(tmp_path, ["no-such-command-swarmgate"])
+    assert rc == 127 and rep.started and b"no-such-command-swarmgate" in err
+    assert not scope_report.parse(b"").started  # systemd-run failed before the shell ran
 
 
 def test_systemd_slice_command_is_exact():
@@ -255,12 +292,16 @@ def test_systemd_backend_refused_where_systemd_is_not_pid1():
         cgroups.get("systemd")
 
 
-def test_systemd_live_run_of_the_exact_command():
-    if not cgroups.systemd_is_pid1():
-        pytest.skip("systemd is not PID 1 here (FACTS.md: never start a systemd instance to test it)")
+@pytest.mark.layout("systemd")  # systemd as PID 1 inside user-mode Linux (tests/vm)
+def test_systemd_live_run_of_the_exact_command(tmp_path):
     s = cgroups.get("systemd")
-    r = subprocess.run(s.command("swarmgate-test", "run-live-1", 64 << 20, ["sh", "-c", "exit 3"]))
-    assert r.returncode == 3
+    r, w = os.pipe()
+    p = subprocess.run(s.command("swarmgate-test", "run-live-1", 64 << 20, ["sh", "-c", "exit 3"]),
+                       preexec_fn=lambda: os.dup2(w, 3), pass_fds=(3,), timeout=60)
+    os.close(w)
+    rep = scope_report.read(r)
+    assert p.returncode == 3 and rep.started and rep.rc == 3 and rep.peak and rep.peak > 0
+    assert "oom" in rep.events
 
 
 # --- cgroup v2: parsing against a fake tree (files written by the test) ---
