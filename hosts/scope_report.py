@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import os
 
+from swarmgate.hosts.cgroups import Counters
+
 FD = 3
 SCRIPT = ('cg=$1; shift; echo started >&3; "$@" 3>&-; rc=$?; '
           '{ echo "rc $rc"; read -r v < "$cg/memory.peak" && echo "peak $v"; '
@@ -80,8 +82,6 @@ def read(fd: int, limit: int = 64 * 1024) -> Report:
 
 def merge(counters, rep: Report):
     """The counters with the shell's final values laid over the samples (the peak is the highest)."""
-    from swarmgate.hosts.cgroups import Counters
-
     c = counters or Counters()
     if rep.peak is not None:
         c.peak = max(c.peak or 0, rep.peak)
