@@ -23,6 +23,8 @@ from __future__ import annotations
 import os
 import sys
 
+from swarmgate.front_door import entry, say
+
 # The one placeholder format: `<` + anything but `<`, `>` or a newline + `fill in>`.
 PLACEHOLDER_PATTERN = r"<[^<>\n]*fill in>"
 
@@ -81,13 +83,13 @@ def skeleton(repo: str, config, agent_type: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+@entry("dispatch-prompt")
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-
     from swarmgate.agents.agent_definitions import DefinitionError
     from swarmgate.config import ConfigError, find_repo, load_config
+    from swarmgate.tool_parser import ToolParser
 
-    p = argparse.ArgumentParser(
+    p = ToolParser(
         prog="dispatch-prompt",
         description="Print the dispatch skeleton of an agent type: every mandatory line, and "
                     "placeholders <... fill in> that must be filled before the dispatch is allowed (D20).")
@@ -99,8 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         config = load_config(repo)
         text = skeleton(repo, config, args.type)
     except (ConfigError, DefinitionError, UnknownType) as e:
-        print(f"dispatch-prompt: {e}", file=sys.stderr)
-        return 2
+        return say("dispatch-prompt", str(e))  # an unknown type, or a config / definition that cannot be used
     sys.stdout.write(text)
     return 0
 

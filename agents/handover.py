@@ -30,6 +30,8 @@ import json
 import os
 import sys
 
+from swarmgate.front_door import entry
+
 FILE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 SHELL_TOOLS = ("Bash", "Monitor")
 HEAD_LINES = 30
@@ -402,12 +404,12 @@ def handover(agent_id: str, session: str | None = None, transcripts: str | None 
     return render(path, data, bad, _meta(path))
 
 
+@entry("agent-handover")
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-
     from swarmgate.config import find_repo
+    from swarmgate.tool_parser import ToolParser
 
-    p = argparse.ArgumentParser(
+    p = ToolParser(
         prog="agent-handover",
         description="Extract a subagent's dispatch prompt, files written, commands with trimmed "
                     "output and last message from its transcript, for the next dispatch.")

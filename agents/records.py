@@ -62,6 +62,8 @@ from __future__ import annotations
 import os
 import sys
 
+from swarmgate.front_door import entry
+
 COLUMNS = ("id", "description", "deps", "inputs ready", "batch", "verdict")
 DEPS_HEADERS = ("deps", "depends on", "depends_on")
 VERIFY_COLUMNS = ("task", "command", "expect exit", "max retries")
@@ -827,18 +829,18 @@ def _verify_args(s) -> None:
     s.add_argument("--cap", metavar="SIZE", help="memory cap of a heavy verify (default: from its history)")
 
 
+@entry("records")
 def main(argv: list[str] | None = None) -> int:
-    import argparse
     import time
 
     from swarmgate.config import ConfigError, find_repo, load_config
     from swarmgate.statefile import StateError, write_text_atomic
+    from swarmgate.tool_parser import ToolParser
 
-    p = argparse.ArgumentParser(prog="swarmgate records",
+    p = ToolParser(prog="swarmgate records",
                                 description="Scheduling records (records/<round>.md): create, update, "
                                             "validate, verify. A task never disappears without a verdict.")
     p.add_argument("--repo", help="repository (default: the one around the current directory)")
-    p.add_argument("--selftest", action="store_true", help="run this tool's self-test")
     sub = p.add_subparsers(dest="cmd")
     s = sub.add_parser("new", help="write a new round's record (before dispatching anything)")
     s.add_argument("round")
@@ -883,10 +885,6 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--session", default=os.environ.get("CLAUDE_CODE_SESSION_ID", ""),
                    help="the session id recorded with the result (default: $CLAUDE_CODE_SESSION_ID)")
     args = p.parse_args(argv)
-    from swarmgate.tool_start import tool_start
-    early = tool_start("records", args.selftest, "records")
-    if early is not None:
-        return early
     if not args.cmd:
         p.error("expected one of: new, add-task, update, verdict, restore, validate, current, verify")
 

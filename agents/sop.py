@@ -24,6 +24,8 @@ from __future__ import annotations
 import os
 import sys
 
+from swarmgate.front_door import entry
+
 SKIP_NAMES = (".git",)
 RED = "rules changed: read them before you run"
 
@@ -194,26 +196,21 @@ def _red(text: str) -> str:
     return f"\033[31m{text}\033[0m" if sys.stderr.isatty() else text
 
 
+@entry("sop")
 def main(argv: list[str] | None = None) -> int:
-    import argparse
+    from swarmgate.config import find_repo, load_config
+    from swarmgate.tool_parser import ToolParser
 
-    from swarmgate.tool_start import tool_start
-    from swarmgate.config import ConfigError, find_repo, load_config
-
-    p = argparse.ArgumentParser(prog="swarmgate sop",
+    p = ToolParser(prog="swarmgate sop",
                                 description="The upstream rules copy: compare its VERSION with the stamp, "
                                             "or copy upstream again, verify, and stamp.")
     p.add_argument("--repo", help="repository (default: the one around the current directory)")
-    p.add_argument("--selftest", action="store_true", help="run this tool's self-test")
     sub = p.add_subparsers(dest="cmd")
     sub.add_parser("check", help="stamp == VERSION? (exit 1 and a red line if not)")
     s = sub.add_parser("sync", help="copy upstream, verify with a recursive diff, write the stamp")
     s.add_argument("--from", dest="source", help="upstream directory (default: [sop] upstream)")
     sub.add_parser("stamp", help="record the copy's VERSION as read")
     args = p.parse_args(argv)
-    early = tool_start("sop", args.selftest, "swarmgate sop")
-    if early is not None:
-        return early
     if not args.cmd:
         p.error("expected one of: check, sync, stamp")
     repo = os.path.abspath(args.repo) if args.repo else find_repo()
@@ -225,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             ok, msg = sync(repo, config, args.source)
         else:
             ok, msg = stamp(repo, config)
-    except (ConfigError, OSError) as e:
+    except OSError as e:  # a config that cannot be used: 251 at the front door
         print(f"swarmgate sop: {e}", file=sys.stderr)
         return 1
     if ok:

@@ -31,7 +31,6 @@ background task.) It never kills, except a process reported
 """
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import sys
@@ -39,6 +38,7 @@ import time
 from collections.abc import Sequence
 
 from swarmgate.exit_codes import Exit
+from swarmgate.front_door import entry
 
 
 def say(msg: str) -> None:
@@ -444,8 +444,8 @@ def _stop_pid(pid: int, start: int | None) -> bool:
 
 def _history() -> list[dict]:
     try:
-        from swarmgate.statefile import tail_jsonl
         from swarmgate.state_paths import command_history_path
+        from swarmgate.statefile import tail_jsonl
         return tail_jsonl(command_history_path(), 512 * 1024)
     except Exception:  # noqa: BLE001 - no history yet
         return []
@@ -480,8 +480,11 @@ def _subagents(session: str, config, cwd: str = "") -> tuple[int, list[dict]]:
 
 # --- CLI --------------------------------------------------------------------------------
 
+@entry("swarm-watch")
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="swarm-watch", description=__doc__.split("\n")[0])
+    from swarmgate.tool_parser import ToolParser
+
+    p = ToolParser(prog="swarm-watch", description=__doc__.split("\n")[0])
     p.add_argument("verb", nargs="?", choices=("watch", "ack", "status"), default="watch")
     p.add_argument("key", nargs="?", help="for ack: a finding key, or `all`")
     p.add_argument("--session", help="the session id (default: $CLAUDE_CODE_SESSION_ID)")
@@ -490,12 +493,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--interval", type=float, default=60.0)
     p.add_argument("--once", action="store_true", help="one tick, print what was found")
     p.add_argument("--transcripts", help="Claude Code's projects directory (default ~/.claude/projects)")
-    p.add_argument("--selftest", action="store_true")
     args = p.parse_args(argv)
-    from swarmgate.tool_start import tool_start
-    early = tool_start("swarm-watch", args.selftest, "swarm-watch")
-    if early is not None:
-        return early
     session = args.session or os.environ.get("CLAUDE_CODE_SESSION_ID") or os.environ.get("CLAUDE_SESSION_ID")
     if not session:
         say("--session is required")

@@ -27,6 +27,8 @@ import json
 import os
 import sys
 
+from swarmgate.front_door import entry
+
 OWNER_FILE = ".swarmgate-owner.json"
 
 
@@ -264,16 +266,14 @@ def session_from_env() -> str:
     return os.environ.get("SWARMGATE_SESSION_ID") or os.environ.get("CLAUDE_CODE_SESSION_ID") or ""
 
 
+@entry("work-dir-owner")
 def main(argv: list[str] | None = None) -> int:
-    import argparse
+    from swarmgate.config import find_repo, load_config
+    from swarmgate.tool_parser import ToolParser
 
-    from swarmgate.tool_start import tool_start
-    from swarmgate.config import ConfigError, find_repo, load_config
-
-    p = argparse.ArgumentParser(prog="work-dir-owner",
+    p = ToolParser(prog="work-dir-owner",
                                 description="Ownership files of the directories under the work root; "
                                             "clean deletes only your own directories that nothing uses.")
-    p.add_argument("--selftest", action="store_true", help="run this tool's self-test")
     p.add_argument("--repo", help="repository whose config names the work root")
     sub = p.add_subparsers(dest="cmd")
     for name, helptext in (("claim", "write the ownership file of DIR (created if absent)"),
@@ -298,9 +298,6 @@ def main(argv: list[str] | None = None) -> int:
         if name == "clean":
             s.add_argument("--dry-run", action="store_true")
     args = p.parse_args(argv)
-    early = tool_start("work-dir-owner", args.selftest, "work-dir-owner")
-    if early is not None:
-        return early
     if not args.cmd:
         p.error("expected one of: claim, release, list, clean")
     try:
@@ -340,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         result = clean(root, session, args.dry_run)
         return 1 if result["failed"] else 0
-    except (OwnerError, ConfigError, OSError) as e:
+    except (OwnerError, OSError) as e:  # a config that cannot be used: 251 at the front door
         print(f"work-dir-owner: {e}", file=sys.stderr)
         return 1
 

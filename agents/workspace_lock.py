@@ -36,6 +36,8 @@ import os
 import sys
 import time
 
+from swarmgate.front_door import entry
+
 KEYS = ("pid", "start", "session", "agent", "command", "since")
 DEFAULT_TIMEOUT = 3600.0
 DEFAULT_REPORT_EVERY = 60.0
@@ -325,18 +327,18 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+@entry("workspace-lock")
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    from swarmgate.tool_start import tool_start
     from swarmgate.exit_codes import Exit
     from swarmgate.statefile import StateError
+    from swarmgate.tool_parser import ToolParser
 
-    p = argparse.ArgumentParser(
+    p = ToolParser(
         prog="workspace-lock",
         description="The workspace (merge) lock: pid + start time + session + command + since. "
                     "A dead holder or a reused pid is stale and taken over; 248 when not acquired in time.")
-    p.add_argument("--selftest", action="store_true", help="run this tool's self-test")
     sub = p.add_subparsers(dest="cmd")
 
     def common(s, waits: bool) -> None:
@@ -365,9 +367,6 @@ def main(argv: list[str] | None = None) -> int:
     common(s, True)
     s.add_argument("argv", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
-    early = tool_start("workspace-lock", args.selftest, "workspace-lock")
-    if early is not None:
-        return early
     if not args.cmd:
         p.error("expected one of: acquire, release, status, run")
     name = args.name or default_name()

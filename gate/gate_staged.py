@@ -17,7 +17,6 @@ is cached reads the index and nothing else.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import ctypes
 import hashlib
@@ -40,6 +39,7 @@ from rich.table import Table
 from swarmgate import break_switch, procinfo
 from swarmgate.config import Config, ConfigError, load_config, validate
 from swarmgate.exit_codes import Exit, describe
+from swarmgate.front_door import entry
 from swarmgate.gate import cache as vcache
 from swarmgate.gate import preflight
 from swarmgate.gate.stages import Stage, build, extra_key
@@ -57,7 +57,7 @@ from swarmgate.gate.tree import (
 )
 from swarmgate.state_paths import state_dir
 from swarmgate.statefile import StateError
-from swarmgate.tool_start import tool_start
+from swarmgate.tool_parser import ToolParser
 
 RED_EXIT = 1
 CONFIG_REL = ".claude/swarmgate.toml"
@@ -443,8 +443,9 @@ def selftest_suite():
     return selftest_cells.suite()
 
 
+@entry("gate-staged")
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
+    p = ToolParser(
         prog="gate-staged",
         description="Check exactly HEAD + the staged changes in a temporary tree (the worktree and index are "
                     "never touched), reusing verdicts whose inputs did not change.")
@@ -454,11 +455,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--no-cache", action="store_true", help="run every stage even when a verdict is cached")
     p.add_argument("--repo", default=".", help="the repository (default: the current directory)")
     p.add_argument("-v", "--verbose", action="store_true", help="print the output of passing stages too")
-    p.add_argument("--selftest", action="store_true", help="run this tool's self-test (break switches)")
     args = p.parse_args(argv)
-    early = tool_start("gate-staged", args.selftest, "gate-staged")
-    if early is not None:
-        return early
 
     def stop(signum: int, frame: Any) -> None:  # SIGTERM/SIGHUP: unwind, so the tree and stage go now
         raise SystemExit(128 + signum)

@@ -18,7 +18,6 @@ a caller never mistakes "did not run" for "ran and failed".
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -37,8 +36,9 @@ from filelock import FileLock, Timeout
 from swarmgate import break_switch, procinfo, state_paths, statefile
 from swarmgate.bounded_read import read_bytes
 from swarmgate.exit_codes import Exit, describe
+from swarmgate.front_door import entry
 from swarmgate.sizes import human, parse_size
-from swarmgate.tool_start import tool_start
+from swarmgate.tool_parser import ToolParser
 
 HEADER_RE = re.compile(r"^#\s*(admission|run-condition)\s*:\s*(.*?)\s*$")
 MAX_HEADER_LINES = 80
@@ -323,13 +323,14 @@ def script_argv(script: Path, args: list[str]) -> list[str]:
     return ["sh", str(script), *args]
 
 
+@entry("preflight")
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     script_args: list[str] = []
     if "--" in args:
         i = args.index("--")
         args, script_args = args[:i], args[i + 1:]
-    p = argparse.ArgumentParser(
+    p = ToolParser(
         prog="swarmgate preflight",
         description="Check a script's `# admission:` and `# run-condition:` header lines; run it only if met "
                     "(else list what is missing and exit 78, running nothing).")
@@ -338,9 +339,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="ignore the admission (inputs-changed) check")
     p.add_argument("--json", action="store_true", help="print the unmet conditions as JSON")
     ns = p.parse_args(args)
-    early = tool_start("preflight", False, "swarmgate preflight")
-    if early is not None:
-        return early
     script = Path(ns.script)
     if not script.is_file():
         print(f"swarmgate preflight: {script}: no such file (give the path of the script to run)", file=sys.stderr)

@@ -11,7 +11,6 @@ use drop but the N threads still all compute.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -20,13 +19,14 @@ from collections.abc import Sequence
 
 import psutil
 
+from swarmgate.alerts import write_alert
 from swarmgate.break_switch import broken
+from swarmgate.config import ConfigError, load_config
 from swarmgate.exit_codes import Exit
+from swarmgate.front_door import entry
 from swarmgate.selftest import Cell, Suite
 from swarmgate.statefile import read_text
-from swarmgate.tool_start import tool_start
-from swarmgate.alerts import write_alert
-from swarmgate.config import ConfigError, load_config
+from swarmgate.tool_parser import ToolParser
 
 SERIAL_MARK = "serial now:"
 
@@ -101,18 +101,15 @@ def sample(pid: int, window: float) -> dict:
     return measure(before, after, time.monotonic() - t0)
 
 
+@entry("core-usage")
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="core-usage", description=__doc__.split("\n")[0])
+    p = ToolParser(prog="core-usage", description=__doc__.split("\n")[0])
     p.add_argument("pid", type=int, nargs="?")
     p.add_argument("--window", type=float, default=600.0, help="seconds to measure over (default 600)")
     p.add_argument("--state-file", help="the program's state file (may hold `serial now: <reason>`)")
     p.add_argument("--threads", type=int, help="the thread default (default: [threads] heavy_default)")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--selftest", action="store_true")
     args = p.parse_args(argv)
-    early = tool_start("core-usage", args.selftest, "core-usage")
-    if early is not None:
-        return early
     if args.pid is None:
         p.error("PID is required")
     if args.window <= 0:

@@ -14,7 +14,7 @@ and stopped one by one.
 """
 from __future__ import annotations
 
-import argparse
+import ctypes
 import json
 import os
 import re
@@ -29,15 +29,14 @@ from collections.abc import Sequence
 
 from swarmgate.break_switch import broken
 from swarmgate.exit_codes import Exit
+from swarmgate.front_door import entry
 from swarmgate.hosts.cgroups import systemd_is_pid1
 from swarmgate.hosts.proc_tree import descendants, stop_tree
 from swarmgate.procinfo import is_alive, start_time
 from swarmgate.selftest import Cell, Suite
 from swarmgate.state_paths import detached_dir
 from swarmgate.statefile import ensure_dir, read_json, write_json_atomic
-from swarmgate.tool_start import tool_start
-import ctypes
-from swarmgate.selftest import main as selftest_main
+from swarmgate.tool_parser import ToolParser
 
 LABEL_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,80}")
 
@@ -264,17 +263,16 @@ def stop(label: str) -> int:
     return 0
 
 
+@entry("detached-run")
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["_supervise"] and len(argv) == 2:
         return supervise(argv[1])
-    if argv[:1] == ["--selftest"]:
-        return selftest_main(["detached-run"])
     command: list[str] = []
     if "--" in argv:
         i = argv.index("--")
         argv, command = argv[:i], argv[i + 1:]
-    p = argparse.ArgumentParser(prog="detached-run", description=__doc__.split("\n")[0])
+    p = ToolParser(prog="detached-run", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="verb", required=True)
     s = sub.add_parser("start", help="start a job detached from this session")
     s.add_argument("--label", required=True)
@@ -288,9 +286,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     sp = sub.add_parser("stop", help="stop the job and what it left behind")
     sp.add_argument("label")
     args = p.parse_args(argv)
-    early = tool_start("detached-run", False, "detached-run")  # --selftest is handled above
-    if early is not None:
-        return early
     label = getattr(args, "label", None)
     if label is not None and not LABEL_RE.fullmatch(label):
         say(f"label {label!r}: use letters, digits and . _ - only")

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from swarmgate.break_switch import broken
 from swarmgate.exit_codes import Exit
+from swarmgate.front_door import entry
 from swarmgate.hosts.collector import gpus
 from swarmgate.hosts.tool_cli import load_hosts, parser, preamble, split_command
 from swarmgate.procinfo import is_alive, parent_pid, start_time
@@ -104,6 +105,7 @@ def quiesce(q: dict, first: bool) -> str | None:
     return None
 
 
+@entry("gpu-quiesce-run")
 def main(argv: Sequence[str] | None = None) -> int:
     argv, command = split_command(argv)
     p = parser("gpu-quiesce-run", __doc__)

@@ -31,6 +31,7 @@ import time
 from collections.abc import Sequence
 
 from swarmgate.exit_codes import Exit
+from swarmgate.front_door import entry
 from swarmgate.sizes import human, parse_size
 
 GPU_MIB_DEFAULT = 1024
@@ -201,6 +202,7 @@ def slurm_argv(cap: int, threads: int, gpus: int, time_limit: str, partition: st
     return argv + ["--", *command]
 
 
+@entry("host-dispatch")
 def main(argv: Sequence[str] | None = None) -> int:
     from swarmgate.hosts.tool_cli import parser, preamble, split_command
 

@@ -17,6 +17,8 @@ import os
 import sys
 import time
 
+from swarmgate.front_door import entry
+
 COLLECTOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "collector.py")
 GIB = 1 << 30
 
@@ -223,10 +225,10 @@ def render_text(rep: dict) -> str:
     return "\n".join(lines)
 
 
+@entry("host-resources")
 def main(argv=None) -> int:
-    import argparse
-
     from swarmgate.exit_codes import Exit
+    from swarmgate.tool_parser import ToolParser
 
     argv = list(sys.argv[1:] if argv is None else argv)
     command = None
@@ -235,17 +237,12 @@ def main(argv=None) -> int:
         argv, rest = argv[:i], argv[i + 1:]
         import shlex
         command = " ".join(shlex.quote(w) for w in rest) if rest else None
-    p = argparse.ArgumentParser(prog="host-resources", description=__doc__.split("\n")[0])
+    p = ToolParser(prog="host-resources", description=__doc__.split("\n")[0])
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
     p.add_argument("--host", action="append", metavar="NAME", help="only these hosts (`here` is this one)")
     p.add_argument("--gpu", action="store_true", help="judge as a GPU command")
     p.add_argument("--hosts-config", help="hosts.toml (default ~/.config/swarmgate/hosts.toml)")
-    p.add_argument("--selftest", action="store_true")
     args = p.parse_args(argv)
-    from swarmgate.tool_start import tool_start
-    early = tool_start("host-resources", args.selftest, "host-resources")
-    if early is not None:
-        return early
     from swarmgate.config import ConfigError, load_config, load_hosts_config
     try:
         config = load_config()

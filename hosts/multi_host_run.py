@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 from swarmgate.break_switch import broken
 from swarmgate.exit_codes import Exit
+from swarmgate.front_door import entry
 from swarmgate.hosts import ssh
 from swarmgate.hosts.tool_cli import load_hosts, parser, preamble, split_command
 from swarmgate.selftest import Cell, Suite
@@ -341,6 +342,7 @@ def run_on_peer(args, hosts, command: list[str]) -> int:
     return code if code is not None else Exit.PEER_OFF
 
 
+@entry("multi-host-run")
 def main(argv: Sequence[str] | None = None) -> int:
     opts, command = split_command(argv)
     p = parser("multi-host-run", __doc__)

@@ -8,16 +8,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from swarmgate.front_door import UsageError, entry
+
 USAGE = ("usage: run-with-memory-cap CAP [--label KEY] [--timeout SEC] [--wait SEC] "
          "[--backend auto|systemd|cgroup2|cgroup1] [--unbounded] -- COMMAND...\n"
          "       run-with-memory-cap --selftest")
 
 
 def _fail(msg: str) -> int:
-    from swarmgate.exit_codes import Exit
-
-    sys.stderr.write(f"run-with-memory-cap: exit 251: {msg}\n{USAGE}\n")
-    return int(Exit.USAGE)
+    """A usage or set-up error: one line (the front door prints it) and exit 251; it runs nothing."""
+    raise UsageError(f"exit 251: {msg} (`run-with-memory-cap --help` shows the usage)")
 
 
 def machine_memory() -> int:
@@ -101,15 +101,12 @@ def parse(argv: list[str]) -> dict | str:
     return opts
 
 
+@entry("run-with-memory-cap")
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args in (["-h"], ["--help"]):
         print(USAGE)
         return 0
-    if args[:1] == ["--selftest"]:
-        from swarmgate.selftest import main as selftest_main
-
-        return selftest_main(["run-with-memory-cap", *args[1:]])
     parsed = parse(args)
     if isinstance(parsed, str):
         return _fail(parsed)

@@ -5,7 +5,6 @@ cgroup are removed, as the next run would), so what is shown is live.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -16,10 +15,12 @@ from rich.console import Console
 from rich.table import Table
 
 from swarmgate.config import ConfigError, load_config
+from swarmgate.front_door import entry
 from swarmgate.hosts import cgroups, history, ledger
 from swarmgate.hosts.runner_cli import runner_total
 from swarmgate.sizes import human
 from swarmgate.statefile import StateError
+from swarmgate.tool_parser import ToolParser
 
 
 def gather(session: str | None = None) -> dict:
@@ -148,8 +149,9 @@ def render(rep: dict) -> None:
         con.print(f"[yellow]note:[/yellow] {n}")
 
 
+@entry("status")
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="swarmgate status",
+    p = ToolParser(prog="swarmgate status",
                                 description="The runner's ledger (running bookings, waiters), the slice's use "
                                             "and the history peaks.")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")

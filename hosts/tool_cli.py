@@ -1,13 +1,12 @@
-"""What every host tool's command line shares: `OPTIONS -- COMMAND`, --selftest, the break-switch
-refusal, and loading hosts.toml with a one-line error."""
+"""What every host tool's command line shares: `OPTIONS -- COMMAND`, --hosts-config, and loading
+hosts.toml with a one-line error (--selftest and the break-switch refusal: swarmgate.front_door)."""
 from __future__ import annotations
 
-import argparse
 import sys
 
 from swarmgate.config import ConfigError, load_hosts_config
 from swarmgate.exit_codes import Exit
-from swarmgate.tool_start import tool_start
+from swarmgate.tool_parser import ToolParser
 
 
 def split_command(argv) -> tuple[list[str], list[str]]:
@@ -19,18 +18,14 @@ def split_command(argv) -> tuple[list[str], list[str]]:
     return argv, []
 
 
-def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description=(doc or "").split("\n")[0])
+def parser(prog: str, doc: str | None) -> ToolParser:
+    p = ToolParser(prog=prog, description=(doc or "").split("\n")[0])
     p.add_argument("--hosts-config", help="hosts.toml (default ~/.config/swarmgate/hosts.toml)")
-    p.add_argument("--selftest", action="store_true", help="run this tool's self-test")
     return p
 
 
 def preamble(args, tool: str, say, command: list[str] | None) -> int | None:
-    """An exit code when the tool must stop here (self-test ran, break switch refused, no command)."""
-    early = tool_start(tool, args.selftest, tool)
-    if early is not None:
-        return early
+    """An exit code when the tool must stop here (no command after `--`)."""
     if command is not None and not command:
         say("nothing to run: put the command after `--`")
         return Exit.USAGE

@@ -7,38 +7,11 @@ from __future__ import annotations
 
 import sys
 
-# verb -> "module:function"; each function takes argv (list[str]) and returns an exit code.
-VERBS = {
-    "install": ("swarmgate.install:main", "wire swarmgate into a repository (.claude/)"),
-    "selftest": ("swarmgate.selftest:main", "prove every guard and tool can turn red"),
-    "status": ("swarmgate.hosts.status:main", "the runner's ledger, slice use and history peaks"),
-    "log": ("swarmgate.log_view:main", "the decision log as a table, with filters"),
-    "report": ("swarmgate.log_view:report_main",
-               "counts and latencies per guard; --html/--json: the session flow (lanes, graph, runs, tokens)"),
-    "preflight": ("swarmgate.gate.preflight:main", "check a script's admission and run conditions, then run it"),
-    "doctor": ("swarmgate.doctor:main", "check that this machine and repository are wired correctly"),
-    "docs": ("swarmgate.docs:main", "write docs/guards.md from the guard registry"),
-    "sop": ("swarmgate.agents.sop:main", "the upstream rules copy: check the stamp, sync"),
-    "records": ("swarmgate.agents.records:main", "scheduling records: create, update, validate, verify"),
-    "replay": ("swarmgate.replay:main", "re-judge recorded sessions with the current guards; --junit FILE"),
-    "explain": ("swarmgate.explain:main",
-                "what the hook would decide for a command, and why: every command reached, each guard's verdict"),
-    # the console scripts, also reachable as verbs
-    "run-with-memory-cap": ("swarmgate.hosts.runner_cli:main", "run a command in its own memory-capped cgroup"),
-    "host-resources": ("swarmgate.hosts.host_resources:main", "free memory, cores and GPUs per host"),
-    "host-dispatch": ("swarmgate.hosts.host_dispatch:main", "place a command on the host where it fits"),
-    "multi-host-run": ("swarmgate.hosts.multi_host_run:main",
-                       "run one job on the second machine and bring results back"),
-    "detached-run": ("swarmgate.hosts.detached_run:main", "long jobs that outlive the session"),
-    "gpu-quiesce-run": ("swarmgate.hosts.gpu_quiesce_run:main", "stop whitelisted GPU services, then run"),
-    "core-usage": ("swarmgate.hosts.core_usage:main", "cores in use and threads computing at once"),
-    "gate-staged": ("swarmgate.gate.gate_staged:main", "check exactly HEAD + the index before a commit"),
-    "dispatch-prompt": ("swarmgate.agents.dispatch_prompt:main", "print the dispatch skeleton of an agent type"),
-    "agent-handover": ("swarmgate.agents.handover:main", "hand-over file from a subagent's transcript"),
-    "swarm-watch": ("swarmgate.agents.swarm_watch:main", "the per-session watchdog"),
-    "workspace-lock": ("swarmgate.agents.workspace_lock:main", "the merge lock: acquire, release, status"),
-    "work-dir-owner": ("swarmgate.agents.work_dir_owner:main", "ownership files of work directories"),
-}
+from swarmgate.tool_table import verbs
+
+# verb -> ("module:function", one line): from the one tool list (swarmgate/tool_table.py); each
+# function takes argv (list[str]) and returns an exit code.
+VERBS = verbs()
 
 
 def _usage() -> str:
@@ -47,6 +20,12 @@ def _usage() -> str:
     for verb, (_, doc) in VERBS.items():
         lines.append(f"  {verb:<21} {doc}")
     return "\n".join(lines)
+
+
+def _usage_error(message: str) -> int:
+    from swarmgate.front_door import say
+
+    return say("swarmgate", message)
 
 
 def _hook_unjudged(event: str, msg: str) -> int:
@@ -91,17 +70,21 @@ def main(argv: list[str] | None = None) -> int:
         except BaseException as e:  # noqa: BLE001 - a broken install must not let tool calls through
             return _hook_unavailable(args[1], f"{type(e).__name__}: {e}")
         return hook_main(args[1])
-    if not args or args[0] in ("-h", "--help", "help"):
+    if args[:1] in (["-h"], ["--help"], ["help"]):
         print(_usage())
-        return 0 if args else 2
+        return 0
+    if not args:
+        return _usage_error("give a VERB (`swarmgate --help` lists them)")
     if args[0] in ("--version", "version"):
         from swarmgate import __version__
         print(f"swarmgate {__version__}")
         return 0
+    if args[:1] == ["--selftest"]:
+        args = ["selftest", *args[1:]]   # the umbrella's own self-test is all of them
     verb = args[0]
     if verb not in VERBS:
-        print(f"swarmgate: unknown verb {verb!r}\n\n{_usage()}", file=sys.stderr)
-        return 2
+        what = "option" if verb.startswith("-") else "verb"
+        return _usage_error(f"unknown {what} {verb!r} (`swarmgate --help` lists the verbs)")
     target = VERBS[verb][0]
     mod, func = target.split(":")
     import importlib
@@ -109,8 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         module = importlib.import_module(mod)
     except ModuleNotFoundError as e:
         if e.name and e.name.startswith("swarmgate"):
-            print(f"swarmgate {verb}: not available in this build ({e.name} is missing)", file=sys.stderr)
-            return 2
+            return _usage_error(f"{verb}: not available in this build ({e.name} is missing)")
         raise
     return int(getattr(module, func)(args[1:]) or 0)
 

@@ -6,12 +6,13 @@ is generated, never edited by hand; a test fails when it is out of date.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
 
+from swarmgate.front_door import entry
 from swarmgate.hooks import registry
+from swarmgate.tool_parser import ToolParser
 
 HEADER = """\
 # Guards
@@ -118,8 +119,9 @@ def default_path() -> str:
     return os.path.join(root, "docs", "guards.md")
 
 
+@entry("docs")
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="swarmgate docs", description="Write docs/guards.md from the guard registry.")
+    p = ToolParser(prog="swarmgate docs", description="Write docs/guards.md from the guard registry.")
     p.add_argument("--check", action="store_true", help="exit 1 when the page is out of date; write nothing")
     p.add_argument("--out", default=None, help="where to write (default: docs/guards.md of this source tree)")
     args = p.parse_args(argv)

@@ -5,7 +5,6 @@ with the fix. Exit 1 when anything failed.
 """
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import os
@@ -18,6 +17,7 @@ import tomllib
 from collections.abc import Callable, Sequence
 
 from swarmgate.config import ConfigError, find_repo, load_config, load_hosts_config
+from swarmgate.front_door import entry
 from swarmgate.hooks import registry
 from swarmgate.install import (
     HOOK_GROUPS,
@@ -32,6 +32,7 @@ from swarmgate.install import (
 )
 from swarmgate.state_paths import STATE_ENV, state_dir
 from swarmgate.statefile import StateError, ensure_dir, write_text_atomic
+from swarmgate.tool_parser import ToolParser
 
 OK, NOTE, FAIL = "ok", "note", "FAIL"
 
@@ -299,8 +300,9 @@ def checks(repo: str) -> list[Callable[[], Check]]:
     ]
 
 
+@entry("doctor")
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="swarmgate doctor",
+    p = ToolParser(prog="swarmgate doctor",
                                 description="Check that this machine and a repository are wired correctly.")
     p.add_argument("path", nargs="?", default=None, metavar="PATH", help="the repository (default: this one)")
     args = p.parse_args(argv)

@@ -23,20 +23,20 @@ from collections.abc import Sequence
 from swarmgate import guard as G
 from swarmgate.bounded_read import read_bytes
 from swarmgate.config import ConfigError, load_config
+from swarmgate.front_door import UsageError, entry
 from swarmgate.hook_engine import combine, evaluate
 from swarmgate.hook_protocol import HookInputError, parse_payload
 from swarmgate.hooks import registry
 from swarmgate.hooks.derivations import DerivationError, get
-from swarmgate.tool_start import tool_start
+from swarmgate.tool_parser import ToolParser
 
 USAGE_EXIT = 251
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, 251 (SPEC §9)
-        print(f"swarmgate explain: {message} (usage: swarmgate explain [--agent TYPE] [--json] "
-              "[--cwd DIR] -- COMMAND, or --event FILE)", file=sys.stderr)
-        raise SystemExit(USAGE_EXIT)
+class _Parser(ToolParser):
+    def error(self, message: str):  # one line, 251 at the front door (SPEC §9)
+        raise UsageError(f"{message} (usage: swarmgate explain [--agent TYPE] [--json] "
+                         "[--cwd DIR] -- COMMAND, or --event FILE)")
 
 
 def _payload(args, command: str | None) -> tuple[str, dict]:
@@ -173,6 +173,7 @@ def render(x: dict) -> str:
     return "\n".join(lines)
 
 
+@entry("explain")
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     command = None
@@ -197,11 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error("give the command after `--` (swarmgate explain -- cargo test --workspace) or --event FILE")
         if args.cwd and not os.path.isdir(args.cwd):
             p.error(f"--cwd {args.cwd}: no such directory")
-    except SystemExit as e:   # usage errors (251) and --help (0) end here, never as an exception
+    except SystemExit as e:   # --help (0) ends here, never as an exception
         return int(e.code or 0)
-    stop = tool_start("explain", False, "swarmgate explain")
-    if stop is not None:
-        return stop
     try:
         event_name, payload = _payload(args, command)
         x = explain(event_name, payload)

@@ -27,7 +27,6 @@ rules install added.
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -42,8 +41,10 @@ from typing import Any
 
 import swarmgate.rules
 from swarmgate.config import ConfigError, parse_toml, validate
+from swarmgate.front_door import entry
 from swarmgate.gate import git_hook
 from swarmgate.hooks import registry
+from swarmgate.tool_parser import ToolParser
 
 MANIFEST = ".claude/.swarmgate-manifest.json"
 SETTINGS = ".claude/settings.json"
@@ -571,8 +572,9 @@ def _git_hook(repo: str, uninstall: bool, dry_run: bool) -> tuple[str, bool]:
         return f"git pre-commit hook: {e}", False
 
 
+@entry("install")
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
+    p = ToolParser(
         prog="swarmgate install",
         description="Wire swarmgate into a repository: hook entries in .claude/settings.json, "
                     "the config .claude/swarmgate.toml, rule and agent templates.")

@@ -8,7 +8,6 @@ most often.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -23,7 +22,9 @@ from swarmgate import decision_log
 from swarmgate.config import ConfigError, find_repo, load_config
 from swarmgate.flow_html import render
 from swarmgate.flow_sources import gather
+from swarmgate.front_door import entry
 from swarmgate.statefile import StateError, write_text_atomic
+from swarmgate.tool_parser import ToolParser
 
 DECISIONS = ("allow", "deny", "ask", "context", "block", "warn")
 
@@ -32,7 +33,7 @@ def _repo(arg: str | None) -> str:
     return os.path.abspath(arg) if arg else find_repo()
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: ToolParser) -> None:
     p.add_argument("--repo", default=None, help="the repository whose log to read (default: this one)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
@@ -57,8 +58,9 @@ def _no_log(repo: str) -> str:
             f"(wire the repository with `swarmgate install {repo}`)")
 
 
+@entry("log")
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="swarmgate log", description="The decision log as a table, with filters.")
+    p = ToolParser(prog="swarmgate log", description="The decision log as a table, with filters.")
     p.add_argument("--session", help="session id (a prefix is enough)")
     p.add_argument("--agent", help="agent type or id; `main` for the main agent")
     p.add_argument("--code", help="guard code, e.g. G01")
@@ -176,8 +178,9 @@ def summarize(records: Sequence[dict], top: int = 10, advisory: frozenset | set 
             "latency": lat, "top_refused": [{"input": k, "count": n} for k, n in top_refused]}
 
 
+@entry("report")
 def report_main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="swarmgate report",
+    p = ToolParser(prog="swarmgate report",
                                 description="Counts per guard code and decision, hook latency per event, "
                                             "the commands refused most often; --html / --json: the session "
                                             "flow (agents on a time axis, the round's graph, runner jobs, "

@@ -23,7 +23,6 @@ cannot be read, a bad config).
 """
 from __future__ import annotations
 
-import argparse
 import glob
 import json
 import os
@@ -35,9 +34,11 @@ from swarmgate import guard as G
 from swarmgate.agents.handover import read_entries
 from swarmgate.config import ConfigError, find_repo, load_config
 from swarmgate.flow_model import _blocks, _refused, _text, summary_of
+from swarmgate.front_door import entry
 from swarmgate.hook_engine import judge_recorded
 from swarmgate.hooks import registry
 from swarmgate.statefile import StateError, write_text_atomic
+from swarmgate.tool_parser import ToolParser
 
 REFUSING = (G.DENY, G.ASK, G.WARN)
 LIVE_STATE = ("D07", "D16", "M01")
@@ -148,8 +149,9 @@ def junit(results: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+@entry("replay")
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="swarmgate replay",
+    p = ToolParser(prog="swarmgate replay",
                                 description="Re-judge recorded sessions (subagents' transcripts included) with the "
                                             "current guards and config; JUnit XML for CI.")
     p.add_argument("transcripts", nargs="+", metavar="TRANSCRIPT", help="a session's or a subagent's .jsonl")

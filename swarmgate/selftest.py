@@ -20,6 +20,9 @@ import sys
 import tempfile
 import time
 
+from swarmgate import tool_table
+from swarmgate.front_door import UsageError, entry
+
 
 class Cell:
     __slots__ = ("name", "run")
@@ -48,22 +51,8 @@ class Result:
         return all(r[3] for r in self.rows)
 
 
-# Tool suites: name -> "module:function"; the function returns a Suite.
-TOOL_SUITES: dict[str, str] = {
-    "core-usage": "swarmgate.hosts.core_usage:selftest_suite",
-    "gate-staged": "swarmgate.gate.gate_staged:selftest_suite",
-    "gpu-quiesce-run": "swarmgate.hosts.gpu_quiesce_run:selftest_suite",
-    "multi-host-run": "swarmgate.hosts.multi_host_run:selftest_suite",
-    "detached-run": "swarmgate.hosts.detached_run:selftest_suite",
-    "host-dispatch": "swarmgate.hosts.host_dispatch:selftest_suite",
-    "host-resources": "swarmgate.hosts.host_resources:selftest_suite",
-    "swarm-watch": "swarmgate.agents.swarm_watch:selftest_suite",
-    "workspace-lock": "swarmgate.agents.workspace_lock:selftest_suite",
-    "work-dir-owner": "swarmgate.agents.work_dir_owner:selftest_suite",
-    "sop": "swarmgate.agents.sop:selftest_suite",
-    "records": "swarmgate.agents.records:selftest_suite",
-    "run-with-memory-cap": "swarmgate.hosts.runner_selftest:suite",
-}
+# Tool suites: name -> "module:function"; the function returns a Suite. From the one tool list.
+TOOL_SUITES: dict[str, str] = tool_table.suites()
 
 
 @contextlib.contextmanager
@@ -200,10 +189,11 @@ def known_names() -> list[str]:
     return list(dict.fromkeys(["guards", *[g.code for g in registry.guards()], *TOOL_SUITES]))
 
 
+@entry("selftest")
 def main(argv: list[str] | None = None) -> int:
-    import argparse
+    from swarmgate.tool_parser import ToolParser
 
-    p = argparse.ArgumentParser(prog="swarmgate selftest",
+    p = ToolParser(prog="swarmgate selftest",
                                 description="Run the self-tests: every cell green, "
                                             "every break switch turns its cells red.")
     p.add_argument("names", nargs="*", help="suites to run (guard codes, `guards`, tool names); default all")
@@ -212,8 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     known = known_names()
     for n in args.names:
         if n not in known:
-            print(f"swarmgate selftest: unknown suite {n!r} (known: {', '.join(known)})", file=sys.stderr)
-            return 2
+            raise UsageError(f"unknown suite {n!r} (known: {', '.join(known)})")
     t0 = time.monotonic()
     failed = 0
     total = 0
