@@ -119,14 +119,14 @@ def test_unknown_and_denied_types_list_the_known_ones(installed):
     for name, why in (("nosuch", "no agent type 'nosuch'"), ("general-purpose", "may not be dispatched")):
         p = subprocess.run([tool("dispatch-prompt"), name, "--repo", str(installed)],
                            capture_output=True, text=True)
-        assert p.returncode == 2 and p.stdout == ""
+        assert p.returncode == 251 and p.stdout == ""
         assert why in p.stderr and "implementer" in p.stderr and "clerk" in p.stderr
 
 
 def test_dispatch_prompt_without_definitions_says_how_to_get_them(repo):
     p = subprocess.run([tool("dispatch-prompt"), "implementer", "--repo", str(repo)],
                        capture_output=True, text=True)
-    assert p.returncode == 2 and "swarmgate install" in p.stderr
+    assert p.returncode == 251 and "swarmgate install" in p.stderr
 
 
 def test_placeholder_regex_edges():
