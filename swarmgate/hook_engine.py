@@ -179,10 +179,10 @@ def _mode_applied(f: Finding, mode: str) -> Finding:
 
 def judge(event: HookEvent, config: Config, active: list, deadline: float | None,
           failures: bool = True, *, timed: bool = True) -> list:
-    """Phase 2: every active guard's pure check, in registry order (each after the facts it needs
-    are derived). A guard that crashes, overruns
-    or gets no time left fails closed (advisory: a note); with ``failures=False`` it adds nothing
-    (H02 re-judging an old call: a crash on old input is not evidence)."""
+    """Phase 2: every active guard's pure check, in registry order, each right after the facts it
+    needs are derived. A guard that crashes, overruns or gets no time left fails closed (advisory:
+    a note); with ``failures=False`` it adds nothing (H02 re-judging an old call: a crash on old
+    input is not evidence)."""
     default_budget = int(config["hooks"]["guard_budget_ms"])
     findings: list[Finding] = []
     for g, mode in active:
