@@ -20,6 +20,7 @@ Facts:
     git_status       `git status --porcelain` of the repository, as C01's report lines
     kernel_log       (text, source) of the kernel log: journalctl -k, else dmesg (C01)
     host_resources   the host resource report before a heavy or GPU command, else None (R01)
+    agent_worktree   the git worktree a stopping subagent worked in, with what it holds (H01)
 
 Light at import: every builder imports what it uses.
 """
@@ -67,7 +68,7 @@ def _bash(event: HookEvent, config: Config) -> Analysis | None:
     try:
         from swarmgate.hooks.bash_results import Unverifiable
         from swarmgate.hooks.command_patterns import open_matches
-        for cmd, pat in open_matches(an, heavy, cwd=event.cwd or event.repo or "", repo=event.repo or ""):
+        for cmd, pat in open_matches(an, heavy, cwd=event.cwd or event.repo or "", repo=event.root or ""):
             an.unverifiable.append(Unverifiable(
                 f"`{' '.join(cmd.words)[:80]}` has arguments that cannot be read statically and could "
                 f"make it the heavy pattern `{pat}`", cmd.text[:500]))
@@ -136,6 +137,27 @@ def _host_resources(event: HookEvent, config: Config) -> dict | None:
     return {"report": report, "why": f"heavy ({heavy[0][2]})" if heavy else f"GPU ({gpu})"}
 
 
+def _agent_worktree(event: HookEvent, config: Config) -> dict | None:  # noqa: ARG001
+    """{"path", "head", "changes"} of the worktree the subagent worked in (its hook calls' cwd, or the
+    one registered at its start), None when it had none or it is gone. ``changes``: what it holds
+    beyond its start ([] clean, None unknown: hooks/agent_worktree.changes_of)."""
+    import os
+
+    from swarmgate.hooks import agent_worktree as W
+
+    path = event.root if event.root != event.repo else ""
+    head = ""
+    if event.session_id and event.agent_id:
+        from swarmgate.hooks import session_state as S
+        a = S.load(event.session_id)["agents"].get(event.agent_id) or {}
+        wt = a.get("worktree") if isinstance(a.get("worktree"), dict) else {}
+        if wt.get("path") and (not path or wt["path"] == path):
+            path, head = str(wt["path"]), str(wt.get("head") or "")
+    if not path or not os.path.isdir(path):
+        return None
+    return {"path": path, "head": head, "changes": W.changes_of(path, head)}
+
+
 BUILDERS: dict[str, Callable] = {
     "bash": _bash,
     "dispatch_prompt": _dispatch_prompt,
@@ -143,6 +165,7 @@ BUILDERS: dict[str, Callable] = {
     "git_status": _git_status,
     "kernel_log": _kernel_log,
     "host_resources": _host_resources,
+    "agent_worktree": _agent_worktree,
 }
 
 

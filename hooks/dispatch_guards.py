@@ -57,6 +57,17 @@ def prompt_of(event: HookEvent) -> str:
     return p if isinstance(p, str) else ""
 
 
+def lockable_scratch(event: HookEvent, parsed: ParsedPrompt) -> list:
+    """The `scratch:` directories D16 locks. A subagent dispatched with isolation "worktree" works in
+    its own git worktree, where a relative scratch path lands (H01 resolves it there at hand-back):
+    nobody else can share it, so only its absolute (or ~) paths are locked."""
+    scratch = list(dict.fromkeys(parsed.scratch))
+    if event.tool_input.get("isolation") == "worktree":
+        import os
+        scratch = [p for p in scratch if os.path.isabs(os.path.expanduser(p))]
+    return scratch
+
+
 def parsed_prompt(event: HookEvent, config: Config) -> ParsedPrompt:
     from swarmgate.hooks.derivations import get
     return get(event, config, "dispatch_prompt")
@@ -227,7 +238,7 @@ def _judged(event: HookEvent, config: Config) -> dict:
     window = float(config["dispatch"]["pending_seconds"])
     if _counting(config):
         out["D07"] = _d07_judgement(S.load(event.session_id), now, window, int(config["dispatch"]["max_concurrent"]))
-    scratch = list(dict.fromkeys(parsed.scratch))
+    scratch = lockable_scratch(event, parsed)
     if _locking(config, scratch):
         conflicts = scratch_locks.conflicts(scratch, _owner(event, config), event.cwd or event.repo, window, now)
         if conflicts:
@@ -272,7 +283,7 @@ def admit_dispatch(event: HookEvent, config: Config) -> list[Finding] | None:
     proc = owner["proc"]
     now = time.time()
     window = float(config["dispatch"]["pending_seconds"])
-    scratch = list(dict.fromkeys(parsed.scratch))
+    scratch = lockable_scratch(event, parsed)
     base = event.cwd or event.repo
     late: list = []
 
@@ -293,7 +304,8 @@ def admit_dispatch(event: HookEvent, config: Config) -> list[Finding] | None:
             S.note_proc(st, proc, now)
             S.record_dispatch(st, tool_use_id=owner["dispatch"], agent_type=owner["type"], name=owner["name"],
                               proc=proc, now=now, background=bool(event.tool_input.get("run_in_background")),
-                              scratch=scratch, prompt_digest=prompt_digest(prompt_of(event)))
+                              scratch=list(dict.fromkeys(parsed.scratch)),
+                              prompt_digest=prompt_digest(prompt_of(event)))
 
     S.update(event.session_id, step)
     return late or None

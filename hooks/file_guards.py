@@ -8,6 +8,7 @@ the Bash guards.
 from __future__ import annotations
 
 from swarmgate import guard as G
+from swarmgate.hooks.agent_worktree import CASE_FILES, CASE_WORKTREE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
@@ -31,7 +32,7 @@ def check_g01_files(event: HookEvent, config: Config) -> Finding | list[Finding]
         return None
     out = []
     for path in event.file_paths:
-        why = protected_reason(path, cwd=event.cwd, repo=event.repo, state_dir=state_dir_text())
+        why = protected_reason(path, cwd=event.cwd, repo=event.repo, root=event.root, state_dir=state_dir_text())
         if why:
             out.append(G.Finding(
                 "G01",
@@ -69,6 +70,10 @@ GUARDS = (
                    {"tool_name": "MultiEdit", "tool_input": {"file_path": ".swarmgate/log/decisions.jsonl",
                                                                "edits": []}},
                    fires=True, breaks=("g01-allow-file-tools",)),
+            G.Case("worktree-agent-edits-its-settings-copy", "PreToolUse",
+                   {"tool_name": "Edit", "agent_id": "a1", "agent_type": "implementer", "cwd": CASE_WORKTREE,
+                    "tool_input": {"file_path": ".claude/settings.json", "old_string": "a", "new_string": "b"}},
+                   fires=True, breaks=("g01-allow-file-tools",), files=CASE_FILES),
             G.Case("source-file", "PreToolUse",
                    {"tool_name": "Write", "tool_input": {"file_path": "src/lib.rs", "content": "fn main(){}"}},
                    fires=False),

@@ -51,7 +51,7 @@ def heavy_commands(event: HookEvent, config: Config) -> list[tuple[int, SimpleCo
         out = []
         seen = set()
         for i, c in runnable(analysis.commands):
-            hit = heavy_match(c, config, cwd, event.repo)
+            hit = heavy_match(c, config, cwd, event.root)
             if hit:
                 seen.add(id(c))
                 # one started by another heavy command (a heavy gate script's lines) is judged through it

@@ -49,8 +49,13 @@ def _norm(path: str, cwd: str, repo: str) -> str:
     return posixpath.normpath(p)
 
 
-def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_root: str = "") -> str | None:
-    """Why ``path`` is protected, or None. Paths are resolved lexically (no symlink reads)."""
+def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_root: str = "",
+                     root: str = "") -> str | None:
+    """Why ``path`` is protected, or None. Paths are resolved lexically (no symlink reads).
+
+    ``root`` is the agent's work root (hooks/agent_worktree.py): in a worktree subagent's tree
+    its copies of the settings and the config are protected as well (they merge back into the
+    project), besides the project's own."""
     full = _norm(path, cwd, repo)
     try:
         real = os.path.realpath(full)
@@ -67,10 +72,12 @@ def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_
             return f"{path} is where self-tests keep the markers that vouch for break switches"
         if install_root and (c == install_root or c.startswith(install_root.rstrip("/") + "/")):
             return f"{path} is part of the installed swarmgate hooks ({install_root})"
-        rel = os.path.relpath(c, repo)
-        if rel.startswith(".."):
-            continue
-        for pat in PROTECTED_GLOBS:
-            if _glob_match(rel, pat):
-                return f"{rel} configures or records what guards this repository"
+        for base in dict.fromkeys(b for b in (root, repo) if b):
+            rel = os.path.relpath(c, base)
+            if rel.startswith(".."):
+                continue
+            for pat in PROTECTED_GLOBS:
+                if _glob_match(rel, pat):
+                    where = "" if base == repo else f" of the worktree {base}"
+                    return f"{rel}{where} configures or records what guards this repository"
     return None

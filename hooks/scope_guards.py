@@ -34,11 +34,11 @@ def check_b10(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     cwd = event.cwd or event.repo
     findings = []
     for i, cmd in runnable(analysis.commands):
-        pat = first_match(cmd, sc["verify_patterns"], cwd=cwd, repo=event.repo)
+        pat = first_match(cmd, sc["verify_patterns"], cwd=cwd, repo=event.root)
         if not pat or not_a_run(cmd):
             continue
         chain = launchers(analysis.commands, i)
-        if any(first_match(p, sc["verify_patterns"], cwd=cwd, repo=event.repo) for p in chain):
+        if any(first_match(p, sc["verify_patterns"], cwd=cwd, repo=event.root) for p in chain):
             continue   # started by a verification run (a gate script running pytest): that one is judged
         ctext = core_text(chain[-1] if chain else cmd)   # the scope is inherited: prefix what was typed
         env = command_env(analysis, i)
@@ -47,7 +47,7 @@ def check_b10(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
             if broken(event, "b10-allow-missing-scope"):
                 continue
             wide = not event.is_subagent and (
-                first_match(cmd, sc["full_patterns"], cwd=cwd, repo=event.repo) or whole_suite(cmd))
+                first_match(cmd, sc["full_patterns"], cwd=cwd, repo=event.root) or whole_suite(cmd))
             findings.append(G.Finding(
                 "B10",
                 f"verification run `{cmd_text(cmd)}`{via_text(cmd)} (pattern `{pat}`) has no run scope: "
@@ -88,7 +88,7 @@ def check_b10(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
                 "e.g. one package or one test file."))
             continue
         if kind != "full" and not broken(event, "b10-allow-kind-mismatch"):
-            full_pat = first_match(cmd, sc["full_patterns"], cwd=cwd, repo=event.repo)
+            full_pat = first_match(cmd, sc["full_patterns"], cwd=cwd, repo=event.root)
             why = f"it matches the whole-suite pattern `{full_pat}`" if full_pat else whole_suite(cmd)
             if why:
                 findings.append(G.Finding(

@@ -9,7 +9,8 @@ Shape::
 
     {"session": ID,
      "procs":  [{"pid", "start", "seen"}],             # session processes seen, newest last
-     "agents": {AGENT_ID: {"type", "started", "stopped", "proc", "name", "dispatch"}},
+     "agents": {AGENT_ID: {"type", "started", "stopped", "proc", "name", "dispatch",
+                           "worktree": {"path", "head"} (isolation "worktree" only)}},
      "dispatches": [{"id" (tool_use_id), "type", "name", "time", "proc", "background",
                      "scratch": [PATH], "prompt": DIGEST, "agent": AGENT_ID | null}]}
 
@@ -300,8 +301,11 @@ def record_dispatch(st: dict, *, tool_use_id: str, agent_type: str, name: str | 
     return d
 
 
-def record_start(st: dict, agent_id: str, agent_type: str, proc: dict, now: float) -> dict:
-    """Mark ``agent_id`` started; link it to the oldest unlinked dispatch of its type."""
+def record_start(st: dict, agent_id: str, agent_type: str, proc: dict, now: float,
+                 worktree: dict | None = None) -> dict:
+    """Mark ``agent_id`` started; link it to the oldest unlinked dispatch of its type.
+    ``worktree`` ({"path", "head"}): the git worktree it works in (isolation "worktree"),
+    registered as its work directory (H01 checks it at hand-back)."""
     note_proc(st, proc, now)
     a = st["agents"].get(agent_id)
     if a is None:
@@ -311,6 +315,8 @@ def record_start(st: dict, agent_id: str, agent_type: str, proc: dict, now: floa
     elif a.get("stopped"):
         # the same agent started again (a continuation that got through): running once more
         a.update(started=now, stopped=None, proc=proc, resumed=(a.get("resumed") or 0) + 1)
+    if worktree:
+        a["worktree"] = dict(worktree)
     if not a.get("dispatch"):
         for d in st["dispatches"]:
             if not d.get("agent") and d.get("type") == agent_type:
@@ -366,10 +372,11 @@ def record_stop(st: dict, agent_id: str, agent_type: str, proc: dict, now: float
 
 # --- the hook side: load + record in one call --------------------------------------------
 
-def start(session_id: str, agent_id: str, agent_type: str, now: float | None = None) -> dict:
+def start(session_id: str, agent_id: str, agent_type: str, now: float | None = None,
+          worktree: dict | None = None) -> dict:
     proc = session_process()
     t = time.time() if now is None else now
-    return update(session_id, lambda st: dict(record_start(st, agent_id, agent_type, proc, t)))
+    return update(session_id, lambda st: dict(record_start(st, agent_id, agent_type, proc, t, worktree)))
 
 
 def first_user_prompt(transcript_path: str, max_lines: int = 50) -> str:

@@ -38,7 +38,7 @@ def check_g01_shell(event: HookEvent, config: Config) -> Finding | list[Finding]
                     p = sd + p[len(v):]
             if p.startswith(("$", "~")):
                 continue
-            why = protected_reason(p, cwd=here or cwd, repo=event.repo, state_dir=sd)
+            why = protected_reason(p, cwd=here or cwd, repo=event.repo, root=event.root, state_dir=sd)
             if why:
                 findings.append(G.Finding(
                     "G01", f"shell write refused ({how}): {why}. No agent may change what guards it.",
@@ -201,7 +201,8 @@ def _interpreter_writes(event: HookEvent, analysis: Analysis) -> list:
                        "swarmgate's variables decide what guards the agents and where the machine's state is.",
                 "leave SWARMGATE_* variables alone.")]
         for path, where in path_literals(code):
-            why = protected_reason(path, cwd=prog.cwd or event.cwd or event.repo, repo=event.repo, state_dir=sd)
+            why = protected_reason(path, cwd=prog.cwd or event.cwd or event.repo, repo=event.repo, root=event.root,
+                                   state_dir=sd)
             if why and writes_near(code, where):
                 return [G.Finding(
                     "G01", f"{prog.interpreter} code that writes {path} refused: {why}. No agent may change what "

@@ -187,17 +187,16 @@ def is_static(path: str) -> bool:
     return bool(path) and not path.startswith(("$", "~")) and "$(" not in path and "`" not in path
 
 
-def resolve(path: str, cwd: str, repo: str) -> tuple[str, str | None]:
-    """(absolute normalised path, path relative to the repo or None when outside)."""
+def resolve(path: str, cwd: str, repo: str, root: str = "") -> tuple[str, str | None]:
+    """(absolute normalised path, path relative to the work root ``root`` when inside it, else to
+    the repo, else None when outside both). ``root`` defaults to the repo (hooks/agent_worktree.py)."""
     import posixpath
 
-    base = cwd or repo
+    from swarmgate.hooks.agent_worktree import relative
+
+    base = cwd or root or repo
     full = posixpath.normpath(path if path.startswith("/") else posixpath.join(base, path))
-    r = posixpath.normpath(repo) if repo else ""
-    if r and (full == r or full.startswith(r.rstrip("/") + "/")):
-        rel = full[len(r.rstrip("/")) + 1:] if full != r else "."
-        return full, rel
-    return full, None
+    return full, relative(full, root or repo, repo)
 
 
 def shell_writes(analysis: Analysis, cwd: str) -> Iterator[tuple[SimpleCommand, str, str, str | None]]:

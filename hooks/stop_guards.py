@@ -75,6 +75,9 @@ def excused(path: str, message: str) -> bool:
     return re.search(pat, message) is not None
 
 
+WORKTREE_SOURCE = "your git worktree"   # how H01 names an agent's worktree among the leftovers
+
+
 def judge_h01(dirs: list, message: str) -> Finding | None:
     """dirs = [(as named, absolute path, where it came from)] that still exist."""
     left = [(named, ab, src) for named, ab, src in dirs
@@ -83,11 +86,33 @@ def judge_h01(dirs: list, message: str) -> Finding | None:
         return None
     shown = "; ".join(f"{named} ({src})" for named, _, src in left)
     first = left[0][0]
+    trees = [named for named, _, src in left if src.startswith(WORKTREE_SOURCE)]
+    if trees:
+        return G.Finding(
+            "H01", f"you leave these behind: {shown}. Claude Code keeps a worktree that holds changes, and "
+                   f"nobody knows it is there unless you say so.",
+            f"if the changes are your result, say so in your last message: `{trees[0]} not deleted: <reason>` "
+            f"(e.g. `{trees[0]} not deleted: holds the change on its branch for the main agent to merge`); "
+            f"if they are not needed, discard them (`git checkout -- . && git clean -fd`, and reset commits "
+            f"you made) so that Claude Code removes the worktree; then hand back again.")
     return G.Finding(
         "H01", f"you created these and they still exist: {shown}. Build directories and repository "
                f"copies left behind fill the disk and confuse the next agent.",
         f"delete them (`rm -rf {first}`; `work-dir-owner release` for registered ones) and hand back again; "
         f"if one must stay, say so in your last message: `{first} not deleted: <reason>`.")
+
+
+def _worktree_leftover(event: HookEvent, wt: dict | None) -> tuple | None:
+    """(as named, path, where it came from) for the agent's worktree when it holds changes (Claude Code
+    then keeps it); None when it has none or it is clean (Claude Code removes it after the hand-back)."""
+    if not wt or wt["changes"] == []:
+        return None
+    rel = os.path.relpath(wt["path"], event.repo)
+    named = wt["path"] if rel.startswith("..") else rel
+    ch = wt["changes"]
+    what = "git cannot tell what it holds" if ch is None else (
+        f"{len(ch)} change(s): " + ", ".join(ch[:4]) + (" ..." if len(ch) > 4 else ""))
+    return (named, wt["path"], f"{WORKTREE_SOURCE} (isolation: worktree), {what}")
 
 
 def _h01_dirs(event: HookEvent, config: Config, dispatch: dict | None, agent: dict | None) -> list:
@@ -98,13 +123,16 @@ def _h01_dirs(event: HookEvent, config: Config, dispatch: dict | None, agent: di
     root = config["workdirs"]["root"]
     if root:
         from swarmgate.agents.work_dir_owner import registrations
-        root_abs = root if os.path.isabs(root) else os.path.join(event.repo, root)
-        for rec in registrations(root_abs, session=event.session_id):
-            if rec.get("agent") and rec.get("agent") in names:
-                p = rec["path"]
-                if p not in seen:
-                    seen.add(p)
-                    out.append((p, p, f"registered by work-dir-owner: {rec.get('purpose') or 'no purpose'}"))
+        # a worktree agent's work-dir-owner reads the config of its own tree: the root under it counts too
+        bases = (root,) if os.path.isabs(root) else tuple(dict.fromkeys(
+            os.path.join(b, root) for b in (event.repo, event.root)))
+        for root_abs in bases:
+            for rec in registrations(root_abs, session=event.session_id):
+                if rec.get("agent") and rec.get("agent") in names:
+                    p = rec["path"]
+                    if p not in seen:
+                        seen.add(p)
+                        out.append((p, p, f"registered by work-dir-owner: {rec.get('purpose') or 'no purpose'}"))
     for p in (dispatch or {}).get("scratch") or []:
         ab = os.path.realpath(_abs(os.path.expanduser(p), event))
         if ab not in seen:
@@ -276,13 +304,19 @@ def _stop_outcome(event: HookEvent, config: Config) -> dict:
 
     f = _stop_facts(event)
     out: dict = {"H01": None, "H02": None, "dirs": [], "calls": 0, "misses": [],
-                 "transcript": f["transcript"], "unread": ""}
+                 "transcript": f["transcript"], "unread": "", "worktree": None}
     h01 = config.guard_mode("H01") != "off" and not _broken("h01-allow-leftovers")
     if event.session_id:
         d, a = _agent_view(event, S.load(event.session_id), f["proc"], f["now"], f["digest"])
     else:
         d, a = None, None
     out["dirs"] = _h01_dirs(event, config, d, a) if h01 else []
+    if h01:
+        from swarmgate.hooks.derivations import get
+        wt = out["worktree"] = get(event, config, "agent_worktree")
+        left = _worktree_leftover(event, wt)
+        if left is not None and left[1] not in {x[1] for x in out["dirs"]}:
+            out["dirs"].append(left)
     out["H01"] = judge_h01(out["dirs"], f["message"]) if h01 else None
 
     tpath = f["transcript"]
@@ -479,6 +513,9 @@ def _c03_subagent(event: HookEvent, o: dict, released: list) -> Finding:
         parts.append(f"H01 {len(o['dirs'])} leftover director{'y' if len(o['dirs']) == 1 else 'ies'}")
     else:
         parts.append("H01 no leftover scratch or work directories")
+    wt = o.get("worktree")
+    if wt and wt["changes"] == []:
+        parts.append(f"its worktree {wt['path']} holds no changes: Claude Code removes it after the hand-back")
     if released:
         parts.append(f"scratch locks released: {', '.join(released)}")
     if o["unread"]:
@@ -573,6 +610,7 @@ GUARDS = (
     G.Guard(
         code="H01", summary="a subagent may not hand back while its scratch or work directories exist",
         events=("SubagentStop",), tools=(), check=check_h01, act=finish_stop, budget_ms=15000,
+        needs=("agent_worktree",),
         doc=G.GuardDoc(
             why="Build directories and repository copies left by finished agents fill the disk and are "
                 "mistaken by the next agent for current work. The agent that made them is the one that "

@@ -34,7 +34,11 @@ def record_start(event: HookEvent, config: Config) -> None:  # noqa: ARG001 - th
     from swarmgate.hooks import session_state as S
 
     if event.session_id and event.agent_id:
-        S.start(event.session_id, event.agent_id, event.agent_type or "")
+        worktree = None
+        if event.root != event.repo:   # dispatched with isolation "worktree": its work directory
+            from swarmgate.hooks.agent_worktree import head_of
+            worktree = {"path": event.root, "head": head_of(event.root)}
+        S.start(event.session_id, event.agent_id, event.agent_type or "", worktree=worktree)
 
 
 def check_c02(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
@@ -52,7 +56,19 @@ def check_c02(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
         text = text[:MAX_CONTEXT] + f"\n[swarmgate: cut at {MAX_CONTEXT} characters; read the rest in .claude/]\n"
     head = (f"swarmgate: the rules for your job as {atype or 'a subagent'} "
             "(agent-common.md and the rules your type lists):")
+    if event.root != event.repo:
+        text += worktree_note(event)
     return G.Finding("C02", head + "\n\n" + text, decision=G.CONTEXT)
+
+
+def worktree_note(event: HookEvent) -> str:
+    """What a worktree subagent is told at its start: where it works and what H01 wants at hand-back."""
+    rel = os.path.relpath(event.root, event.repo)
+    shown = rel if not rel.startswith("..") else event.root
+    return (f"\n\nYou work in the git worktree {event.root} (isolation: worktree); paths in your write scope "
+            f"are relative to it. At hand-back it must be clean (Claude Code then removes it) or your last "
+            f"message must say `{shown} not deleted: <reason>` (e.g. that it holds your changes on its branch "
+            f"for the main agent to merge).\n")
 
 
 _COMMON = "# Every subagent\n\n- Heavy tests belong to the main agent.\n"

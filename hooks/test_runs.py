@@ -112,9 +112,9 @@ def scope_prefix(event: HookEvent, config: Config, cmd: SimpleCommand, env: dict
 
     sc = config["scope"]
     if sc["prefix_var"] in env or not first_match(cmd, sc["verify_patterns"], cwd=event.cwd or event.repo,
-                                                  repo=event.repo):
+                                                  repo=event.root):
         return ""
-    full = first_match(cmd, sc["full_patterns"], cwd=event.cwd or event.repo, repo=event.repo) or whole_suite(cmd)
+    full = first_match(cmd, sc["full_patterns"], cwd=event.cwd or event.repo, repo=event.root) or whole_suite(cmd)
     return scope_template(sc["prefix_var"], "full" if full else "items") + " "
 
 

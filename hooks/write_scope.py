@@ -6,8 +6,12 @@ Checked on the file tools (Write/Edit/MultiEdit/NotebookEdit: `file_path`,
 
 Decisions (documented in docs/bash-guards.md):
 - Paths are resolved against the command's working directory and then made
-  relative to the repository. Writes outside the repository (`/tmp`, `/dev/null`,
-  `$HOME`) are not the write table's business: scratch space is free. The
+  relative to the agent's work root: the git worktree a subagent dispatched with
+  `isolation: "worktree"` works in (its `src/a.py` is `src/a.py`, not
+  `.claude/worktrees/<w>/src/a.py`), else the repository; a path in the project's
+  own checkout stays relative to the project (hooks/agent_worktree.py). Writes
+  outside the repository (`/tmp`, `/dev/null`, `$HOME`) are not the write table's
+  business: scratch space is free. The
   protected paths (G01) are checked everywhere, inside or outside.
 - A target that is a variable (`> "$OUT"`) or starts with `~` cannot be placed
   statically and is left alone by W01 (G01 still looks at it literally).
@@ -20,6 +24,7 @@ Light at import: no `re`, `fnmatch`, `pathlib` until a check runs.
 from __future__ import annotations
 
 from swarmgate import guard as G
+from swarmgate.hooks.agent_worktree import CASE_FILES, CASE_WORKTREE
 from swarmgate.hooks.shell_event import analysis_of, broken
 from swarmgate.hooks.shell_writes import is_static, resolve, writes_of
 
@@ -93,7 +98,7 @@ def check_w01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     for path, how, here in items:
         if here is None and not path.startswith("/"):
             continue   # relative to a directory the command changed to at run time
-        full, rel = resolve(path, here or cwd, repo)
+        full, rel = resolve(path, here or cwd, repo, event.root)
         if rel is None or full in seen:
             continue
         seen.add(full)
@@ -106,6 +111,7 @@ def check_w01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
 
 
 _IMPL = 'implementer = ["src/**", "tests/**"]\n'
+_WT_AGENT = {"agent_id": "a1", "agent_type": "implementer", "cwd": CASE_WORKTREE}
 
 GUARDS = (
     G.Guard(
@@ -156,6 +162,16 @@ GUARDS = (
             G.Case("main-default-everything", "PreToolUse",
                    {"tool_name": "Bash", "tool_input": {"command": "sed -i s/a/b/ src/lib.rs"}},
                    fires=False),
+            G.Case("worktree-agent-writes-its-src", "PreToolUse",
+                   {**_WT_AGENT, "tool_name": "Bash", "tool_input": {"command": "echo x > src/a.py"}},
+                   fires=False, files=CASE_FILES, config="[write]\n" + _IMPL),
+            G.Case("worktree-agent-writes-its-docs", "PreToolUse",
+                   {**_WT_AGENT, "tool_name": "Bash", "tool_input": {"command": "echo x > docs/a.md"}},
+                   fires=True, breaks=("w01-allow-all-writes",), files=CASE_FILES, config="[write]\n" + _IMPL),
+            G.Case("worktree-agent-writes-another-worktree", "PreToolUse",
+                   {**_WT_AGENT, "tool_name": "Write",
+                    "tool_input": {"file_path": "../agent-b2/src/a.py", "content": "x"}},
+                   fires=True, breaks=("w01-allow-all-writes",), files=CASE_FILES, config="[write]\n" + _IMPL),
             G.Case("scratch-outside-repo", "PreToolUse",
                    {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer",
                     "tool_input": {"command": "cargo test -p core > /tmp/out.log 2>&1"}},

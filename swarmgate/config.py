@@ -371,14 +371,23 @@ def parse_toml(path: str) -> dict[str, Any]:
 def find_repo(start: str | None = None) -> str:
     """The repository a hook or tool works for.
 
-    CLAUDE_PROJECT_DIR when Claude Code sets it; else the nearest ancestor of
-    ``start`` (default: the current directory) holding .claude/swarmgate.toml,
-    else the nearest holding .git, else ``start`` itself.
+    CLAUDE_PROJECT_DIR when Claude Code sets it; else, inside an agent worktree
+    (``<project>/.claude/worktrees/<w>``, a linked worktree of that project), the
+    project; else the nearest ancestor of ``start`` (default: the current
+    directory) holding .claude/swarmgate.toml, else the nearest holding .git,
+    else ``start`` itself.
     """
     env = os.environ.get("CLAUDE_PROJECT_DIR")
     if env and os.path.isdir(env):
         return os.path.abspath(env)
     here = os.path.abspath(str(start or os.getcwd()))
+    marker = "/.claude/worktrees/"
+    if marker in here:
+        # a Claude Code agent worktree (isolation "worktree") belongs to the project it lies in
+        from swarmgate.hooks.agent_worktree import linked_worktree
+        project = here[:here.index(marker)]
+        if linked_worktree(here, project):
+            return find_repo(project) if project != here else project
     git_root: str | None = None
     d = here
     while True:

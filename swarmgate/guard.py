@@ -106,7 +106,8 @@ class Case:
 
     ``payload`` is a hook payload (dict, as Claude Code sends it, minus the
     fields the harness fills in: session_id, cwd, transcript_path,
-    hook_event_name). ``fires`` says whether the guard must produce a finding.
+    hook_event_name; a ``cwd`` it gives is relative to the repository, e.g. a
+    worktree subagent's ".claude/worktrees/agent-a1"). ``fires`` says whether the guard must produce a finding.
     ``breaks`` names the break switches that must turn this cell red (only
     meaningful for firing cases). ``files`` are files created (relative to a
     temp repository) before the check runs; ``config`` is TOML text written

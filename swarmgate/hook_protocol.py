@@ -59,6 +59,18 @@ class HookEvent:
         return bool(self.agent_id or self.agent_type)
 
     @property
+    def root(self) -> str:
+        """The directory path rules are judged relative to: the linked git worktree of this
+        repository the agent works in (a subagent dispatched with isolation "worktree": its
+        ``cwd`` is the worktree, CLAUDE_PROJECT_DIR the project), else the repository
+        (hooks/agent_worktree.py)."""
+        r = self.memo.get("work_root")
+        if r is None:
+            from swarmgate.hooks.agent_worktree import work_root
+            r = self.memo["work_root"] = work_root(self.cwd, self.repo)
+        return r
+
+    @property
     def actor(self) -> str:
         """The agent type acting ("main" for the main agent)."""
         return self.agent_type or ("subagent" if self.agent_id else "main")

@@ -148,6 +148,7 @@ def guard_case_fires(g, case) -> bool:
         payload = {"session_id": "selftest-session", "transcript_path": "", "cwd": repo,
                    "hook_event_name": case.event}
         payload.update(case.payload)
+        payload["cwd"] = os.path.join(repo, payload["cwd"])   # a case's cwd is relative to its repository
         event = HookEvent(case.event, payload, repo)
         with _case_state_dir(os.path.join(repo, CASE_STATE_DIR)), _env({"SWARMGATE_SELFTEST_CASE": "1"}):
             findings = [f for f in evaluate(event, config, [g]) if f.code == g.code]

@@ -68,6 +68,7 @@ def _prepared(tmp_path, monkeypatch, case):
     payload = {"session_id": "selftest-session", "transcript_path": "", "cwd": str(repo),
                "hook_event_name": case.event}
     payload.update(case.payload)
+    payload["cwd"] = os.path.join(str(repo), payload["cwd"])   # a case's cwd is relative to its repository
     return str(repo), config, HookEvent(case.event, payload, str(repo))
 
 
