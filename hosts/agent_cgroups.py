@@ -145,11 +145,15 @@ def cmdline(pid: int) -> list[str]:
 
 def join_line(paths: list[str]) -> str:
     """The first line of a contained command: its shell joins the agent cgroup (every
-    hierarchy) or the command does not run (exit 251: never uncontained, never silently)."""
+    hierarchy) or the command does not run (exit 251: never uncontained, never silently).
+
+    No quotes inside its braces: Claude Code 2.1.332 refuses every command of a worktree-isolated
+    subagent (isolation "worktree") holding a brace group with a quoted word ("too complex to
+    verify that it stays inside the worktree", measured: tests/e2e/worktree_e2e_test.py)."""
     writes = " && ".join(f"echo $$ >{shlex.quote(os.path.join(p, 'cgroup.procs'))}" for p in paths)
-    name = os.path.basename(paths[0])
-    return (f"{{ {writes}; }} 2>/dev/null || {{ echo 'swarmgate: could not join the agent cgroup {name}; "
-            f"the command was not run (exit 251). Run it again: the next call makes the cgroup anew.' >&2; "
+    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in os.path.basename(paths[0]))
+    return (f"{{ {writes}; }} 2>/dev/null || {{ echo swarmgate: could not join the agent cgroup {name}, "
+            f"the command was not run, exit 251. Run it again: the next call makes the cgroup anew. >&2; "
             f"exit 251; }}")
 
 
