@@ -217,13 +217,27 @@ def read_container(wk, name, args, largs, env, ctx, text):
 
 
 def read_gdb(wk, name, args, largs, env, ctx, text):
-    """``gdb -ex 'shell CMD'`` (also ``!CMD``, ``-batch -ex run PROG``)."""
+    """``gdb -ex 'shell CMD'`` (also ``!CMD``); ``gdb --args PROG ARGS`` and ``gdb -ex run PROG``
+    run PROG; ``gdb PROG core`` only reads it."""
+    runs = False
     for k, a in enumerate(args):
+        val, last = None, -1
         if a in ("-ex", "-iex", "--eval-command", "--init-eval-command") and k + 1 < len(args):
-            _debugger_command(wk, args[k + 1], largs[k + 1], ctx, text, name)
+            val, last = args[k + 1], largs[k + 1]
         elif a.startswith(("--eval-command=", "--init-eval-command=")):
-            _debugger_command(wk, a.split("=", 1)[1], largs[k], ctx, text, name)
-    return None
+            val, last = a.split("=", 1)[1], largs[k]
+        if val is not None:
+            _debugger_command(wk, val, last, ctx, text, name)
+            runs = runs or val.strip().split(" ", 1)[0] in ("run", "r", "start", "starti")
+    w = TABLE["gdb"]
+    f = find_command(w, args)
+    if f.kind == "argv":
+        return wk._inner(args, largs, f.index, env, ctx.sub(name, wrapper=name), text)
+    if runs and f.operand is not None and f.kind == "none":
+        k = args.index(f.operand) if f.operand in args else -1
+        if k >= 0:
+            return wk._inner(args[:k + 1], largs[:k + 1], k, env, ctx.sub(name, wrapper=name), text)
+    return True
 
 
 def _debugger_command(wk, cmd: str, last: int, ctx, text, name) -> None:
@@ -459,8 +473,15 @@ def read_awk(wk, name, args, largs, env, ctx, text):
         wk.an.programs.append(Program(name, None, text, wk._cwd_or_none(), ctx.via, "inline"))
         return True
     if "system" in code or "|" in code:
-        for body in _call_literals(code, "system"):
+        lits = _call_literals(code, "system")
+        for body in lits:
             wk._nested_text(body, ctx.sub("awk system", wrapper=name), "awk system()", text)
+        compact = code.replace(" ", "")
+        if compact.count("system(") > len(lits) or any(s in compact for s in ('|"sh"', '|"bash"', "|\"/bin/sh\"",
+                                                                              '|"zsh"', '|"dash"')):
+            # system() on text built from the input, or lines printed into a shell
+            wk.unverifiable(f"{name} runs commands built from its input (system() or a pipe to a shell): "
+                            "what runs cannot be read statically", text)
         wk.an.programs.append(Program(name, code, text, wk._cwd_or_none(), ctx.via, "inline"))
     return True
 

@@ -1674,8 +1674,10 @@ def _unquoted_glob(raw: str) -> bool:
             i += 1
         elif c in "'\"":
             q = c
-        elif c in "*?[":
+        elif c in "*?":
             return True
+        elif c == "[" and "]" in raw[i + 2:] and raw not in ("[", "[["):
+            return True   # a bracket expression needs its `]`: `[` alone is the test command
         elif c == "$" and i + 1 < len(raw) and raw[i + 1] in "({":
             return False   # inside an expansion: leave it to the value
         i += 1

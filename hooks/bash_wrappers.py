@@ -262,7 +262,7 @@ _BUILTIN = [
     _w("gdb", options=("-ex", "-iex", "-x", "-ix", "-p", "--pid", "-c", "--core", "-d", "--directory",
                        "-cd", "-s", "--symbols", "-e", "--exec", "-se", "-b", "-l", "--data-directory",
                        "-D", "--init-command", "--init-eval-command", "--command", "--eval-command"),
-       command_flags=("--args",), no_run=("-p", "--pid")),
+       command_flags=("--args",), no_run=("-p", "--pid"), runs_operand=False),
     _w("lldb", options=("-o", "--one-line", "-O", "--one-line-before-file", "-s", "--source", "-S",
                         "-p", "--attach-pid", "-n", "--attach-name", "-c", "--core", "-a", "--arch"),
        command_flags=("--",), no_run=("-p", "--attach-pid", "-n", "--attach-name")),

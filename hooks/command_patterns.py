@@ -300,6 +300,18 @@ def pattern_set(patterns) -> PatternSet:
     return ps
 
 
+# options that take a value in the programs heavy patterns name (cargo, pytest, make, npm ...): an
+# unknown word right after one is read as its value, not as a word that completes a pattern
+_VALUE_OPTIONS = frozenset((
+    "--features", "-F", "--target", "--target-dir", "--package", "-p", "--manifest-path", "--jobs", "-j",
+    "--profile", "--config", "--exclude", "--color", "--message-format", "--bin", "--test", "--example",
+    "--bench", "--file", "-f", "--directory", "-C", "--output", "-o", "--log-level", "--timeout", "--name",
+    "--env", "-e", "--tag", "--format", "--filter", "--cfg", "--edition", "--workdir", "--prefix",
+    "--python", "--rootdir", "--basetemp", "--tb", "--maxfail", "--junitxml", "-k", "-m", "-Z", "-l",
+    "--load-average", "-W", "-o", "-I", "--include-dir", "--workspace-root", "--registry", "--index",
+    "--cap-lints", "-t", "-n", "--durations", "--junit-xml", "-x"))
+
+
 def could_match(cmd, pattern, *, cwd: str = "", repo: str = "") -> bool:
     """Could ``cmd`` match ``pattern`` once its unknown words are known? An argument the
     reader could not resolve (``$(cat flags)``, ``$X``) may stand for any words, so it may
@@ -317,9 +329,16 @@ def could_match(cmd, pattern, *, cwd: str = "", repo: str = "") -> bool:
             [False] * len(vargs)
         k = 0
         need = len(pat.words)
+        prev = ""
         for a, d in zip(vargs, flags):
             if k >= need:
                 return True
+            after_value_option = prev in _VALUE_OPTIONS
+            prev = a
+            if a == "--" and d is False:
+                break   # what follows `--` goes to the program it runs (a test filter), not to it
+            if d and after_value_option:
+                continue   # `--features $F`, `-p $CRATE`: taken as that option's value
             if d:
                 cut = min([j for j in (a.find("$"), a.find("`"), a.find("*"), a.find("?"), a.find("["))
                            if j >= 0] or [len(a)])
