@@ -1093,15 +1093,20 @@ def selftest_suite():
                 os.environ[STATE_ENV] = old
             shutil.rmtree(d, ignore_errors=True)
 
-    def removed_is_error() -> bool:
+    from swarmgate.cell_outcome import broken, green, protected, red
+
+    def removed_is_error():
         with sandbox() as path:
             _, first = _check(path)
             with open(path, "w") as f:
                 f.write(text.replace("| t2 | b | - | yes | 1 | |\n", ""))
             _, second = _check(path)
-            return not first and any("t2" in p and "removed without a verdict" in p for p in second)
+            if first:
+                return broken(f"the intact record already has problems: {first}")
+            return protected(any("t2" in p and "removed without a verdict" in p for p in second),
+                             "a task removed without a verdict went unnoticed")
 
-    def bad_edit_refused() -> bool:
+    def bad_edit_refused():
         with sandbox() as path:
             def add_unknown_dep(rows, verify, snap):
                 return rows + [{"id": "t3", "description": "c", "deps": ["t9"], "inputs_ready": False,
@@ -1109,9 +1114,9 @@ def selftest_suite():
             try:
                 _edit(path, add_unknown_dep)
             except EditRefused:
-                pass
-            with open(path) as f:
-                return f.read() == text
+                with open(path) as f:
+                    return green() if f.read() == text else red("refused, but the record was changed anyway")
+            return red("an edit adding an unknown dependency was written")
 
     return Suite("records", [Cell("removed-task-is-an-error", removed_is_error),
                              Cell("bad-edit-leaves-the-record-unchanged", bad_edit_refused)],

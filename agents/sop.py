@@ -251,21 +251,30 @@ def selftest_suite():
                 f.write(text)
         return d
 
-    def deleted_file_removed() -> bool:
+    from swarmgate.cell_outcome import broken, protected
+
+    def deleted_file_removed():
         repo = tree({".claude/sop/VERSION": "1\n", ".claude/sop/old.md": "old\n"})
         up = tree({"VERSION": "2\n", "new.md": "new\n"})
         try:
-            ok, _ = sync(repo, defaults(), up)
-            return ok and not os.path.exists(os.path.join(repo, ".claude/sop/old.md"))
+            ok, msg = sync(repo, defaults(), up)
+            if not os.path.exists(os.path.join(repo, ".claude/sop/new.md")):
+                return broken(f"sync did not copy upstream ({msg})")
+            kept = os.path.exists(os.path.join(repo, ".claude/sop/old.md"))
+            if not kept and not ok:
+                return broken(f"sync removed the file but failed: {msg}")
+            return protected(not kept, "a file deleted upstream stayed in the copy")
         finally:
             shutil.rmtree(repo, ignore_errors=True)
             shutil.rmtree(up, ignore_errors=True)
 
-    def stale_copy_is_red() -> bool:
+    def stale_copy_is_red():
         repo = tree({".claude/sop/VERSION": "2\n", ".claude/sop-version": "1\n"})
         try:
             ok, msg = stamp_status(repo, defaults())
-            return not ok and msg.startswith(RED)
+            if not ok and not msg.startswith(RED):
+                return broken(f"not ok, but no red line: {msg!r}")
+            return protected(not ok, "a copy whose stamp differs from its VERSION passed")
         finally:
             shutil.rmtree(repo, ignore_errors=True)
 

@@ -571,7 +571,7 @@ def claim_instance(session: str) -> bool:
 
 # --- self-test: a transcript with a call that has run for 20 minutes must become an alert ---
 
-def _cell_long_call_alerted() -> bool:
+def _cell_long_call_alerted():
     import json
     import tempfile
 
@@ -592,8 +592,10 @@ def _cell_long_call_alerted() -> bool:
         os.environ["SWARMGATE_STATE_DIR"] = os.path.join(tmp, "state")
         try:
             from swarmgate.alerts import all_alerts
+            from swarmgate.cell_outcome import protected
             tick("selftest-watch", repo, None, Config(validate({}), None, None, {}), os.path.join(tmp, "projects"))
-            return any(a["kind"] == "watch:tool-call-running" for a in all_alerts())
+            return protected(any(a["kind"] == "watch:tool-call-running" for a in all_alerts()),
+                             "a 20-minute tool call raised no alert")
         finally:
             if old is None:
                 os.environ.pop("SWARMGATE_STATE_DIR", None)
@@ -601,12 +603,18 @@ def _cell_long_call_alerted() -> bool:
                 os.environ["SWARMGATE_STATE_DIR"] = old
 
 
-def _cell_few_cores_reported() -> bool:
+def _cell_few_cores_reported():
     """A long run whose one thread computed 30 s in 10 min, with a 31-thread default, is reported."""
+    from swarmgate.cell_outcome import broken, green, red
     run = {"id": "1-1", "label": "replay", "pid": 1, "times": {"1-1": 40.0, "1-2": 0.0}, "serial": None}
     _, samples = few_cores([dict(run, times={"1-1": 10.0, "1-2": 0.0})], {}, 1000.0, 31)
     reports, _ = few_cores([run], samples, 1600.0, 31)
-    return [r.kind for r in reports] == ["too-few-cores"]
+    kinds = [r.kind for r in reports]
+    if kinds == ["too-few-cores"]:
+        return green()
+    if not kinds:
+        return red("a serial long run was not reported")
+    return broken(f"unexpected reports {kinds}")
 
 
 def selftest_suite():

@@ -360,21 +360,25 @@ def selftest_suite():
         finally:
             shutil.rmtree(root, ignore_errors=True)
 
-    def keeps_others() -> bool:
-        def body(root: str) -> bool:
+    from swarmgate.cell_outcome import broken, protected
+
+    def keeps_others():
+        def body(root: str):
             claim("theirs", root, "their build", "other-session")
             claim("mine", root, "my build", "my-session")
             clean(root, "my-session", out=io.StringIO())
-            return os.path.isdir(os.path.join(root, "theirs")) and not os.path.exists(os.path.join(root, "mine"))
+            if os.path.exists(os.path.join(root, "mine")):
+                return broken("clean did not delete the caller's own idle directory")
+            return protected(os.path.isdir(os.path.join(root, "theirs")), "another session's directory was deleted")
         return with_root(body)
 
-    def keeps_in_use() -> bool:
-        def body(root: str) -> bool:
+    def keeps_in_use():
+        def body(root: str):
             path, _ = claim("busy", root, "running build", "my-session")
             proc = subprocess.Popen(["sleep", "30"], cwd=path)
             try:
                 clean(root, "my-session", out=io.StringIO())
-                return os.path.isdir(path)
+                return protected(os.path.isdir(path), "a directory in use as a process's cwd was deleted")
             finally:
                 proc.kill()
                 proc.wait()

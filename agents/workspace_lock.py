@@ -466,34 +466,38 @@ def selftest_suite():
 
     me = make_owner(None, "selftest", "selftest")
 
-    def live_blocks() -> bool:
+    from swarmgate.cell_outcome import broken, protected
+
+    def live_blocks():
         path = lock("live", {"pid": os.getpid(), "start": start_time(os.getpid()), "session": "other"})
         taken, _ = try_take(path, dict(me, session="mine"))
-        return not taken
+        return protected(not taken, "a live holder's lock was taken")
 
-    def dead_taken_over() -> bool:
+    def dead_taken_over():
         proc = subprocess.Popen(["true"])
         start = start_time(proc.pid)
         proc.wait()
         path = lock("dead", {"pid": proc.pid, "start": start or 1, "session": "gone"})
         taken, holder = try_take(path, me)
-        return taken and holder is not None and holder.get("session") == "gone"
+        if taken and (holder is None or holder.get("session") != "gone"):
+            return broken(f"taken, but the stale holder was not reported ({holder!r})")
+        return protected(taken, "a dead holder's lock was not taken over")
 
-    def reused_pid_taken_over() -> bool:
+    def reused_pid_taken_over():
         # a live pid (ours) with another start time: the pid was reused
         path = lock("reused", {"pid": os.getpid(), "start": (start_time(os.getpid()) or 0) + 1,
                                "session": "before-reboot"})
         taken, _ = try_take(path, me)
-        return taken
+        return protected(taken, "a lock whose pid was reused stayed held")
 
-    def timeout_248() -> bool:
+    def timeout_248():
         import io
         path = lock("timeout", {"pid": os.getpid(), "start": start_time(os.getpid()), "session": "other"})
         try:
             acquire(path, dict(me, session="mine"), timeout=0, out=io.StringIO())
         except LockTimeout as e:
-            return e.exit_code == 248
-        return False
+            return protected(e.exit_code == 248, f"timed out with {e.exit_code}, not 248")
+        return broken("acquired a live holder's lock")
 
     cells = [Cell("live-holder-blocks", live_blocks), Cell("dead-holder-taken-over", dead_taken_over),
              Cell("reused-pid-taken-over", reused_pid_taken_over), Cell("timeout-is-248", timeout_248)]

@@ -21,6 +21,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from swarmgate.cell_outcome import broken, protected
 from swarmgate.gate import preflight
 from swarmgate.gate.gate_staged import Gate
 from swarmgate.selftest import Cell, Suite
@@ -75,33 +76,63 @@ class _Fixture:
                     trees_root=self.tmp / "trees", out=io.StringIO(), env=self.env()).run()
 
 
+def _no_bad(result):
+    """The outcome of the project's `no-bad` stage, and what else went wrong (BROKEN) if anything:
+    a cell judges only that stage's verdict, every other stage must pass."""
+    mine = [o for o in result.outcomes if o.stage == "no-bad"]
+    others = [o for o in result.outcomes if o.stage != "no-bad" and o.red]
+    if len(mine) != 1:
+        return None, broken(f"the gate ran no `no-bad` stage: {result.outcomes!r}")
+    if others:
+        return None, broken(f"other stages went red: {others!r}")
+    if mine[0].verdict not in ("pass", "fail"):
+        return None, broken(f"`no-bad` came to {mine[0].verdict!r} (rc {mine[0].rc}): {mine[0].output[-200:]!r}")
+    return mine[0], None
+
+
 def suite():
     fx = _Fixture()
 
-    def staged_not_worktree() -> bool:
+    def staged_not_worktree():
+        """BAD staged, good in the worktree: the gate fails (green), or it passes on the worktree (red)."""
         fx.stage("BAD\n", worktree="good\n")
-        return fx.gate("a", use_cache=False).red
+        o, bad = _no_bad(fx.gate("a", use_cache=False))
+        return bad or protected(o.verdict == "fail", "the gate judged the worktree, not the staged content")
 
-    def cache_miss_on_change() -> bool:
+    def cache_miss_on_change():
+        """A staged change after a passing run: judged afresh and failed (green), or the old verdict
+        reused (red)."""
         cache = fx.tmp / "cache-b"
         shutil.rmtree(cache, ignore_errors=True)
         fx.stage("good\n")
-        first = fx.gate("b")
+        o1, bad = _no_bad(fx.gate("b"))
+        if bad:
+            return bad
+        if o1.verdict != "pass":
+            return broken("the first run on good content did not pass")
         fx.stage("BAD\n")
-        second = fx.gate("b")
-        return not first.red and second.red
+        o2, bad = _no_bad(fx.gate("b"))
+        return bad or protected(o2.verdict == "fail", f"the changed input reused the verdict ({o2.how})")
 
-    def tree_removed() -> bool:
+    def tree_removed():
+        """After a run, no temporary tree is left (green), or one is (red)."""
         fx.stage("good\n")
-        fx.gate("c", use_cache=False)
+        _o, bad = _no_bad(fx.gate("c", use_cache=False))
+        if bad:
+            return bad
         trees = fx.tmp / "trees"
-        return not trees.exists() or not any(trees.iterdir())
+        return protected(not trees.exists() or not any(trees.iterdir()), "the temporary tree was left behind")
 
-    def preflight_unmet_78() -> bool:
+    def preflight_unmet_78():
+        """A script needing a program that is not installed: unmet (green), or passed (red)."""
         script = fx.tmp / "needs.sh"
         script.write_text("#!/bin/sh\n# run-condition: command swarmgate-no-such-program\necho ran\n")
-        unmet, _ = preflight.check(preflight.read_header(script), script, admission=False)
-        return any("swarmgate-no-such-program" in u.why for u in unmet)
+        header = preflight.read_header(script)
+        if header.errors:
+            return broken(f"the header did not parse: {header.errors!r}")
+        unmet, _ = preflight.check(header, script, admission=False)
+        return protected(any("swarmgate-no-such-program" in u.why for u in unmet),
+                         "a missing program passed the run condition")
 
     cells = [Cell("staged-not-worktree", staged_not_worktree), Cell("cache-miss-on-change", cache_miss_on_change),
              Cell("tree-removed", tree_removed), Cell("preflight-unmet-78", preflight_unmet_78)]

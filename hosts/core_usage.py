@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import psutil
 
+from swarmgate import cell_outcome as outcome
 from swarmgate.alerts import write_alert
 from swarmgate.break_switch import broken
 from swarmgate.config import ConfigError, load_config
@@ -169,24 +170,32 @@ def _burn(threads: int, seconds: float):
     return proc
 
 
-def _cell_serial_flagged() -> bool:
+def _sampled_burner():
+    """The measurement of a one-thread burner over 1 s; None when it did not compute at all (then
+    the cells below would judge an idle process, not a serial job)."""
     proc = _burn(1, 3.0)
     try:
         m = sample(proc.pid, 1.0)
-        return judge(m, 16, None) is not None
     finally:
         proc.kill()
         proc.wait()
+    return m if m["cpu_seconds"] > 0 else None
 
 
-def _cell_serial_note_honoured() -> bool:
-    proc = _burn(1, 3.0)
-    try:
-        m = sample(proc.pid, 1.0)
-        return judge(m, 16, "single-threaded merge phase") is None
-    finally:
-        proc.kill()
-        proc.wait()
+def _cell_serial_flagged():
+    """A one-thread burner against a thread default of 16: alerted (green), or not (red)."""
+    m = _sampled_burner()
+    if m is None:
+        return outcome.broken("the burner did not compute during the sample")
+    return outcome.protected(judge(m, 16, None) is not None, f"no alert for {m['cores_in_use']:.2f} cores in use")
+
+
+def _cell_serial_note_honoured():
+    """The same burner with `serial now: ...` written: no alert (green), or alerted anyway (red)."""
+    m = _sampled_burner()
+    if m is None:
+        return outcome.broken("the burner did not compute during the sample")
+    return outcome.protected(judge(m, 16, "single-threaded merge phase") is None, "alerted despite its serial note")
 
 
 def selftest_suite():

@@ -27,6 +27,7 @@ import time
 import uuid
 from collections.abc import Sequence
 
+from swarmgate import cell_outcome as outcome
 from swarmgate.break_switch import broken
 from swarmgate.exit_codes import Exit
 from swarmgate.front_door import entry
@@ -321,23 +322,32 @@ def _selftest_job(command: list[str], wall: float | None = None) -> dict:
             return {}
 
 
-def _cell_leftovers_stopped() -> bool:
+def _cell_leftovers_stopped():
+    """A job that leaves a background `sleep 60` behind: stopped after the job (green), or still
+    alive (red)."""
+
     with tempfile.NamedTemporaryFile(prefix="swarmgate-dr-pid-", delete=False) as f:
         pidfile = f.name
     try:
         rec = _selftest_job(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; exit 0"])
-        pid = int(open(pidfile).read().strip() or 0)
+        try:
+            pid = int(open(pidfile).read().strip() or 0)
+        except (OSError, ValueError):
+            pid = 0
+        if rec.get("exit") != 0 or pid <= 0:
+            return outcome.broken(f"the job did not run as written (exit {rec.get('exit')!r}, leftover pid {pid})")
         alive = is_alive(pid, None)
         if alive:
             os.kill(pid, signal.SIGKILL)
-        return rec.get("exit") == 0 and not alive
+        return outcome.protected(not alive, "the job's leftover process still ran after it")
     finally:
         os.unlink(pidfile)
 
 
-def _cell_wall_clock() -> bool:
+def _cell_wall_clock():
+    """`sleep 20` with a 1 s wall clock: stopped with 253 (green), or ran to its end, 0 (red)."""
     rec = _selftest_job(["sleep", "20"], wall=1.0)
-    return rec.get("exit") == Exit.TIMEOUT
+    return outcome.by_exit(rec.get("exit"), Exit.TIMEOUT, 0, "a 20 s job with a 1 s wall clock")
 
 
 def selftest_suite():

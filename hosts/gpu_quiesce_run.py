@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 
+from swarmgate import cell_outcome as outcome
 from swarmgate.break_switch import broken
 from swarmgate.exit_codes import Exit
 from swarmgate.front_door import entry
@@ -176,26 +177,38 @@ def _selftest_env(tmp: str, cards: list, check: str) -> tuple[dict, str]:
     return env, hosts
 
 
-def _run_cell(cards: list, check: str) -> int:
+def _run_cell(cards: list, check: str, what: str):
+    """gpu-quiesce-run -- touch MARKER on the fake cards: outcome.GREEN when it refused with 78 and ran
+    nothing, RED when the command ran (exit 0, the marker is there), BROKEN otherwise."""
+
     with tempfile.TemporaryDirectory(prefix="swarmgate-gq-") as tmp:
         env, hosts = _selftest_env(tmp, cards, check)
         marker = os.path.join(tmp, "ran")
-        rc = subprocess.call([sys.executable, "-m", "swarmgate", "gpu-quiesce-run", "--hosts-config", hosts,
-                              "--", "touch", marker], env=env, stderr=subprocess.DEVNULL)
-        return rc if not os.path.exists(marker) else 0
+        try:
+            cp = subprocess.run([sys.executable, "-m", "swarmgate", "gpu-quiesce-run", "--hosts-config", hosts,
+                                 "--", "touch", marker], env=env, capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            return outcome.broken(f"gpu-quiesce-run {what} did not finish within 120 s")
+        ran = os.path.exists(marker)
+        if ran != (cp.returncode == 0):
+            return outcome.broken(f"gpu-quiesce-run {what} exited {cp.returncode} but the command "
+                          f"{'ran' if ran else 'did not run'}")
+        return outcome.by_exit(cp.returncode, Exit.PREFLIGHT, 0, f"gpu-quiesce-run {what}", cp.stderr)
 
 
-def _cell_unstopped_service_refused() -> bool:
+def _cell_unstopped_service_refused():
     card = {"name": "GPU", "total_mib": 1000, "free_mib": 1000, "procs": []}
-    return _run_cell([card], "false") == Exit.PREFLIGHT
+    return _run_cell([card], "false", "with a service that does not stop")
 
 
-def _cell_foreign_process_refused_not_killed() -> bool:
+def _cell_foreign_process_refused_not_killed():
     other = subprocess.Popen(["sleep", "30"])
     try:
         card = {"name": "GPU", "total_mib": 1000, "free_mib": 500, "procs": [{"pid": other.pid, "used_mib": 500}]}
-        refused = _run_cell([card], "true") == Exit.PREFLIGHT
-        return refused and other.poll() is None
+        o = _run_cell([card], "true", "with another session's job on the card")
+        if o.state == outcome.GREEN and other.poll() is not None:
+            return outcome.broken("it refused, but the foreign GPU job is gone: never kill it")
+        return o
     finally:
         other.kill()
         other.wait()

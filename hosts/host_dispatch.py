@@ -393,7 +393,8 @@ if __name__ == "__main__":
 
 # --- self-test ---
 
-def _selftest_dispatch(extra_setup=None, args=()) -> int:
+def _selftest_dispatch(extra_setup=None, args=()) -> tuple[int | None, str]:
+    """(exit code or None on a timeout, output) of a dry-run dispatch in a temp repository."""
     import subprocess
     import tempfile
 
@@ -407,16 +408,22 @@ def _selftest_dispatch(extra_setup=None, args=()) -> int:
                    SWARMGATE_HOSTS_CONFIG=os.path.join(tmp, "hosts.toml"))
         if extra_setup:
             extra_setup(env)
-        return subprocess.call([sys.executable, "-m", "swarmgate", "host-dispatch", "--dry-run", *args],
-                               cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            cp = subprocess.run([sys.executable, "-m", "swarmgate", "host-dispatch", "--dry-run", *args],
+                                cwd=tmp, env=env, capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            return None, ""
+        return cp.returncode, cp.stdout + cp.stderr
 
 
-def _cell_long_job() -> bool:
-    return _selftest_dispatch(args=("--mem", "64M", "--expect-duration", "10000", "--", "sh", "job.sh")) \
-        == Exit.LONG_JOB
+def _cell_long_job():
+    """A 10000 s job on one machine: 244 (refused), or 0 (placed: the check is off)."""
+    from swarmgate.cell_outcome import by_exit
+    code, out = _selftest_dispatch(args=("--mem", "64M", "--expect-duration", "10000", "--", "sh", "job.sh"))
+    return by_exit(code, Exit.LONG_JOB, 0, "host-dispatch --dry-run of a long job", out)
 
 
-def _cell_pending_counts() -> bool:
+def _cell_pending_counts():
     def fill(env):
         old = os.environ.get("SWARMGATE_STATE_DIR")
         os.environ["SWARMGATE_STATE_DIR"] = env["SWARMGATE_STATE_DIR"]
@@ -427,7 +434,9 @@ def _cell_pending_counts() -> bool:
                 os.environ.pop("SWARMGATE_STATE_DIR", None)
             else:
                 os.environ["SWARMGATE_STATE_DIR"] = old
-    return _selftest_dispatch(fill, ("--mem", "300M", "--wait", "0", "--", "true")) == Exit.NO_TURN
+    from swarmgate.cell_outcome import by_exit
+    code, out = _selftest_dispatch(fill, ("--mem", "300M", "--wait", "0", "--", "true"))
+    return by_exit(code, Exit.NO_TURN, 0, "host-dispatch with 900M placed 30 s ago", out)
 
 
 def selftest_suite():
@@ -443,17 +452,21 @@ def selftest_suite():
                   "dispatch-ignore-peer-use": ["peer-runs-count-against-its-room"]})
 
 
-def _cell_margin_kept() -> bool:
+def _cell_margin_kept():
     """10G free, a 4G job and an 8G margin: it must not be placed (pure judgement)."""
+    from swarmgate.cell_outcome import protected
     g = 1 << 30
     rep = {"name": "p", "mem_total": 64 * g, "slice": None, "bookings": []}
     v = {"readable": True, "available": 10 * g, "slice_room": None, "verdict": ""}
-    return not judge_host(rep, v, Prediction(4 * g, 6 * g, "x", None), False, 0, None, None, 8 * g, 0, 0)["fits"]
+    fits = judge_host(rep, v, Prediction(4 * g, 6 * g, "x", None), False, 0, None, None, 8 * g, 0, 0)["fits"]
+    return protected(not fits, "a 4G job placed on 10G free with an 8G margin")
 
 
-def _cell_peer_use() -> bool:
+def _cell_peer_use():
     """A peer with a 56G total whose runs hold 54G has no room for a 4G job (pure judgement)."""
+    from swarmgate.cell_outcome import protected
     g = 1 << 30
     rep = {"name": "p", "mem_total": 64 * g, "slice": None, "bookings": [{"booked": 50 * g, "used": 54 * g}]}
     v = {"readable": True, "available": 60 * g, "slice_room": None, "verdict": ""}
-    return not judge_host(rep, v, Prediction(4 * g, 6 * g, "x", None), False, 0, {}, None, 8 * g, 0, 0)["fits"]
+    fits = judge_host(rep, v, Prediction(4 * g, 6 * g, "x", None), False, 0, {}, None, 8 * g, 0, 0)["fits"]
+    return protected(not fits, "a 4G job placed on a peer whose runs hold 54G of 56G")

@@ -285,25 +285,51 @@ def main(argv=None) -> int:
 
 # --- self-test: a real ledger booking held by a live process ---
 
-def _cell_bookings_subtracted() -> bool:
+def _cell_bookings_subtracted():
+    """A live booking of 1 PiB not yet grown: the report reads it, and the memory available for a
+    run is MemAvailable less it. Hermetic: a temp repository with a slice of its own and a temp
+    state dir, and it compares the report's own numbers, not a verdict that also depends on this
+    machine's slice and memory."""
     import subprocess
     import tempfile
 
+    from swarmgate.cell_outcome import broken, green, red
     from swarmgate.procinfo import start_time
 
+    big = 1 << 50
     holder = subprocess.Popen(["sleep", "30"])
     try:
         with tempfile.TemporaryDirectory(prefix="swarmgate-hr-") as tmp:
-            os.makedirs(os.path.join(tmp, "runner"))
-            with open(os.path.join(tmp, "runner", "ledger.json"), "w") as f:
+            state, repo = os.path.join(tmp, "state"), os.path.join(tmp, "repo")
+            os.makedirs(os.path.join(state, "runner"))
+            os.makedirs(os.path.join(repo, ".claude"))
+            with open(os.path.join(repo, ".claude", "swarmgate.toml"), "w") as f:
+                f.write(f'[memory]\ntotal = "1G"\nslice = "swarmgate-selftest-hr-{os.getpid()}"\n')
+            with open(os.path.join(state, "runner", "ledger.json"), "w") as f:
                 json.dump({"version": 1, "waiters": {}, "bookings": {"b": {
-                    "pid": holder.pid, "start": start_time(holder.pid), "label": "big", "booked": 1 << 50,
+                    "pid": holder.pid, "start": start_time(holder.pid), "label": "big", "booked": big,
                     "cgroup": ""}}}, f)
-            env = dict(os.environ, SWARMGATE_STATE_DIR=tmp, SWARMGATE_HOSTS_CONFIG=os.path.join(tmp, "none.toml"))
-            cp = subprocess.run([sys.executable, "-m", "swarmgate", "host-resources", "--json", "--host", "here",
-                                 "--", "true"], env=env, capture_output=True, text=True, timeout=60)
-            rep = json.loads(cp.stdout)
-            return rep["verdicts"][0]["verdict"].startswith("cannot run here: memory")
+            env = dict(os.environ, SWARMGATE_STATE_DIR=state, CLAUDE_PROJECT_DIR=repo,
+                       SWARMGATE_HOSTS_CONFIG=os.path.join(tmp, "none.toml"))
+            try:
+                cp = subprocess.run([sys.executable, "-m", "swarmgate", "host-resources", "--json", "--host", "here",
+                                     "--", "true"], env=env, cwd=repo, capture_output=True, text=True, timeout=60)
+            except subprocess.TimeoutExpired:
+                return broken("host-resources did not answer within 60 s")
+            try:
+                rep = json.loads(cp.stdout)
+                host, verdict = rep["hosts"][0], rep["verdicts"][0]
+                mem, booked, available = int(host["mem_available"]), int(host["booked_not_grown"]), \
+                    int(verdict["available"])
+            except (ValueError, KeyError, IndexError, TypeError):
+                return broken(f"host-resources exit {cp.returncode} without a report: {cp.stderr.strip()[-200:]}")
+            if booked != big:
+                return broken(f"the report did not read the booking ({booked} booked not grown)")
+            if available == mem - big:
+                return green("MemAvailable less the booking")
+            if available == mem:
+                return red("the booking was not subtracted")
+            return broken(f"available {available} is neither MemAvailable {mem} nor it less the booking")
     finally:
         holder.kill()
         holder.wait()

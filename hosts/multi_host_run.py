@@ -29,6 +29,7 @@ import time
 import uuid
 from collections.abc import Sequence
 
+from swarmgate import cell_outcome as outcome
 from swarmgate.break_switch import broken
 from swarmgate.exit_codes import Exit
 from swarmgate.front_door import entry
@@ -426,36 +427,62 @@ def _tmp():
     return tempfile.TemporaryDirectory(prefix="swarmgate-mhr-")
 
 
-def _cell_capped() -> bool:
+def _ran(rc: int, err: str, what: str):
+    """BROKEN unless the peer run itself succeeded (the cells below judge what it left)."""
+    if rc != 0:
+        tail = " ".join(err.strip().splitlines()[-2:])[-200:]
+        return outcome.broken(f"multi-host-run {what} exited {rc}: {tail}")
+    return None
+
+
+def _cell_capped():
     with _tmp() as t:
-        rc, out, _ = _selftest_run(t, command="cat /proc/self/cgroup")
-        return rc == 0 and "swarmgate-selftest-" in out
+        rc, out, err = _selftest_run(t, command="cat /proc/self/cgroup")
+        return _ran(rc, err, "of a command printing its cgroup") or outcome.protected(
+            "swarmgate-selftest-" in out, "the peer command ran outside run-with-memory-cap's cgroup")
 
 
-def _cell_toolchain() -> bool:
+def _cell_toolchain():
     with _tmp() as t:
-        rc, _, _ = _selftest_run(t, toolchain="echo ${SWARMGATE_ON_PEER:-here}")
-        return rc == Exit.TOOLCHAIN_DIFFERS
+        rc, _, err = _selftest_run(t, toolchain="echo ${SWARMGATE_ON_PEER:-here}")
+        return outcome.by_exit(rc, Exit.TOOLCHAIN_DIFFERS, 0, "multi-host-run with a differing toolchain", err)
 
 
-def _cell_cleanup() -> bool:
+def _cell_cleanup():
     with _tmp() as t:
-        rc, _, _ = _selftest_run(t)
+        rc, _, err = _selftest_run(t)
         runs = os.path.join(t, "peer-root", "runs")
-        return rc == 0 and os.path.isdir(runs) and os.listdir(runs) == []
+        if not os.path.isdir(runs):
+            return _ran(rc, err, "of `true`") or outcome.broken("the peer's run tree was never made")
+        if rc == Exit.PEER_CLEANUP and os.listdir(runs):
+            rc = 0  # 246: the tree was left and the driver said so (its read-back works; the cleanup did not)
+        return _ran(rc, err, "of `true`") or outcome.protected(os.listdir(runs) == [], "the peer's run tree was left")
 
 
-def _cell_redact() -> bool:
+def _cell_redact():
     with _tmp() as t:
-        rc, out, _ = _selftest_run(t, redact="peer-7.internal.example", command="echo on peer-7.internal.example")
-        return rc == 0 and "on <peer>" in out and "internal.example" not in out
+        rc, out, err = _selftest_run(t, redact="peer-7.internal.example", command="echo on peer-7.internal.example")
+        bad = _ran(rc, err, "echoing the peer's name")
+        if bad:
+            return bad
+        if "on <peer>" in out and "internal.example" not in out:
+            return outcome.green()
+        if "on peer-7.internal.example" in out:
+            return outcome.red("the peer's private name came through")
+        return outcome.broken(f"the peer's output is missing: {out.strip()[-200:]!r}")
 
 
-def _cell_switch_off() -> bool:
+def _cell_switch_off():
     with _tmp() as t:
         marker = os.path.join(t, "ran-here")
-        rc, _, _ = _selftest_run(t, enabled=False, command=f"touch {marker}")
-        return rc == Exit.PEER_OFF and not os.path.exists(marker)
+        rc, _, err = _selftest_run(t, enabled=False, command=f"touch {marker}")
+        ran = os.path.exists(marker)
+        if rc == Exit.PEER_OFF and not ran:
+            return outcome.green("243, nothing ran")
+        if ran:
+            return outcome.red("the switch was off and the command ran here instead")
+        return outcome.broken(f"multi-host-run with the switch off exited {rc} and ran nothing: "
+                      + " ".join(err.strip().splitlines()[-2:])[-200:])
 
 
 def selftest_suite():

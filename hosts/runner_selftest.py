@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 
+from swarmgate import cell_outcome as outcome
 from swarmgate.hosts import history, ledger
 from swarmgate.hosts.cgroups import get, run_name
 from swarmgate.selftest import Cell, Suite
@@ -207,47 +208,59 @@ def _report(name: str, r: subprocess.CompletedProcess | None, want: str) -> None
               file=sys.stderr)
 
 
-def cell_passthrough(sb: Sandbox) -> bool:
+def _err(r) -> str:
+    return " ".join(r.stderr.decode(errors="replace").strip().splitlines()[-2:])[-200:] if r is not None else ""
+
+
+def cell_passthrough(sb: Sandbox):
     r = sb.run(["64M", "--", "python3", "-c", "import sys; print(sys.stdin.read().upper()); sys.exit(7)"],
                input=b"abc")
     _report("passthrough", r, "7")
-    return r.returncode == 7 and r.stdout == b"ABC\n"
+    if r.returncode == 7 and r.stdout == b"ABC\n":
+        return outcome.green("exit 7, stdin and stdout passed through")
+    return outcome.broken(f"exit {r.returncode}, stdout {r.stdout[:40]!r}: {_err(r)}")
 
 
-def cell_own_cap(sb: Sandbox) -> bool:
+def cell_own_cap(sb: Sandbox):
     r = sb.run(["64M", "--label", "self-own", "--", *alloc(150)])
     _report("own-cap", r, "250")
-    return r.returncode == 250
+    return outcome.by_exit(r.returncode, 250, (), "150M in a 64M cap", _err(r))
 
 
-def cell_pushed_out(sb: Sandbox) -> bool:
-    # admitted on a too-low history (32M) with a cap above the total: the slice fills, the kernel picks it
+def cell_pushed_out(sb: Sandbox):
+    """Admitted on a too-low history (32M) with a cap above the total: the slice fills and the kernel
+    picks it: 254 and the label marked (green), or taken for its own cap, 250 (red)."""
     sb.set_history("self-gambler", {"peak": 32 * MiB, "peaks": [32 * MiB], "runs": 1})
     r = sb.run(["400M", "--label", "self-gambler", "--", *alloc(300)])
     _report("pushed-out", r, "254")
     marked = bool(sb.history().get("self-gambler", {}).get("pushed_out"))
-    return r.returncode == 254 and marked
+    if r.returncode == 254 and not marked:
+        return outcome.broken("254 but the label was not marked to book its cap next time")
+    return outcome.by_exit(r.returncode, 254, 250, "a run pushed out by the total", _err(r))
 
 
-def cell_slice_total(sb: Sandbox) -> bool:
+def cell_slice_total(sb: Sandbox):
+    """300M in a 400M cap under a 256M total: killed (250/254, green), or it got its 300M (0, red)."""
     sb.set_history("self-total", {"peak": 32 * MiB, "peaks": [32 * MiB], "runs": 1})
     r = sb.run(["400M", "--label", "self-total", "--", *alloc(300)])
     _report("slice-total", r, "250/254")
-    return r.returncode in (250, 254)
+    return outcome.by_exit(r.returncode, (250, 254), 0, "300M under a 256M total", _err(r))
 
 
-def cell_page_cache(sb: Sandbox) -> bool:
+def cell_page_cache(sb: Sandbox):
+    """After a run wrote 200M of files, a 128M run fits at once (0, green), or the page cache left
+    in the slice is counted as use and it gets no turn (252, red)."""
     path = os.path.join(sb.tmp, "cache.bin")
     try:
         w = sb.run(["240M", "--label", "self-writer", "--", "python3", "-c",
                     f"f=open({path!r},'wb')\nfor _ in range(200): f.write(bytes(2**20))\nf.close()"])
         if w.returncode != 0:
             _report("page-cache writer", w, "0")
-            return False
+            return outcome.broken(f"the writer run exited {w.returncode}: {_err(w)}")
         sb.set_history("self-after-cache", None)  # no history: it books its full 128M cap
         r = sb.run(["128M", "--wait", "0", "--label", "self-after-cache", "--", "true"])
         _report("page-cache", r, "0")
-        return r.returncode == 0
+        return outcome.by_exit(r.returncode, 0, 252, "a 128M run after 200M of page cache", _err(r))
     finally:
         try:
             os.unlink(path)
@@ -255,21 +268,25 @@ def cell_page_cache(sb: Sandbox) -> bool:
             pass
 
 
-def cell_books_peak(sb: Sandbox) -> bool:
+def cell_books_peak(sb: Sandbox):
+    """A 200M-cap run whose history peak is 16M, beside a 160M holder: admitted on its peak (0, green),
+    or it books its cap and gets no turn (252, red)."""
     sb.set_history("self-light", {"peak": 16 * MiB, "peaks": [16 * MiB], "runs": 1})
     sb.set_history("self-holder", None)
     sb.start(["160M", "--label", "self-holder", "--", "sleep", "30"])
     try:
         if not sb.wait_booked("self-holder"):
-            return False
+            return outcome.broken("the 160M holder was never booked")
         r = sb.run(["200M", "--wait", "0", "--label", "self-light", "--", "true"])
         _report("books-peak", r, "0")
-        return r.returncode == 0
+        return outcome.by_exit(r.returncode, 0, 252, "a run with a 16M history beside a 160M holder", _err(r))
     finally:
         sb.stop_started()
 
 
-def cell_oom_score_adj(sb: Sandbox) -> bool:
+def cell_oom_score_adj(sb: Sandbox):
+    """500 for a history admission, 0 for a cap admission, 1000 unbounded (green); all the caller's
+    own value (red: the wrapper set nothing)."""
     show = ["python3", "-c", "print(open('/proc/self/oom_score_adj').read().strip())"]
     sb.set_history("self-adj-hist", {"peak": 16 * MiB, "peaks": [16 * MiB], "runs": 1})
     sb.set_history("self-adj-cap", None)
@@ -280,10 +297,17 @@ def cell_oom_score_adj(sb: Sandbox) -> bool:
         got.append(r.stdout.decode().strip())
     if os.environ.get("SWARMGATE_SELFTEST_VERBOSE"):
         print(f"  [oom-score-adj] {got}", file=sys.stderr)
-    return got == ["500", "0", "1000"]
+    with open("/proc/self/oom_score_adj") as f:
+        inherited = f.read().strip()
+    if got == ["500", "0", "1000"]:
+        return outcome.green()
+    if got == [inherited] * 3:
+        return outcome.red(f"every run kept the caller's oom_score_adj {inherited}")
+    return outcome.broken(f"oom_score_adj {got}: neither the admission's values nor the inherited {inherited}")
 
 
-def cell_never_uncapped(sb: Sandbox) -> bool:
+def cell_never_uncapped(sb: Sandbox):
+    """A cgroup root that is not a cgroup: 251 and nothing ran (green), or it ran uncapped (red)."""
     marker = os.path.join(sb.tmp, "ran-uncapped")
     not_a_cgroup = os.path.join(sb.tmp, "not-a-cgroup")
     os.makedirs(not_a_cgroup, exist_ok=True)
@@ -292,7 +316,10 @@ def cell_never_uncapped(sb: Sandbox) -> bool:
     ran = os.path.exists(marker)
     if ran:
         os.unlink(marker)
-    return r.returncode == 251 and not ran
+        return outcome.red(f"the command ran uncapped (exit {r.returncode})")
+    if r.returncode == 251:
+        return outcome.green("251, nothing ran")
+    return outcome.broken(f"exit {r.returncode} and nothing ran: {_err(r)}")
 
 
 def orphan_run(backend, slice_name: str, name: str) -> tuple[str, subprocess.Popen]:
@@ -313,7 +340,10 @@ def orphan_run(backend, slice_name: str, name: str) -> tuple[str, subprocess.Pop
     return path, orphan
 
 
-def cell_phantom(sb: Sandbox) -> bool:
+def cell_phantom(sb: Sandbox):
+    """A booking and a run cgroup left by a dead wrapper (with a live process inside): dropped, the
+    cgroup emptied and removed, and a 128M run admitted (green); or the phantom still holds its
+    200M and the run gets no turn (252, red)."""
     backend = sb.backend()
     backend.ensure_slice(sb.slice, None)
     pid = dead_pid()
@@ -329,7 +359,12 @@ def cell_phantom(sb: Sandbox) -> bool:
         gone = not os.path.exists(stale)
         killed = orphan.poll() is not None or _wait_dead(orphan)
         no_phantom = all(b.get("pid") != pid for b in sb.ledger()["bookings"].values())
-        return r.returncode == 0 and gone and killed and no_phantom
+        if r.returncode == 0 and gone and killed and no_phantom:
+            return outcome.green()
+        if r.returncode == 252 and not no_phantom:
+            return outcome.red("the dead wrapper's booking still holds its 200M")
+        return outcome.broken(f"exit {r.returncode}, cgroup gone {gone}, its process killed {killed}, "
+                              f"booking dropped {no_phantom}: {_err(r)}")
     finally:
         if orphan.poll() is None:
             orphan.kill()
@@ -358,16 +393,9 @@ def suite():
 
     def setup() -> None:
         box["sb"] = Sandbox()
-        box["old_state"] = os.environ.get("SWARMGATE_STATE_DIR")
-        # the self-test marker must land in the state dir the runner reads
-        os.environ["SWARMGATE_STATE_DIR"] = box["sb"].state
 
     def teardown() -> None:
         box["sb"].cleanup()
-        if box["old_state"] is None:
-            os.environ.pop("SWARMGATE_STATE_DIR", None)
-        else:
-            os.environ["SWARMGATE_STATE_DIR"] = box["old_state"]
 
     def cell(fn):
         return lambda: fn(box["sb"])

@@ -32,8 +32,13 @@ def run(peer: dict, remote: str, *, timeout: float = 60.0, input_bytes: bytes | 
     env = None
     if peer.get("transport") == "local":
         import os
+
+        from swarmgate.break_switch import BREAK_ENV, TOKEN_ENV
         argv = ["bash", "-c", remote]
-        env = dict(os.environ, SWARMGATE_ON_PEER="1")
+        # the environment a real peer's ssh session would not have: this machine's break switches
+        # (they are the local side's; the peer side runs detached, where none would be honoured)
+        env = {k: v for k, v in os.environ.items() if k not in (BREAK_ENV, TOKEN_ENV)}
+        env["SWARMGATE_ON_PEER"] = "1"
     try:
         cp = subprocess.run(argv, env=env, input=input_bytes, capture_output=True,
                             timeout=timeout, stdin=None if input_bytes is not None else subprocess.DEVNULL)

@@ -14,6 +14,10 @@ or hook honours SWARMGATE_BREAK only when
 - the self-test process it names is alive (same start time), and it is this process or one of
   its ancestors: a marker written for some other process does not vouch for this one.
 
+A marker may say ``inert``: then the self-test vouches for the switch (nothing refuses to run)
+but no switch does anything. That is the mutation test's mechanism (every suite must fail with
+its switches inert); it can only make a run stricter, so nothing an agent could reach depends on it.
+
 Agents run as the same user, so none of this is a wall against arbitrary code; it makes a switch
 set by hand, by a copied token or through a planted marker inert, and each step an agent would
 need (setting SWARMGATE_* variables, writing the marker directory) is refused by G01.
@@ -74,33 +78,40 @@ def _read_marker(token: str) -> dict | None:
         return None
     finally:
         os.close(fd)
-    if len(words) != 3 or words[0] != token:
+    if len(words) not in (3, 4) or words[0] != token or (len(words) == 4 and words[3] != "inert"):
         return None
     try:
-        return {"pid": int(words[1]), "start": int(words[2])}
+        return {"pid": int(words[1]), "start": int(words[2]), "inert": len(words) == 4}
     except ValueError:
         return None
 
 
-def marker_valid() -> bool:
-    """Whether this process runs inside the self-test that SWARMGATE_SELFTEST_TOKEN names."""
+def _vouched() -> str | None:
+    """"live" or "inert" when this process runs inside the self-test that SWARMGATE_SELFTEST_TOKEN
+    names (its marker says which), else None."""
     token = os.environ.get(TOKEN_ENV, "")
     if len(token) < 32 or not token.isalnum():
-        return False
+        return None
     if token in _cache:
         return _cache[token]
     from swarmgate.procinfo import is_alive
     rec = _read_marker(token)
     ok = bool(rec and is_alive(rec["pid"], rec["start"]) and rec["pid"] in _lineage(os.getpid()))
-    _cache[token] = ok
-    return ok
+    _cache[token] = ("inert" if rec["inert"] else "live") if ok else None
+    return _cache[token]
+
+
+def marker_valid() -> bool:
+    """Whether this process runs inside the self-test that SWARMGATE_SELFTEST_TOKEN names."""
+    return _vouched() is not None
 
 
 def broken(name: str) -> bool:
-    """True when the switch ``name`` is set and a self-test vouches for it."""
+    """True when the switch ``name`` is set and a self-test vouches for it (and has not made the
+    switches inert)."""
     if BREAK_ENV not in os.environ:
         return False
-    return name in requested() and marker_valid()
+    return name in requested() and _vouched() == "live"
 
 
 def refusal() -> str | None:
@@ -118,9 +129,10 @@ class selftest_marker:
     """Context manager for the self-test harness: a fresh marker naming this process; yields the
     environment (the token) to run cells with."""
 
-    def __init__(self) -> None:
+    def __init__(self, inert: bool = False) -> None:
         self.token = ""
         self.path = ""
+        self.inert = inert
 
     def __enter__(self) -> dict:
         import secrets
@@ -131,7 +143,8 @@ class selftest_marker:
 
         self.token = secrets.token_hex(16)
         self.path = _marker_path(self.token)
-        data = f"{self.token} {os.getpid()} {start_time(os.getpid())}\n".encode()
+        data = (f"{self.token} {os.getpid()} {start_time(os.getpid())}" + (" inert" if self.inert else "")
+                + "\n").encode()
         for attempt in range(3):  # another self-test may remove the empty directory meanwhile
             ensure_private_dir(selftest_marker_dir())
             try:

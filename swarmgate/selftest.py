@@ -1,11 +1,17 @@
-"""The self-test harness (SPEC §7): every protection proves it can turn red.
+"""The self-test harness (SPEC §7): every protection proves it can turn red, for the reason it names.
 
-A suite is a set of cells (each a check that is green when the protection
-works) and a map from break switch to the cells it must turn red. The
-harness runs every cell clean (all must be green), then, for each switch,
-writes a fresh self-test marker, sets SWARMGATE_BREAK=<switch> and requires
-each named cell to go red. A switch that leaves its cells green means the
-protection it names is untested: the self-test fails.
+A suite is a set of cells (each a check of one protection) and a map from break switch to the
+cells it must turn red. A cell reports one of three states (swarmgate/cell_outcome.py): green
+(the protection acted), red (what it protects against happened, as the switch allows) or broken
+(anything else: a crash, a tool's 251, a timeout). The harness runs every cell clean (all must
+be green), then, for each switch, writes a fresh self-test marker, sets SWARMGATE_BREAK=<switch>
+and requires each named cell to go red. A switch that leaves its cells green means the
+protection it names is untested; a broken cell means the cell proves nothing: either fails the
+self-test.
+
+``run_suite(suite, inert=True)`` runs the same with every switch made inert (the marker says so:
+tools and hooks honour no switch, refuse none): the mutation test (tests/core/selftest_mutation_test.py)
+requires every suite to fail that way, each switched cell staying green.
 
 Suites: one per guard (built from the guard's cases) and one per host tool
 (registered in TOOL_SUITES as "module:function" returning a Suite).
@@ -16,7 +22,6 @@ import contextlib
 import importlib
 import os
 import shutil
-import sys
 import tempfile
 import time
 
@@ -29,7 +34,7 @@ class Cell:
 
     def __init__(self, name: str, run) -> None:
         self.name = name
-        self.run = run  # () -> bool (True = green)
+        self.run = run  # () -> cell_outcome.Observed (a bool is read as green/red)
 
 
 class Suite:
@@ -45,10 +50,16 @@ class Result:
     def __init__(self, suite: str) -> None:
         self.suite = suite
         self.rows: list[tuple[str, str, str, bool]] = []  # (switch or "", cell, observed, ok)
+        self.states: list[str] = []  # the state of each row (green / red / broken / missing)
 
     @property
     def ok(self) -> bool:
         return all(r[3] for r in self.rows)
+
+    def add(self, switch: str, cell: str, state: str, detail: str, ok: bool) -> None:
+        shown = state if not detail else f"{state}: {detail}"
+        self.rows.append((switch, cell, shown, ok))
+        self.states.append(state)
 
 
 # Tool suites: name -> "module:function"; the function returns a Suite. From the one tool list.
@@ -69,16 +80,20 @@ def _env(extra: dict):
                 os.environ[k] = v
 
 
-def _safe(cell: Cell) -> bool:
+def observe(cell: Cell):
+    """The cell's Observed; an exception is BROKEN (named), never red."""
+    from swarmgate.cell_outcome import broken, of
     try:
-        return bool(cell.run())
-    except Exception as e:  # noqa: BLE001 - a crashing cell is a red cell
-        print(f"  cell {cell.name} raised {type(e).__name__}: {e}", file=sys.stderr)
-        return False
+        return of(cell.run())
+    except Exception as e:  # noqa: BLE001 - a crashing cell proves nothing
+        return broken(f"the cell raised {type(e).__name__}: {e}")
 
 
-def run_suite(suite: Suite) -> Result:
+def run_suite(suite: Suite, inert: bool = False) -> Result:
+    """Every cell clean (want green), then every switch's cells (want red). ``inert``: every switch
+    set, but made to do nothing (the mutation test)."""
     from swarmgate.break_switch import BREAK_ENV, selftest_marker
+    from swarmgate.cell_outcome import GREEN, RED
 
     res = Result(suite.name)
     if suite.setup:
@@ -87,18 +102,18 @@ def run_suite(suite: Suite) -> Result:
         with _env({BREAK_ENV: ""}):
             os.environ.pop(BREAK_ENV, None)
             for cell in suite.cells:
-                green = _safe(cell)
-                res.rows.append(("", cell.name, "green" if green else "RED", green))
+                o = observe(cell)
+                res.add("", cell.name, o.state, o.detail, o.state == GREEN)
         by_name = {c.name: c for c in suite.cells}
         for switch, names in suite.switches.items():
-            with selftest_marker() as marker_env, _env({**marker_env, BREAK_ENV: switch}):
+            with selftest_marker(inert=inert) as marker_env, _env({**marker_env, BREAK_ENV: switch}):
                 for name in names:
                     cell = by_name.get(name)
                     if cell is None:
-                        res.rows.append((switch, name, "no such cell", False))
+                        res.add(switch, name, "missing", "no such cell", False)
                         continue
-                    green = _safe(cell)
-                    res.rows.append((switch, name, "green" if green else "red", not green))
+                    o = observe(cell)
+                    res.add(switch, name, o.state, o.detail, o.state == RED)
     finally:
         if suite.teardown:
             suite.teardown()
@@ -122,12 +137,15 @@ def _case_state_dir(path: str):
         yield
 
 
-def guard_case_fires(g, case) -> bool:
-    """Run one guard on one case in a fresh temp repository; True when it produced a finding."""
-    from swarmgate.config import validate
-    from swarmgate.hook_engine import evaluate
+def guard_case_outcome(g, case):
+    """Run one guard on one case in a fresh temp repository, as the hook would: derive, check, and
+    (when it found something) its act. GREEN when it did what the case says (fired or stayed
+    quiet), RED when it did not, BROKEN when the check or the act crashed or overran its budget
+    (the engine would then fail closed or pass with a note: neither is the guard's judgement)."""
+    from swarmgate import hook_engine as E
+    from swarmgate.cell_outcome import broken, green, red
+    from swarmgate.config import Config, parse_toml, validate
     from swarmgate.hook_protocol import HookEvent
-    from swarmgate.config import Config, parse_toml
 
     repo = tempfile.mkdtemp(prefix="swarmgate-selftest-")
     try:
@@ -150,9 +168,23 @@ def guard_case_fires(g, case) -> bool:
         payload.update(case.payload)
         payload["cwd"] = os.path.join(repo, payload["cwd"])   # a case's cwd is relative to its repository
         event = HookEvent(case.event, payload, repo)
+        budget = g.budget_ms or int(config["hooks"]["guard_budget_ms"])
         with _case_state_dir(os.path.join(repo, CASE_STATE_DIR)), _env({"SWARMGATE_SELFTEST_CASE": "1"}):
-            findings = [f for f in evaluate(event, config, [g]) if f.code == g.code]
-        return bool(findings)
+            active = E._active(event, config, [g])
+            found: list = []
+            if active:
+                E.derive(event, config, active, None)
+                found, what = E._run_one(g, g.check, event, config, budget)
+                if what:
+                    return broken(f"the {g.code} check {what}")
+                found = [f for f in found if f.code == g.code]
+                if found and g.act is not None:
+                    acted, what = E._run_one(g, g.act, event, config, budget)
+                    if what:
+                        return broken(f"the {g.code} act {what}")
+        if bool(found) == case.fires:
+            return green("fired" if found else "quiet")
+        return red(f"{g.code} " + ("did not fire" if case.fires else f"fired: {found[0].message[:120]}"))
     finally:
         shutil.rmtree(repo, ignore_errors=True)
 
@@ -161,7 +193,7 @@ def guard_suite(g) -> Suite:
     cells = []
     switches: dict[str, list[str]] = {s: [] for s in g.breaks}
     for case in g.cases:
-        cells.append(Cell(case.name, (lambda c=case: guard_case_fires(g, c) == c.fires)))
+        cells.append(Cell(case.name, (lambda c=case: guard_case_outcome(g, c))))
         for s in case.breaks:
             switches.setdefault(s, []).append(case.name)
     return Suite(g.code, cells, switches)

@@ -1,13 +1,17 @@
-"""The self-test harness: every cell green clean, every switch turns its cells red."""
+"""The self-test harness: every cell green clean, every switch turns its cells red, and red
+only for the reason the cell names (a crash, a 251 or a timeout is broken)."""
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
 
+import pytest
+
 from swarmgate import guard as G
 from swarmgate import selftest
 from swarmgate.break_switch import broken
+from swarmgate.cell_outcome import BROKEN, GREEN, RED, by_exit, protected
 from swarmgate.hooks import registry
 
 
@@ -19,8 +23,8 @@ def _protected(value: int) -> bool:
 
 
 def toy_suite(extra_switch: str | None = None) -> selftest.Suite:
-    cells = [selftest.Cell("refuses-negative", lambda: _protected(-1) is False),
-             selftest.Cell("accepts-positive", lambda: _protected(1) is True)]
+    cells = [selftest.Cell("refuses-negative", lambda: protected(_protected(-1) is False, "-1 accepted")),
+             selftest.Cell("accepts-positive", lambda: protected(_protected(1) is True, "1 refused"))]
     switches = {"toy-allow-negative": ["refuses-negative"]}
     if extra_switch:
         switches[extra_switch] = ["refuses-negative"]  # a switch nothing honours: its cell stays green
@@ -30,7 +34,7 @@ def toy_suite(extra_switch: str | None = None) -> selftest.Suite:
 def test_a_working_switch_passes():
     res = selftest.run_suite(toy_suite())
     assert res.ok, res.rows
-    assert ("toy-allow-negative", "refuses-negative", "red", True) in res.rows
+    assert ("toy-allow-negative", "refuses-negative", "red: -1 accepted", True) in res.rows
 
 
 def test_a_switch_that_does_not_turn_its_cell_red_fails_the_selftest():
@@ -39,23 +43,44 @@ def test_a_switch_that_does_not_turn_its_cell_red_fails_the_selftest():
     assert ("toy-does-nothing", "refuses-negative", "green", False) in res.rows
 
 
+def test_inert_switches_leave_every_switched_cell_green():
+    res = selftest.run_suite(toy_suite(), inert=True)
+    assert not res.ok
+    assert ("toy-allow-negative", "refuses-negative", "green", False) in res.rows
+
+
 def test_a_red_cell_in_the_clean_run_fails():
-    suite = selftest.Suite("t", [selftest.Cell("broken", lambda: False)], {})
+    suite = selftest.Suite("t", [selftest.Cell("broken", lambda: protected(False, "let through"))], {})
     res = selftest.run_suite(suite)
-    assert not res.ok and res.rows == [("", "broken", "RED", False)]
+    assert not res.ok and res.rows == [("", "broken", "red: let through", False)]
 
 
-def test_a_crashing_cell_is_red_not_a_traceback(capsys):
+def test_a_crashing_cell_is_broken_not_red_and_fails_even_under_its_switch():
     def boom():
         raise RuntimeError("x")
-    res = selftest.run_suite(selftest.Suite("t", [selftest.Cell("c", boom)], {}))
+    res = selftest.run_suite(selftest.Suite("t", [selftest.Cell("c", boom)], {"s": ["c"]}))
     assert not res.ok
-    assert "cell c raised RuntimeError" in capsys.readouterr().err
+    assert res.states == [BROKEN, BROKEN]
+    assert res.rows[1] == ("s", "c", "broken: the cell raised RuntimeError: x", False)
+
+
+@pytest.mark.parametrize("code, state", [(244, GREEN), (0, RED), (251, BROKEN), (1, BROKEN), (None, BROKEN),
+                                         (-9, BROKEN)])
+def test_a_tool_cell_is_red_only_for_the_unprotected_exit_code(code, state):
+    assert by_exit(code, 244, 0, "host-dispatch").state == state
+
+
+def test_a_tool_refusing_with_251_under_its_switch_fails_the_suite():
+    """The issue's case: a tool cell counted the tool's own 251 as red, so the suite passed."""
+    suite = selftest.Suite("t", [selftest.Cell("c", lambda: by_exit(0 if not broken("s") else 251, 244, 0))],
+                           {"s": ["c"]})
+    res = selftest.run_suite(suite)
+    assert not res.ok and res.states == [RED, BROKEN]
 
 
 def test_a_switch_naming_a_missing_cell_fails():
     res = selftest.run_suite(selftest.Suite("t", [selftest.Cell("c", lambda: True)], {"s": ["nope"]}))
-    assert ("s", "nope", "no such cell", False) in res.rows
+    assert ("s", "nope", "missing: no such cell", False) in res.rows
 
 
 def test_switches_are_not_honoured_in_the_clean_run(monkeypatch):
@@ -83,7 +108,22 @@ def test_guard_suite_built_from_cases():
     assert selftest.run_suite(selftest.guard_suite(_toy_guard(True))).ok
     res = selftest.run_suite(selftest.guard_suite(_toy_guard(False)))  # switch not wired: always green
     assert not res.ok
-    assert ("toy-guard-off", "fires", "green", False) in res.rows
+    assert ("toy-guard-off", "fires", "green: fired", False) in res.rows
+
+
+def test_a_guard_that_crashes_is_broken_not_fired():
+    """The issue's case: A01's suite passed with a guard that always crashes (the engine's
+    fail-closed answer, or an advisory guard's note, read as the guard firing)."""
+    g = _toy_guard(True)
+    for advisory in (False, True):
+        def crash(event, config):
+            raise RuntimeError("bug")
+        bad = G.Guard("Z01", "toy", ("PreToolUse",), ("Bash",), crash, g.doc, g.breaks, cases=g.cases,
+                      advisory=advisory)
+        res = selftest.run_suite(selftest.guard_suite(bad))
+        assert not res.ok
+        assert set(res.states) == {BROKEN}, res.rows
+        assert "the Z01 check crashed (RuntimeError: bug)" in res.rows[0][2]
 
 
 def test_every_registered_guard_suite_passes():
