@@ -18,7 +18,28 @@ PROTECTED_GLOBS = (
     ".swarmgate/*",
     ".swarmgate/**",
     ".git/hooks/*",
+    # the other clients' project settings: hook definitions, trust, exec policies, extensions
+    ".codex/*",
+    ".codex/**",
+    ".gemini/settings.json",
+    ".gemini/extensions/*",
+    ".gemini/extensions/**",
 )
+
+
+def client_home_files() -> dict[str, str]:
+    """path -> client, for the clients' user-level settings: they define hooks, trust projects and
+    hooks (Codex: [projects] trust_level, [hooks.state] trusted_hash and enabled) and can switch
+    hooks off (Claude Code: disableAllHooks; Gemini CLI: hooks.disabled). Read from the
+    environment at each call (CODEX_HOME, GEMINI_CLI_HOME move them)."""
+    env = os.environ
+    home = env.get("HOME") or os.path.expanduser("~")
+    codex = env.get("CODEX_HOME") or os.path.join(home, ".codex")
+    gemini = os.path.join(env.get("GEMINI_CLI_HOME") or home, ".gemini")
+    out = {os.path.join(home, ".claude", name): "Claude Code" for name in ("settings.json", "settings.local.json")}
+    out.update({os.path.join(codex, name): "Codex CLI" for name in ("config.toml", "hooks.json")})
+    out.update({os.path.join(gemini, name): "Gemini CLI" for name in ("settings.json", "trustedFolders.json")})
+    return {posixpath.normpath(k): v for k, v in out.items()}
 
 
 def _glob_match(name: str, pat: str) -> bool:
@@ -65,7 +86,10 @@ def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_
     state = posixpath.normpath(os.path.abspath(state_dir))
     from swarmgate.state_paths import selftest_marker_dir
     markers = selftest_marker_dir()
+    home_files = client_home_files()
     for c in candidates:
+        if c in home_files:
+            return f"{path} holds {home_files[c]}'s user settings (hooks, their trust, switches that turn them off)"
         if c == state or c.startswith(state + "/"):
             return f"{path} is inside swarmgate's state directory ({state_dir})"
         if c == markers or c.startswith(markers + "/"):
