@@ -36,7 +36,7 @@ def check_g01_files(event: HookEvent, config: Config) -> Finding | list[Finding]
         if why:
             out.append(G.Finding(
                 "G01",
-                f"{event.tool_name} to {path} refused: {why}. No agent may change what guards it.",
+                f"{event.client_tool or event.tool_name} to {path} refused: {why}. No agent may change what guards it.",
                 "leave this file alone; if the rule itself is wrong, tell the person, who edits it by hand.",
             ))
     return out

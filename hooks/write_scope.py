@@ -87,7 +87,7 @@ def check_w01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     findings = []
     if event.tool_name in G.FILE_TOOLS:
         items = [(p, "", cwd) for p in event.file_paths]
-        tool = event.tool_name
+        tool = event.client_tool or event.tool_name
     else:
         analysis = analysis_of(event, config)
         if analysis is None:

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from swarmgate import exit_codes
+from swarmgate.clients import coverage_markdown
 from swarmgate.front_door import UsageError, entry
 from swarmgate.hooks import registry
 from swarmgate.tool_parser import ToolParser
@@ -162,6 +163,7 @@ TARGETS: tuple[Generated, ...] = (
     Generated("docs/guards.md", "the guard registry", lambda: render(registry.guards()), whole=True),
     Generated("README.md", "swarmgate/exit_codes.py", exit_codes.readme_table, whole=False),
     Generated("docs/runner.md", "swarmgate/exit_codes.py", exit_codes.runner_table, whole=False),
+    Generated("docs/clients.md", "swarmgate/clients.py", lambda: coverage_markdown(registry.guards()), whole=False),
 )
 
 

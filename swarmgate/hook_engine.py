@@ -22,8 +22,7 @@ import sys
 import time
 
 from swarmgate import guard as G
-from swarmgate.hook_protocol import (EVENTS, STOP_EVENTS, HookInputError, dumps, goes_ahead, parse_payload, render,
-                                     stop_word, unjudged)
+from swarmgate.hook_protocol import EVENTS, STOP_EVENTS, HookInputError, dumps, goes_ahead, stop_word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no typing import at run time: the hook's hot path
@@ -336,76 +335,110 @@ def combine(event_name: str, findings: list, stop_hook_active: bool = False) -> 
     return "allow", "", context
 
 
-def answer(event_name: str, stdin_text: str, *, registry: list[Guard] | None = None) -> tuple[str, int]:
-    """(stdout text, exit code) for one hook call. Never raises."""
+def answer(event_name: str, stdin_text: str, *, registry: list[Guard] | None = None,
+           client: str = "claude") -> tuple[str, int]:
+    """(stdout text, exit code) for one hook call of ``client`` (its own event name). Never raises.
+
+    What the client must read on stderr (the reason of an exit-2 refusal) is written there."""
     t0 = time.monotonic()
     try:
-        return _answer(event_name, stdin_text, registry, t0)
+        out, code, err = _answer(event_name, stdin_text, registry, t0, client)
     except BaseException as e:  # noqa: BLE001 - the last line of defence: always answer
         msg = f"swarmgate: internal error in the hook engine ({type(e).__name__}: {e})"
-        print(msg, file=sys.stderr)
-        return _fail(event_name, msg + "; refusing to be safe (fail closed)."), 0
+        out, code, err = _last_resort(client, event_name, msg + "; refusing to be safe (fail closed).")
+        err = err or msg
+    if err:
+        print(err, file=sys.stderr)
+    return out, code
 
 
-def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: float) -> tuple[str, int]:
+def _dialect(client: str):
+    """The module that reads and writes ``client``'s hook protocol (swarmgate.clients)."""
+    if client == "claude":
+        from swarmgate import hook_protocol
+        return hook_protocol
+    from swarmgate import clients
+    return clients.dialect(client)
+
+
+def _last_resort(client: str, event_name: str, msg: str) -> tuple[str, int, str]:
+    """(stdout, exit code, stderr) refusing in the client's own shape when the engine cannot judge.
+    Never raises: without even the dialect, exit 2 with the reason on stderr refuses in every client."""
+    try:
+        dialect = _dialect(client)
+        return dialect.refusal(dialect.canonical_event(event_name) or event_name, msg)
+    except BaseException:  # noqa: BLE001
+        return "", 2, msg
+
+
+def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: float,
+            client: str) -> tuple[str, int, str]:
     from swarmgate import break_switch
 
-    if event_name not in EVENTS:
-        msg = f"swarmgate: unknown hook event {event_name!r} (known: {', '.join(EVENTS)}); nothing was checked"
-        print(msg, file=sys.stderr)
-        return dumps({"systemMessage": msg}), 0
+    dialect = _dialect(client)
+    canonical = dialect.canonical_event(event_name)
+    if canonical is None:
+        known = EVENTS if client == "claude" else tuple(dialect.EVENTS)
+        msg = (f"swarmgate: unknown hook event {event_name!r}" + ("" if client == "claude" else f" for {client}")
+               + f" (known: {', '.join(known)}); nothing was checked")
+        return dumps({"systemMessage": msg}), 0, msg
 
     refusal = break_switch.refusal()
     if refusal:
         msg = "[G01] " + refusal
         try:
-            event = parse_payload(event_name, stdin_text)
+            event = dialect.parse_payload(canonical, stdin_text)
         except HookInputError:
             event = None
-        _log_failure(event_name, event, ["G01"], msg, t0)
-        return _fail(event_name, msg), 0
+        _log_failure(canonical, event, ["G01"], msg, t0, client)
+        return dialect.refusal(canonical, msg)
 
     try:
-        event = parse_payload(event_name, stdin_text)
+        event = dialect.parse_payload(canonical, stdin_text)
     except HookInputError as e:
-        print(f"swarmgate: {e}", file=sys.stderr)
         msg = f"swarmgate could not read the hook input: {e}"
-        _log_failure(event_name, None, [], msg, t0)
-        return _fail(event_name, msg), 0
+        _log_failure(canonical, None, [], msg, t0, client)
+        out, code, err = dialect.refusal(canonical, msg)
+        return out, code, err or f"swarmgate: {e}"
 
     from swarmgate.config import ConfigError, load_config
     try:
         config = load_config(event.repo)
     except ConfigError as e:
-        print(f"swarmgate: {e}", file=sys.stderr)
         msg = f"swarmgate config error: {e}. Fix the file; until then refusing."
-        _log_failure(event_name, event, [], msg, t0)
-        return _fail(event_name, msg), 0
+        _log_failure(canonical, event, [], msg, t0, client)
+        out, code, err = dialect.refusal(canonical, msg)
+        return out, code, err or f"swarmgate: {e}"
 
     if registry is None:
         from swarmgate.hooks import registry as registry_module
-        registry = registry_module.guards_for(event_name, event.tool_name)
+        registry = registry_module.guards_for(canonical, event.tool_name)
+    limits: list = []
+    if client != "claude":  # what this client lets each guard see (swarmgate.clients)
+        from swarmgate.clients import apply_coverage
+        registry, limits = apply_coverage(client, [g for g in registry if g.applies(canonical, event.tool_name)])
     stop_active = bool(event.payload.get("stop_hook_active"))
-    deadline = t0 + total_budget_s(config, event_name, event.tool_name)
+    deadline = t0 + total_budget_s(config, canonical, event.tool_name)
     outcome = decide(event, config, registry, deadline)
     findings, decision, reason, context = outcome.findings, outcome.decision, outcome.reason, outcome.context
-    out = render(event_name, decision, reason, context, stop_hook_active=stop_active,
-                 updated_input=outcome.updated_input)
+    out, code, err = dialect.output(canonical, decision, reason, context, stop_hook_active=stop_active,
+                                    updated_input=outcome.updated_input)
 
     logged = decision
-    if event_name in STOP_EVENTS and decision == "deny":
+    if canonical in STOP_EVENTS and decision == "deny":
         logged = stop_word(stop_active)
     elif decision == "allow" and context:
         logged = "context"
     from swarmgate import decision_log
     decision_log.record(
         event.repo, session=event.session_id, agent_id=event.agent_id, agent_type=event.agent_type,
-        event=event_name, tool=event.tool_name, codes=sorted({f.code for f in findings}),
+        event=canonical, tool=event.tool_name, codes=sorted({f.code for f in findings}),
         decision=logged, latency_ms=(time.monotonic() - t0) * 1000.0,
         input_text=event.shell_command or " ".join(event.file_paths) or str(
             event.tool_input.get("subagent_type") or ""),
-        reason=reason, findings=per_code(event_name, findings, stop_active))
-    return dumps(out), 0
+        reason=reason, findings=per_code(canonical, findings, stop_active), client=client,
+        client_tool=event.client_tool, limits=limits)
+    return out, code, err
 
 
 _STRENGTH = {G.DENY: 4, G.ASK: 3, G.WARN: 2, G.CONTEXT: 1, G.REWRITE: 1}
@@ -437,35 +470,37 @@ def _log_failure(event_name: str, event: HookEvent | None, codes: list, msg: str
             text = event.shell_command or " ".join(event.file_paths)
         decision_log.record(repo, session=session, agent_id=aid, agent_type=atype, event=event_name, tool=tool,
                             codes=codes, decision="deny" if event_name == "PreToolUse" else "allow",
-                            latency_ms=(time.monotonic() - t0) * 1000.0, input_text=text, reason=msg)
+                            latency_ms=(time.monotonic() - t0) * 1000.0, input_text=text, reason=msg,
+                            client=client, client_tool=None if event is None else event.client_tool)
     except Exception:  # noqa: BLE001 - logging must not change the answer
         pass
 
 
-def _fail(event_name: str, msg: str) -> str:
-    """Definite answer when the hook cannot judge (hook_protocol.unjudged), as text."""
-    return dumps(unjudged(event_name, msg))
-
-
-def main(event_name: str) -> int:
+def main(event_name: str, client: str = "claude") -> int:
     """Read stdin, answer, write the answer; every step inside the protection.
 
     The whole answer is encoded before anything is written (UTF-8; a stray surrogate becomes its
     JSON escape), so a write is all or nothing from our side. If writing fails (stdout closed,
     EPIPE), a refusal goes to stderr with exit 2, the protocol's other way to refuse: the client
     runs a call whose hook printed a cut-short JSON answer and exited 0 (measured,
-    tests/e2e/fail_closed_e2e_test.py)."""
+    tests/e2e/fail_closed_e2e_test.py). Under Codex and Gemini a refusal that needs no JSON at
+    all is exit 2 with nothing on stdout (swarmgate.codex_protocol, gemini_protocol)."""
     try:
         try:
             data = sys.stdin.buffer.read().decode("utf-8", errors="replace")
         except Exception:  # noqa: BLE001 - unreadable stdin is bad input: answered below
             data = ""
-        out, code = answer(event_name, data)
-        blob = (out + "\n").encode("utf-8", "backslashreplace")
+        out, code = answer(event_name, data, client=client)
+        blob = (out + "\n").encode("utf-8", "backslashreplace") if out else b""
     except BaseException as e:  # noqa: BLE001 - even a MemoryError gets a definite answer
-        out = _fail(event_name, f"swarmgate: internal error in the hook entry ({type(e).__name__}); "
-                                "refusing to be safe (fail closed)")
-        blob, code = (out + "\n").encode("utf-8", "backslashreplace"), 0
+        out, code, err = _last_resort(client, event_name, f"swarmgate: internal error in the hook entry "
+                                                          f"({type(e).__name__}); refusing to be safe (fail closed)")
+        if err:
+            try:
+                os.write(2, (err + "\n").encode("ascii", "backslashreplace"))
+            except BaseException:  # noqa: BLE001
+                pass
+        blob = (out + "\n").encode("utf-8", "backslashreplace") if out else b""
     try:
         _write_all(1, blob)
     except BaseException as e:  # noqa: BLE001
@@ -474,7 +509,7 @@ def main(event_name: str) -> int:
                         "refusing (exit 2)\n".encode("ascii", "backslashreplace"))
         except BaseException:  # noqa: BLE001
             pass
-        return 2 if event_name == "PreToolUse" else 1
+        return 2 if event_name in ("PreToolUse", "BeforeTool") else 1
     return code
 
 

@@ -32,11 +32,15 @@ class HookInputError(Exception):
 
 
 class HookEvent:
-    """A parsed hook payload. ``memo`` caches derived parses shared by guards."""
+    """A parsed hook payload in swarmgate's event model (Claude Code's names: every client's
+    adapter maps its own events and tools onto these). ``memo`` caches derived parses shared by
+    guards. ``client`` names the client that sent it; ``client_tool`` is that client's own tool
+    name when it differs from ``tool_name``; ``written`` lists the paths a file tool writes when
+    the adapter read them from somewhere else than ``file_path`` (Codex's apply_patch)."""
     __slots__ = ("name", "payload", "session_id", "cwd", "transcript_path", "tool_name",
-                 "tool_input", "agent_id", "agent_type", "repo", "memo")
+                 "tool_input", "agent_id", "agent_type", "repo", "memo", "client", "client_tool", "written")
 
-    def __init__(self, name: str, payload: dict, repo: str) -> None:
+    def __init__(self, name: str, payload: dict, repo: str, client: str = "claude") -> None:
         self.name = name
         self.payload = payload
         self.session_id = str(payload.get("session_id") or "")
@@ -52,6 +56,9 @@ class HookEvent:
         self.agent_type = str(atype) if atype else None
         self.repo = repo
         self.memo: dict = {}
+        self.client = client
+        self.client_tool: str | None = None
+        self.written: list | None = None
 
     @property
     def is_subagent(self) -> bool:
@@ -86,6 +93,8 @@ class HookEvent:
     @property
     def file_paths(self) -> list[str]:
         """Paths a file tool writes (Write/Edit/MultiEdit: file_path; NotebookEdit: notebook_path)."""
+        if self.written is not None:
+            return list(self.written)
         out = []
         for key in ("file_path", "notebook_path"):
             v = self.tool_input.get(key)
@@ -100,8 +109,8 @@ class HookEvent:
         return self.memo[key]
 
 
-def parse_payload(event_name: str, text: str, repo: str | None = None) -> HookEvent:
-    """The payload on stdin as a HookEvent; HookInputError names what is wrong."""
+def load_object(text: str) -> dict:
+    """The JSON object on stdin; HookInputError names what is wrong."""
     if not text or not text.strip():
         raise HookInputError("hook input on stdin is empty (expected one JSON object)")
     try:
@@ -112,6 +121,11 @@ def parse_payload(event_name: str, text: str, repo: str | None = None) -> HookEv
         payload = without_lone_surrogates(payload)
     if not isinstance(payload, dict):
         raise HookInputError(f"hook input is a JSON {type(payload).__name__}, expected an object")
+    return payload
+
+
+def event_from(event_name: str, payload: dict, repo: str | None = None, client: str = "claude") -> HookEvent:
+    """A HookEvent from a payload already in swarmgate's event model (Claude Code's names)."""
     for key in ("tool_input",):
         if key in payload and not isinstance(payload[key], dict):
             raise HookInputError(f"hook input field `{key}` is a {type(payload[key]).__name__}, expected an object")
@@ -121,7 +135,12 @@ def parse_payload(event_name: str, text: str, repo: str | None = None) -> HookEv
     if repo is None:
         from swarmgate.config import find_repo
         repo = find_repo(payload.get("cwd") if isinstance(payload.get("cwd"), str) and payload.get("cwd") else None)
-    return HookEvent(event_name, payload, repo)
+    return HookEvent(event_name, payload, repo, client)
+
+
+def parse_payload(event_name: str, text: str, repo: str | None = None) -> HookEvent:
+    """The payload on stdin as a HookEvent; HookInputError names what is wrong."""
+    return event_from(event_name, load_object(text), repo)
 
 
 def without_lone_surrogates(value: object) -> object:
@@ -221,3 +240,24 @@ def dumps(answer: dict) -> str:
     """The answer as JSON in ASCII (non-ASCII as \\u escapes): always encodable, whatever a
     guard put into a reason (a file name read back with surrogateescape, say)."""
     return json.dumps(answer, ensure_ascii=True)
+
+
+# --- the dialect interface (swarmgate.codex_protocol and swarmgate.gemini_protocol have the same) ---
+
+CLIENT = "claude"
+
+
+def canonical_event(name: str) -> str | None:
+    """swarmgate's event for the client's event name (None: not one this client sends)."""
+    return name if name in EVENTS else None
+
+
+def output(event_name: str, decision: str, reason: str, context: str, note: str = "",
+           stop_hook_active: bool = False, updated_input: dict | None = None) -> tuple[str, int, str]:
+    """(stdout, exit code, stderr) that tell Claude Code the combined decision."""
+    return dumps(render(event_name, decision, reason, context, note, stop_hook_active, updated_input)), 0, ""
+
+
+def refusal(event_name: str, msg: str) -> tuple[str, int, str]:
+    """The answer when the hook cannot judge (``unjudged``), as (stdout, exit code, stderr)."""
+    return dumps(unjudged(event_name, msg)), 0, ""

@@ -1,0 +1,185 @@
+"""The coding-agent clients swarmgate guards, and what each one lets a guard see and say.
+
+One event model, three dialects: every client's hook input is mapped onto swarmgate's
+event (Claude Code's event and tool names) by its dialect module, and the combined decision
+back into that client's output:
+
+- ``claude``: Claude Code, ``swarmgate.hook_protocol``;
+- ``codex``: Codex CLI, ``swarmgate.codex_protocol``;
+- ``gemini``: Gemini CLI, ``swarmgate.gemini_protocol``.
+
+COVERAGE says, per client and guard code, whether the guard applies in full, in part (and
+what it cannot see or say there), or not at all (and why). The engine skips an ``off`` guard
+for that client and writes both kinds of note into the decision log; docs/clients.md holds
+the same table (``coverage_markdown``; a test keeps them equal). Claude Code is the reference:
+every guard applies in full there.
+
+The version each client was checked against lives in client_pins.json beside this file, read
+by .ci/run, the end-to-end tests and `swarmgate doctor` (one place for the pins).
+
+Light at import: the hook imports this module for Codex and Gemini calls.
+"""
+from __future__ import annotations
+
+CLIENTS = ("claude", "codex", "gemini")
+NAMES = {"claude": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI"}
+DIALECTS = {"claude": "swarmgate.hook_protocol", "codex": "swarmgate.codex_protocol",
+            "gemini": "swarmgate.gemini_protocol"}
+
+FULL, PARTIAL, OFF = "full", "partial", "off"
+
+_NO_IDENTITY = ("Gemini CLI sends no agent identity: every call is judged as the main agent's")
+_TRANSCRIPTS = "reads Claude Code transcripts; {name} writes its own format, which it does not read"
+
+# client -> code -> (status, what the guard cannot see or say there). Every registered guard
+# code has an entry for every client but claude (tests/core/clients_test.py).
+COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
+    "codex": {
+        "G01": (FULL, ""),
+        "B01": (FULL, ""),
+        "B02": (FULL, ""),
+        "B10": (FULL, ""),
+        "B30": (FULL, ""),
+        "B31": (FULL, ""),
+        "T01": (FULL, "Codex has no timer tools: the shell side (at, crontab, sleep-then-echo, watch) applies"),
+        "W01": (FULL, "a subagent spawned without a role has agent_type `default`: give it a [write] row"),
+        "R01": (FULL, ""),
+        "A01": (OFF, "swarm-watch " + _TRANSCRIPTS.format(name="Codex")),
+        "D01": (FULL, "on spawn_agent's message"),
+        "D07": (OFF, "not checked against Codex's subagent lifecycle (spawn_agent, wait_agent, close_agent)"),
+        "D12": (FULL, "on spawn_agent's agent_type (`default` when none is given)"),
+        "D15": (FULL, "on spawn_agent's message"),
+        "D16": (OFF, "scratch locks are released at SubagentStop by the dispatch record, which Codex's "
+                     "spawn_agent does not give"),
+        "D20": (FULL, "on spawn_agent's message"),
+        "D21": (OFF, "Codex's agent roles live in its config.toml [agents], not in [dispatch] agents_dir"),
+        "M01": (OFF, "Codex's send_input/send_message are not mapped onto SendMessage"),
+        "C02": (FULL, ""),
+        "H01": (FULL, ""),
+        "H02": (OFF, "H02 " + _TRANSCRIPTS.format(name="Codex")),
+        "S01": (FULL, ""),
+        "C03": (FULL, ""),
+        "P01": (FULL, "a failed command comes to PostToolUse (Codex has no PostToolUseFailure)"),
+        "C04": (FULL, ""),
+        "C01": (FULL, ""),
+    },
+    "gemini": {
+        "G01": (FULL, ""),
+        "B01": (PARTIAL, _NO_IDENTITY + ": a subagent's heavy command is refused only when it lacks the "
+                         "main agent's SWARMGATE_HEAVY prefix"),
+        "B02": (FULL, ""),
+        "B10": (PARTIAL, _NO_IDENTITY + ": the subagent-only refusal of a full-scope run cannot apply"),
+        "B30": (FULL, ""),
+        "B31": (FULL, ""),
+        "T01": (FULL, "Gemini has no timer tools: the shell side (at, crontab, sleep-then-echo, watch) applies"),
+        "W01": (PARTIAL, _NO_IDENTITY + ": writes are judged by the `main` row of [write]"),
+        "R01": (PARTIAL, "BeforeTool cannot add context for the model: the report goes to the person "
+                         "(systemMessage)"),
+        "A01": (OFF, "swarm-watch " + _TRANSCRIPTS.format(name="Gemini")),
+        "D01": (FULL, "on invoke_agent's prompt"),
+        "D07": (OFF, "Gemini's subagents run inside the invoke_agent call and send no start or stop event"),
+        "D12": (FULL, "on invoke_agent's agent_name"),
+        "D15": (FULL, "on invoke_agent's prompt"),
+        "D16": (OFF, "Gemini sends no SubagentStop, where scratch locks are released"),
+        "D20": (FULL, "on invoke_agent's prompt"),
+        "D21": (OFF, "Gemini's agents live in .gemini/agents, not in [dispatch] agents_dir"),
+        "M01": (OFF, "Gemini has no tool that messages a running subagent"),
+        "C02": (OFF, "Gemini sends no SubagentStart"),
+        "H01": (OFF, "Gemini sends no SubagentStop"),
+        "H02": (OFF, "Gemini sends no SubagentStop (and H02 " + _TRANSCRIPTS.format(name="Gemini") + ")"),
+        "S01": (PARTIAL, "on AfterAgent (after each turn of the agent); " + _NO_IDENTITY),
+        "C03": (PARTIAL, "on AfterAgent; the summary goes to the person (systemMessage)"),
+        "P01": (FULL, "on AfterTool"),
+        "C04": (PARTIAL, _NO_IDENTITY + ": a subagent's AfterTool gets the main agent's alerts too"),
+        "C01": (FULL, "prepended to the prompt in non-interactive mode (-p)"),
+    },
+}
+
+# What a client cannot express at all, whatever the guard (docs/clients.md).
+CANNOT = {
+    "claude": (),
+    "codex": (
+        "`ask`: a PreToolUse `ask` makes Codex let the call through, so swarmgate refuses instead and says why",
+        "a failure of the hook (crash, non-JSON output, timeout) lets the call through: there is no onFailure; "
+        "install appends `|| exit 2` to each command, and the engine answers within its own time budget",
+        "an answer with a field Codex does not know is invalid, and an invalid answer lets the call through: "
+        "the Codex dialect writes only the fields its parser accepts for each event",
+        "hooks of an untrusted project, and hooks whose definition changed since a person trusted them, are "
+        "skipped without a word (`swarmgate doctor` checks both)",
+    ),
+    "gemini": (
+        "agent identity: a subagent's tool call looks exactly like the main agent's (nothing is guessed)",
+        "`ask`: there is no person to ask in a hook, so swarmgate refuses instead and says why",
+        "context before a tool call (BeforeTool): it goes to the person, not the model",
+        "SubagentStart and SubagentStop: there are no such events",
+        "a failure of the hook (crash, exit 1, non-JSON output with exit 0, timeout) lets the call through: "
+        "there is no onFailure; install ends the refusing hook's command in a fallback that exits 2 with "
+        "nothing on stdout",
+        "a Claude-shaped answer (`permissionDecision`) is ignored without a word",
+    ),
+}
+
+
+def dialect(client: str):
+    """The dialect module of ``client`` (ValueError for an unknown client)."""
+    import importlib
+
+    if client not in DIALECTS:
+        raise ValueError(f"unknown client {client!r} (known: {', '.join(CLIENTS)})")
+    return importlib.import_module(DIALECTS[client])
+
+
+def coverage(client: str, code: str) -> tuple[str, str]:
+    """(status, note) of guard ``code`` under ``client``; a code missing from the table is off."""
+    if client == "claude":
+        return FULL, ""
+    return COVERAGE.get(client, {}).get(code, (OFF, f"no entry for {code} in swarmgate.clients.COVERAGE"))
+
+
+def apply_coverage(client: str, guards) -> tuple[list, list[str]]:
+    """(the guards to run for ``client``, notes for the decision log: what was skipped and why,
+    what a partial guard could not see). For claude: the guards unchanged, no notes."""
+    if client == "claude":
+        return list(guards), []
+    run, notes, seen = [], [], set()
+    for g in guards:
+        status, note = coverage(client, g.code)
+        if status == OFF:
+            if g.code not in seen:
+                notes.append(f"{g.code} not run under {NAMES[client]}: {note}")
+        else:
+            run.append(g)
+            if status == PARTIAL and g.code not in seen:
+                notes.append(f"{g.code} in part: {note}")
+        seen.add(g.code)
+    return run, notes
+
+
+def pins() -> dict:
+    """client -> {"npm": package, "version": pinned version, "bin": executable name}."""
+    import json
+    import os
+
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "client_pins.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+_MARK = {FULL: "yes", PARTIAL: "in part", OFF: "no"}
+
+
+def coverage_markdown(guards) -> str:
+    """The guard coverage table of docs/clients.md for the registered ``guards``."""
+    from swarmgate.docs import _anchor, by_code
+
+    lines = ["| guard | Claude Code | Codex CLI | Gemini CLI |", "|---|---|---|---|"]
+    for group in by_code(guards):
+        g = group[0]
+        cells = [f"[{g.code}](guards.md#{_anchor(g)})", "yes"]
+        for client in ("codex", "gemini"):
+            status, note = coverage(client, g.code)
+            cells.append(_MARK[status] + (f": {note}" if note else ""))
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    for client in ("codex", "gemini"):
+        lines += ["", f"What {NAMES[client]} cannot express, whatever the guard:", ""]
+        lines += [f"- {item}" for item in CANNOT[client]]
+    return "\n".join(lines) + "\n"
