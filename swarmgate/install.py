@@ -1,7 +1,9 @@
-"""`swarmgate install PATH [--uninstall] [--git-hook] [--dry-run]` (SPEC §2).
+"""`swarmgate install PATH [--client claude|codex|gemini]... [--uninstall] [--git-hook] [--dry-run]` (SPEC §2).
 
 Wires a repository:
-- merges swarmgate's hook entries into PATH/.claude/settings.json as matcher
+- merges swarmgate's hook entries into PATH/.claude/settings.json (and, with
+  --client, into Codex CLI's .codex/hooks.json and Gemini CLI's
+  .gemini/settings.json: swarmgate.client_install) as matcher
   groups of its own (never merged into the user's groups), keeping every
   other hook, permission and env entry; a second run changes nothing (the
   file stays byte-identical); a changed file is backed up first
@@ -10,9 +12,10 @@ Wires a repository:
   main-agent.md, agent-common.md, rules/*.md, agents/*.md) into PATH/.claude/,
   never overwriting a file the user changed; the hashes of what it wrote are
   kept in PATH/.claude/.swarmgate-manifest.json;
-- ``--uninstall`` removes exactly what install added: its hook groups (the
+- ``--uninstall`` removes exactly what install added: its hook groups (each
   settings file goes back byte for byte to what it was before, when the user
-  has not changed it since) and the templates the user did not change.
+  has not changed it since) and, once no client is left wired, the templates
+  the user did not change.
 
 Every hook entry calls the installed entry point by absolute path in the
 exec form (`command` + `args`: no shell between Claude Code and the hook),
@@ -238,8 +241,11 @@ def is_our_group(group: Any) -> bool:
     return all(_is_our_hook(h) for h in hooks)
 
 
-def load_settings(path: str) -> tuple[bytes | None, dict]:
-    """(raw bytes or None when absent, parsed object). InstallError names the file when malformed."""
+def load_settings(path: str, config_keys: Sequence[str] = ()) -> tuple[bytes | None, dict]:
+    """(raw bytes or None when absent, parsed object). InstallError names the file when malformed.
+
+    ``config_keys``: keys of `hooks` that are settings, not events (Gemini CLI's `enabled`,
+    `disabled`, `notifications`): they are not lists of matcher groups and are left alone."""
     raw = _read_bytes(path)
     if raw is None:
         return None, {}
@@ -258,7 +264,7 @@ def load_settings(path: str) -> tuple[bytes | None, dict]:
             raise InstallError(f"{path}: `hooks` is a {type(hooks).__name__}, expected an object "
                                "(event -> list of matcher groups); nothing was written")
         for event, groups in hooks.items():
-            if not isinstance(groups, list):
+            if not isinstance(groups, list) and event not in config_keys:
                 raise InstallError(f"{path}: `hooks.{event}` is a {type(groups).__name__}, expected a list "
                                    "of matcher groups; nothing was written")
     perms = data.get("permissions")
@@ -273,22 +279,24 @@ def load_settings(path: str) -> tuple[bytes | None, dict]:
     return raw, data
 
 
-def merge_hooks(data: dict, wanted: dict[str, list[dict]]) -> dict:
+def merge_hooks(data: dict, wanted: dict[str, list[dict]], is_ours=None) -> dict:
     """A copy of ``data`` with our groups replaced by ``wanted``; user groups untouched, in place.
 
     Our groups for an event go where the first of our old groups stood (so a
-    re-run keeps the order), else at the end of that event's list.
+    re-run keeps the order), else at the end of that event's list. ``is_ours`` tells
+    our groups (default: Claude Code's, ``is_our_group``).
     """
+    ours = is_ours or is_our_group
     new = json.loads(json.dumps(data))
     hooks = new.setdefault("hooks", {})
     for event, groups in wanted.items():
         old = hooks.get(event, [])
-        at = next((i for i, g in enumerate(old) if is_our_group(g)), None)
-        kept = [g for g in old if not is_our_group(g)]
+        at = next((i for i, g in enumerate(old) if ours(g)), None)
+        kept = [g for g in old if not ours(g)]
         if at is None:
             merged = kept + groups
         else:
-            before = sum(1 for g in old[:at] if not is_our_group(g))
+            before = sum(1 for g in old[:at] if not ours(g))
             merged = kept[:before] + groups + kept[before:]
         hooks[event] = merged
     return new
@@ -322,8 +330,10 @@ def strip_deny(data: dict, added: Sequence[str], created_permissions_key: bool =
     return new
 
 
-def strip_hooks(data: dict, created_events: Sequence[str] = (), created_hooks_key: bool = False) -> dict:
+def strip_hooks(data: dict, created_events: Sequence[str] = (), created_hooks_key: bool = False,
+                is_ours=None) -> dict:
     """A copy of ``data`` without our groups; event lists (and `hooks`) we created are dropped when empty."""
+    ours = is_ours or is_our_group
     new = json.loads(json.dumps(data))
     hooks = new.get("hooks")
     if not isinstance(hooks, dict):
@@ -332,7 +342,7 @@ def strip_hooks(data: dict, created_events: Sequence[str] = (), created_hooks_ke
         groups = hooks[event]
         if not isinstance(groups, list):
             continue
-        kept = [g for g in groups if not is_our_group(g)]
+        kept = [g for g in groups if not ours(g)]
         if len(kept) != len(groups):
             hooks[event] = kept
             if not kept and event in created_events:
@@ -392,8 +402,9 @@ def _dump_manifest(data: dict) -> bytes:
 class Plan:
     """Writes and removals computed first, applied only when nothing failed (and not on --dry-run)."""
 
-    def __init__(self, repo: str) -> None:
+    def __init__(self, repo: str, entry: str = "") -> None:
         self.repo = repo
+        self.entry = entry  # the swarmgate entry point the hooks call
         self.writes: list[tuple[str, bytes]] = []    # (relative path, content)
         self.removes: list[str] = []                  # relative paths
         self.backups: list[tuple[str, str]] = []      # (source, backup) absolute
@@ -413,7 +424,7 @@ class Plan:
             except FileNotFoundError:
                 pass
         # directories swarmgate made that are empty now
-        for rel in (".claude/rules", ".claude/agents", ".swarmgate/cache", ".swarmgate", ".claude"):
+        for rel in (".claude/rules", ".claude/agents", ".swarmgate/cache", ".swarmgate", ".claude", ".codex", ".gemini"):
             d = os.path.join(self.repo, rel)
             if self.removes and os.path.isdir(d) and not os.listdir(d):
                 os.rmdir(d)
@@ -439,8 +450,86 @@ def _hooks_config(repo: str, pending_toml: bytes | None) -> dict:
         raise InstallError(f"{e} (fix the config, then run install again; nothing was written)") from None
 
 
-def plan_install(repo: str, entry: str) -> Plan:
-    plan = Plan(repo)
+def wire_settings(plan: Plan, rel: str, wanted: dict[str, list[dict]], record: dict | None, is_ours=None,
+                  config_keys: Sequence[str] = (), deny_rules: Sequence[str] = ()) -> dict:
+    """Add to ``plan`` what merges our ``wanted`` groups (and ``deny_rules`` into permissions.deny)
+    into the settings file ``rel``; return its manifest record: the state before swarmgate first
+    touched the file, for an exact uninstall, and the deny rules install added."""
+    path = os.path.join(plan.repo, rel)
+    raw, data = load_settings(path, config_keys)
+    new = merge_hooks(data, wanted, is_ours)
+    added_deny: list[str] = []
+    if deny_rules:
+        new, added_deny = merge_deny(new, deny_rules)
+    record = dict(record or {})
+    if new == data and raw is not None:
+        plan.say("unchanged", f"{rel} (swarmgate's hooks{' and deny rules' if deny_rules else ''} already in place)")
+        return record
+    old_hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else None
+    old_perms = data.get("permissions") if isinstance(data.get("permissions"), dict) else None
+    created = set(new["hooks"]) - set(old_hooks or {})
+    if "before" not in record:
+        # the state before swarmgate first touched the file, for an exact uninstall
+        record = {"before": None if raw is None else raw.decode("utf-8"),
+                  "created_hooks_key": old_hooks is None, "created_events": sorted(created)}
+    else:  # a newer swarmgate may wire events the last install did not
+        record["created_events"] = sorted(set(record.get("created_events") or ()) | created)
+    if added_deny:  # the deny rules this install adds (a rule the user already had stays theirs)
+        record["added_deny"] = sorted(set(record.get("added_deny") or ()) | set(added_deny))
+        if old_perms is None:
+            record["created_permissions_key"] = True
+        if old_perms is None or "deny" not in old_perms:
+            record["created_deny_key"] = True
+    if raw is not None:
+        backup = backup_path(path)
+        plan.backups.append((path, backup))
+        plan.say("backup", os.path.relpath(backup, plan.repo))
+    plan.writes.append((rel, dump_settings(new, _indent_of(raw))))
+    plan.say("wired", f"{rel}: {sum(len(g) for g in wanted.values())} hook groups calling {plan.entry}")
+    if added_deny:
+        plan.say("denied", f"{rel}: {len(added_deny)} permissions.deny rules (a second line behind the hooks)")
+    return record
+
+
+def unwire_settings(plan: Plan, rel: str, record: dict | None, is_ours=None, config_keys: Sequence[str] = ()) -> None:
+    """Add to ``plan`` what removes our groups and deny rules from the settings file ``rel``: the
+    exact bytes of before install when nothing else changed since (or no file, when install created
+    it), else only what install added, after a backup."""
+    path = os.path.join(plan.repo, rel)
+    raw, data = load_settings(path, config_keys)
+    if raw is None:
+        return
+    record = record or {}
+    stripped = strip_deny(strip_hooks(data, record.get("created_events") or (), bool(record.get("created_hooks_key")),
+                                      is_ours),
+                          record.get("added_deny") or (), bool(record.get("created_permissions_key")),
+                          bool(record.get("created_deny_key")))
+    before = record.get("before", False)
+    try:
+        before_data = ({} if before is None or (isinstance(before, str) and not before.strip())
+                       else json.loads(before) if isinstance(before, str) else False)
+    except ValueError:
+        before_data = False
+    if stripped == data:
+        plan.say("unchanged", f"{rel} (no swarmgate hooks in it)")
+    elif before_data is not False and stripped == before_data:
+        # nothing else changed since install: put back the user's exact bytes
+        if before is None:
+            plan.removes.append(rel)
+            plan.say("removed", f"{rel} (swarmgate created it)")
+        else:
+            plan.writes.append((rel, before.encode("utf-8")))
+            plan.say("restored", f"{rel} (byte for byte as it was before install)")
+    else:
+        plan.backups.append((path, backup_path(path)))
+        plan.writes.append((rel, dump_settings(stripped, _indent_of(raw))))
+        plan.say("unwired", f"{rel}: swarmgate's hook groups{' and deny rules' if record.get('added_deny') else ''} "
+                            "removed, the rest kept")
+
+
+def plan_install(repo: str, entry: str, clients: Sequence[str] = ("claude",)) -> Plan:
+    """What `swarmgate install` writes: the templates, and the hooks of each client in ``clients``."""
+    plan = Plan(repo, entry)
     manifest = load_manifest(repo)
     files: dict[str, str] = dict(manifest.get("files") or {})
     pending_toml: bytes | None = None
@@ -467,80 +556,76 @@ def plan_install(repo: str, entry: str) -> Plan:
             plan.say("skipped", f"{rel} (changed by you; the shipped version is {src or 'built in'})")
 
     hooks_cfg = _hooks_config(repo, pending_toml)
-    settings_path = os.path.join(repo, SETTINGS)
-    raw, data = load_settings(settings_path)
-    new, added_deny = merge_deny(merge_hooks(data, desired_groups(entry, hooks_cfg)), PERMISSION_DENY)
     settings = dict(manifest.get("settings") or {})
-    if new == data and raw is not None:
-        plan.say("unchanged", f"{SETTINGS} (swarmgate's hooks and deny rules already in place)")
-    else:
-        new_bytes = dump_settings(new, _indent_of(raw))
-        old_hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else None
-        old_perms = data.get("permissions") if isinstance(data.get("permissions"), dict) else None
-        if "before" not in settings:
-            # the state before swarmgate first touched the file, for an exact uninstall
-            settings = {
-                "before": None if raw is None else raw.decode("utf-8"),
-                "created_hooks_key": old_hooks is None,
-                "created_events": sorted(set(new["hooks"]) - set(old_hooks or {})),
-            }
-        else:  # a newer swarmgate may wire events the last install did not
-            settings["created_events"] = sorted(set(settings.get("created_events") or ())
-                                                | (set(new["hooks"]) - set(old_hooks or {})))
-        # the deny rules this install adds (a rule the user already had stays theirs)
-        if added_deny:
-            settings["added_deny"] = sorted(set(settings.get("added_deny") or ()) | set(added_deny))
-            if old_perms is None:
-                settings["created_permissions_key"] = True
-            if old_perms is None or "deny" not in old_perms:
-                settings["created_deny_key"] = True
-        if raw is not None:
-            backup = backup_path(settings_path)
-            plan.backups.append((settings_path, backup))
-            plan.say("backup", os.path.relpath(backup, repo))
-        plan.writes.append((SETTINGS, new_bytes))
-        n = sum(len(g) for g in desired_groups(entry, hooks_cfg).values())
-        plan.say("wired", f"{SETTINGS}: {n} hook groups calling {entry}")
-        if added_deny:
-            plan.say("denied", f"{SETTINGS}: {len(added_deny)} permissions.deny rules (a second line behind the hooks)")
+    if "claude" in clients:
+        settings = wire_settings(plan, SETTINGS, desired_groups(entry, hooks_cfg), settings,
+                                 deny_rules=PERMISSION_DENY)
+    others = dict(manifest.get("clients") or {})
+    for client in clients:
+        if client != "claude":
+            from swarmgate import client_install
+            others[client] = client_install.plan_wire(plan, client, hooks_cfg, others.get(client))
 
     new_manifest = {"version": 1, "entry_point": entry, "files": files, "settings": settings}
+    if others:
+        new_manifest["clients"] = others
     if plan.writes and new_manifest != manifest:
         plan.writes.append((MANIFEST, _dump_manifest(new_manifest)))
     return plan
 
 
-def plan_uninstall(repo: str) -> Plan:
+def wired_clients(repo: str, manifest: dict | None = None) -> list[str]:
+    """The clients whose settings in ``repo`` hold swarmgate's hooks (or that the manifest records)."""
+    from swarmgate import client_install
+    from swarmgate.clients import CLIENTS
+
+    manifest = load_manifest(repo) if manifest is None else manifest
+    out = []
+    for client in CLIENTS:
+        if client == "claude":
+            recorded = bool(manifest.get("settings"))
+            try:
+                _, data = load_settings(os.path.join(repo, SETTINGS))
+                hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+                present = any(isinstance(gs, list) and any(is_our_group(g) for g in gs) for gs in hooks.values())
+            except InstallError:
+                present = False
+        else:
+            recorded = client in (manifest.get("clients") or {})
+            present = client_install.wired(repo, client)
+        if recorded or present:
+            out.append(client)
+    return out
+
+
+def plan_uninstall(repo: str, clients: Sequence[str] | None = None) -> Plan:
+    """What `swarmgate install --uninstall` removes: the hooks of ``clients`` (default: every client
+    wired), and the templates and the manifest once no client is left wired."""
     plan = Plan(repo)
     manifest = load_manifest(repo)
-    settings = manifest.get("settings") or {}
-    settings_path = os.path.join(repo, SETTINGS)
-    raw, data = load_settings(settings_path)
-    if raw is not None:
-        stripped = strip_deny(strip_hooks(data, settings.get("created_events") or (),
-                                          bool(settings.get("created_hooks_key"))),
-                              settings.get("added_deny") or (), bool(settings.get("created_permissions_key")),
-                              bool(settings.get("created_deny_key")))
-        before = settings.get("before", False)
-        try:
-            before_data = ({} if before is None or (isinstance(before, str) and not before.strip())
-                           else json.loads(before) if isinstance(before, str) else False)
-        except ValueError:
-            before_data = False
-        if stripped == data:
-            plan.say("unchanged", f"{SETTINGS} (no swarmgate hooks in it)")
-        elif before_data is not False and stripped == before_data:
-            # nothing else changed since install: put back the user's exact bytes
-            if before is None:
-                plan.removes.append(SETTINGS)
-                plan.say("removed", f"{SETTINGS} (swarmgate created it)")
-            else:
-                plan.writes.append((SETTINGS, before.encode("utf-8")))
-                plan.say("restored", f"{SETTINGS} (byte for byte as it was before install)")
+    wired = wired_clients(repo, manifest)
+    targets = list(wired if clients is None else clients)
+    if "claude" in targets:
+        unwire_settings(plan, SETTINGS, manifest.get("settings"))
+    others = dict(manifest.get("clients") or {})
+    for client in targets:
+        if client != "claude":
+            from swarmgate import client_install
+            client_install.plan_unwire(plan, client, others.pop(client, None))
+    left = [c for c in wired if c not in targets]
+    if left:
+        # other clients stay wired: they need the config and the templates; the manifest forgets the rest
+        plan.say("kept", "the config and templates (still wired: " + ", ".join(left) + ")")
+        rest = dict(manifest)
+        if "claude" in targets:
+            rest["settings"] = {}
+        if others:
+            rest["clients"] = others
         else:
-            plan.backups.append((settings_path, backup_path(settings_path)))
-            plan.writes.append((SETTINGS, dump_settings(stripped, _indent_of(raw))))
-            plan.say("unwired", f"{SETTINGS}: swarmgate's hook groups and deny rules removed, the rest kept")
+            rest.pop("clients", None)
+        if rest != manifest:
+            plan.writes.append((MANIFEST, _dump_manifest(rest)))
+        return plan
     for rel, sha in sorted((manifest.get("files") or {}).items()):
         cur = _read_bytes(os.path.join(repo, rel))
         if cur is None:
@@ -576,29 +661,43 @@ def _git_hook(repo: str, uninstall: bool, dry_run: bool) -> tuple[str, bool]:
 def main(argv: Sequence[str] | None = None) -> int:
     p = ToolParser(
         prog="swarmgate install",
-        description="Wire swarmgate into a repository: hook entries in .claude/settings.json, "
-                    "the config .claude/swarmgate.toml, rule and agent templates.")
+        description="Wire swarmgate into a repository: hook entries in each client's settings "
+                    "(.claude/settings.json, .codex/hooks.json, .gemini/settings.json), the config "
+                    ".claude/swarmgate.toml, rule and agent templates.")
     p.add_argument("path", metavar="PATH", help="the repository to wire")
+    p.add_argument("--client", action="append", default=None, metavar="NAME",
+                   help="the coding-agent client to wire: claude (default), codex, gemini; give it several "
+                        "times (or NAME,NAME) for several. With --uninstall: only these (default: every one wired)")
     p.add_argument("--uninstall", action="store_true", help="remove exactly what install added")
     p.add_argument("--git-hook", action="store_true",
                    help="also install (or remove) a git pre-commit hook running gate-staged")
     p.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
     args = p.parse_args(argv)
+    from swarmgate.clients import CLIENTS
+
+    clients: list[str] = []
+    for item in args.client or ():
+        for name in item.split(","):
+            name = name.strip().lower()
+            if name not in CLIENTS:
+                p.error(f"--client {name!r}: choose from {', '.join(CLIENTS)}")
+            if name not in clients:
+                clients.append(name)
 
     repo = os.path.abspath(args.path)
     if not os.path.isdir(repo):
         print(f"swarmgate install: {repo} is not a directory (give the repository to wire)", file=sys.stderr)
         return 1
-    for sub in (".claude", ".swarmgate"):
+    for sub in (".claude", ".swarmgate", ".codex", ".gemini"):
         if os.path.lexists(os.path.join(repo, sub)) and not os.path.isdir(os.path.join(repo, sub)):
             print(f"swarmgate install: {os.path.join(repo, sub)} exists and is not a directory; "
                   "move it away, nothing was written", file=sys.stderr)
             return 1
     try:
         if args.uninstall:
-            plan = plan_uninstall(repo)
+            plan = plan_uninstall(repo, clients or None)
         else:
-            plan = plan_install(repo, entry_point())
+            plan = plan_install(repo, entry_point(), clients or ("claude",))
     except InstallError as e:
         print(f"swarmgate install: {e}", file=sys.stderr)
         return 1
@@ -620,5 +719,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("  " + msg)
         rc = 0 if ok else 1
     if not args.uninstall and not args.dry_run:
+        from swarmgate.client_install import next_steps
+        for client in clients:
+            for step in next_steps(client, repo):
+                print("  once, by you: " + step)
         print("  check it with: swarmgate doctor " + shlex.quote(repo))
     return rc
