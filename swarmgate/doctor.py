@@ -1,5 +1,8 @@
 """`swarmgate doctor [PATH]`: is this machine and repository wired correctly?
 
+For each client wired in the repository (Claude Code; Codex CLI and Gemini CLI with the
+checks of swarmgate.client_doctor: their trust states that skip hooks without a word).
+
 Each check prints one line, `ok`, `note` (optional part missing) or `FAIL`
 with the fix. Exit 1 when anything failed.
 """
@@ -283,21 +286,37 @@ def check_claude() -> Check:
     return Check(OK, f"claude {out or '?'} at {exe}")
 
 
+def _wired(repo: str) -> list[str]:
+    """The clients wired in ``repo`` (Claude Code when none is: the default install)."""
+    from swarmgate.install import InstallError, wired_clients
+    try:
+        return wired_clients(repo) or ["claude"]
+    except InstallError:
+        return ["claude"]
+
+
 def checks(repo: str) -> list[Callable[[], Check]]:
-    return [
-        check_python,
-        check_entry_point,
-        lambda: check_settings(repo),
-        lambda: check_config(repo),
-        lambda: check_state_caches(repo),
-        lambda: check_hook_answers(repo),
+    wired = _wired(repo)
+    out: list[Callable[[], Check]] = [check_python, check_entry_point]
+    if "claude" in wired:
+        out += [lambda: check_settings(repo), lambda: check_config(repo), lambda: check_state_caches(repo),
+                lambda: check_hook_answers(repo)]
+    else:
+        out += [lambda: check_config(repo), lambda: check_state_caches(repo)]
+    for client in wired:
+        if client != "claude":
+            from swarmgate import client_doctor
+            out += client_doctor.checks(repo, client)
+    out += [
         check_hosts_config,
         check_state_dir,
         lambda: check_cgroup(repo),
         lambda: check_import("bashlex", "the Bash guards parse commands with it"),
         check_guards,
-        check_claude,
     ]
+    if "claude" in wired:
+        out.append(check_claude)
+    return out
 
 
 @entry("doctor")
