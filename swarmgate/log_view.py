@@ -1,10 +1,11 @@
 """`swarmgate log` and `swarmgate report`: the decision log, read back.
 
 `swarmgate log [--session S] [--agent A] [--code C] [--decision D] [--event E]
-[--last N] [--json] [--repo PATH]` prints the decisions as a table (or JSON
-lines); `swarmgate report [--repo PATH] [--json]` counts decisions per guard
-code, gives the latency median and p95 per event, and the commands refused
-most often.
+[--client C] [--last N] [--json] [--repo PATH]` prints the decisions as a table
+(or JSON lines); `swarmgate report [--client C] [--repo PATH] [--json]` counts
+decisions per guard code, per agent type and per client (Claude Code, Codex
+CLI, Gemini CLI), gives the latency median and p95 per event, and the commands
+refused most often.
 """
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ DECISIONS = ("allow", "deny", "ask", "context", "block", "warn")
 
 def _repo(arg: str | None) -> str:
     return os.path.abspath(arg) if arg else find_repo()
+
+
+def _clients() -> tuple:
+    from swarmgate.clients import CLIENTS
+    return CLIENTS
 
 
 def _common(p: ToolParser) -> None:
@@ -66,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--code", help="guard code, e.g. G01")
     p.add_argument("--decision", choices=DECISIONS, help="decision")
     p.add_argument("--event", help="hook event, e.g. PreToolUse")
+    p.add_argument("--client", choices=_clients(), help="the coding-agent client that asked")
     p.add_argument("--last", type=int, default=50, metavar="N",
                    help="only the last N matching records (0: all; default 50)")
     _common(p)
@@ -77,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if everything is None:
         return 1
     records = decision_log.select(everything, session=args.session, agent=args.agent,
-                                  code=args.code, decision=args.decision, event=args.event)
+                                  code=args.code, decision=args.decision, event=args.event, client=args.client)
     if args.last:
         records = records[-args.last:]
     if args.json:
@@ -89,13 +96,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     t = Table(title=f"decisions in {decision_log.log_path(repo)}", show_lines=False)
-    for col in ("time", "session", "agent", "event", "tool", "codes", "decision", "ms", "input"):
-        t.add_column(col, overflow="fold", no_wrap=col in ("time", "decision", "ms", "codes"))
+    for col in ("time", "client", "session", "agent", "event", "tool", "codes", "decision", "ms", "input"):
+        t.add_column(col, overflow="fold", no_wrap=col in ("time", "client", "decision", "ms", "codes"))
     style = {"deny": "bold red", "block": "bold red", "ask": "yellow", "context": "cyan", "warn": "yellow"}
     for r in records:
         dec = str(r.get("decision", ""))
-        t.add_row(str(r.get("time", ""))[5:].replace("T", " ").rstrip("Z"), str(r.get("session", ""))[:8],
-                  _agent(r), str(r.get("event", "")), str(r.get("tool") or ""),
+        tool = str(r.get("tool") or "") + (f" ({r['client_tool']})" if r.get("client_tool") else "")
+        t.add_row(str(r.get("time", ""))[5:].replace("T", " ").rstrip("Z"), decision_log.client_of(r),
+                  str(r.get("session", ""))[:8], _agent(r), str(r.get("event", "")), tool,
                   ",".join(r.get("codes") or []), f"[{style[dec]}]{dec}[/]" if dec in style else dec,
                   f"{float(r.get('latency_ms') or 0):.0f}", str(r.get("input") or "")[:80])
     Console().print(t)
@@ -151,6 +159,7 @@ def summarize(records: Sequence[dict], top: int = 10, advisory: frozenset | set 
     per_code: dict[str, dict[str, int]] = {}
     per_decision: dict[str, int] = {}
     per_agent: dict[str, dict[str, int]] = {}
+    per_client: dict[str, dict[str, int]] = {}
     latency: dict[str, list[float]] = {}
     refused: dict[str, int] = {}
     for r in records:
@@ -159,6 +168,8 @@ def summarize(records: Sequence[dict], top: int = 10, advisory: frozenset | set 
         actor = str(r.get("agent_type") or ("subagent" if r.get("agent_id") else "main"))
         per_agent.setdefault(actor, {})
         per_agent[actor][dec] = per_agent[actor].get(dec, 0) + 1
+        row = per_client.setdefault(decision_log.client_of(r), {})
+        row[dec] = row.get(dec, 0) + 1
         own = code_decisions(r, advisory) or {"-": dec}
         for code, cdec in own.items():
             row = per_code.setdefault(code, {})
@@ -175,6 +186,7 @@ def summarize(records: Sequence[dict], top: int = 10, advisory: frozenset | set 
     return {"total": len(records), "decisions": dict(sorted(per_decision.items())),
             "codes": {c: dict(sorted(v.items())) for c, v in sorted(per_code.items())},
             "agents": {a: dict(sorted(v.items())) for a, v in sorted(per_agent.items())},
+            "clients": {c: dict(sorted(v.items())) for c, v in sorted(per_client.items())},
             "latency": lat, "top_refused": [{"input": k, "count": n} for k, n in top_refused]}
 
 
@@ -186,6 +198,7 @@ def report_main(argv: Sequence[str] | None = None) -> int:
                                             "flow (agents on a time axis, the round's graph, runner jobs, "
                                             "alerts, tokens, hook latency).")
     p.add_argument("--session", help="only this session (a prefix is enough); the flow's default: the latest")
+    p.add_argument("--client", choices=_clients(), help="only the decisions of this client")
     p.add_argument("--round", dest="round_name", metavar="ROUND",
                    help="the flow of this round's record (its session, its graph)")
     p.add_argument("--top", type=int, default=10, help="how many refused commands to list (default 10)")
@@ -198,7 +211,7 @@ def report_main(argv: Sequence[str] | None = None) -> int:
     everything = _read(repo)
     if everything is None:
         return 1
-    records = decision_log.select(everything, session=args.session)
+    records = decision_log.select(everything, session=args.session, client=args.client)
     advisory = advisory_codes()
     s = summarize(records, args.top, advisory)
     if args.html or args.json:
@@ -241,6 +254,14 @@ def report_main(argv: Sequence[str] | None = None) -> int:
         t.add_column(d, justify="right")
     for agent, row in s["agents"].items():
         t.add_row(agent, *[str(row.get(d, "")) for d in decs])
+    con.print(t)
+    t = Table(title="decisions per client (combined decisions)")
+    t.add_column("client")
+    client_decs = sorted({d for row in s["clients"].values() for d in row})
+    for d in client_decs:
+        t.add_column(d, justify="right")
+    for client, row in s["clients"].items():
+        t.add_row(client, *[str(row.get(d, "")) for d in client_decs])
     con.print(t)
     t = Table(title="hook latency per event")
     for col in ("event", "n", "median ms", "p95 ms"):
