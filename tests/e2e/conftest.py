@@ -28,3 +28,41 @@ def claude_repo(tmp_path: Path, claude_bin: str, monkeypatch: pytest.MonkeyPatch
     """A temporary git repository with swarmgate installed, its own HOME, TMPDIR and state dir."""
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
     return ClaudeRepo(tmp_path, claude_bin)
+
+
+def _client_bin(client: str, tmp_path_factory) -> str:
+    from client_harness import BinaryMissing, client_binary
+    try:
+        return client_binary(client, tmp_path_factory.mktemp(f"{client}-version"))
+    except BinaryMissing as e:
+        if os.environ.get("SWARMGATE_REQUIRE_REAL_PARTS") == "1":
+            pytest.fail(f"SWARMGATE_REQUIRE_REAL_PARTS=1 but {e}")
+        pytest.skip(str(e))
+
+
+@pytest.fixture(scope="session")
+def codex_bin(tmp_path_factory) -> str:
+    """The pinned Codex CLI binary (swarmgate/client_pins.json); skip with the reason when missing."""
+    return _client_bin("codex", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def gemini_bin(tmp_path_factory) -> str:
+    """The pinned Gemini CLI binary (swarmgate/client_pins.json); skip with the reason when missing."""
+    return _client_bin("gemini", tmp_path_factory)
+
+
+@pytest.fixture
+def codex_repo(tmp_path: Path, codex_bin: str, monkeypatch: pytest.MonkeyPatch):
+    """A temporary git repository wired by `swarmgate install --client codex`, its own HOME and CODEX_HOME."""
+    from client_harness import CodexRepo
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
+    return CodexRepo(tmp_path, codex_bin)
+
+
+@pytest.fixture
+def gemini_repo(tmp_path: Path, gemini_bin: str, monkeypatch: pytest.MonkeyPatch):
+    """A temporary git repository wired by `swarmgate install --client gemini`, its own HOME and GEMINI_CLI_HOME."""
+    from client_harness import GeminiRepo
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
+    return GeminiRepo(tmp_path, gemini_bin)

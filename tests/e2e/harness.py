@@ -25,9 +25,12 @@ from pathlib import Path
 
 from messages_api import Conversation, MessagesAPI, Request, ToolResult
 
-PINNED_VERSION = "2.1.332"
+from swarmgate.clients import pins
+
+PINNED_VERSION = pins()["claude"]["version"]  # one place for every client's pin: swarmgate/client_pins.json
 CHECKOUT = Path(__file__).resolve().parents[2]
-DEFAULT_BIN = CHECKOUT / ".e2e" / "node_modules" / ".bin" / "claude"
+E2E_BIN = CHECKOUT / ".e2e" / "node_modules" / ".bin"  # where .ci/run installs the pinned clients
+DEFAULT_BIN = E2E_BIN / "claude"
 RUN_TIMEOUT_S = 90
 REAPER = Path(__file__).resolve().parent / "reaper.py"
 RUN_MARK = "SWARMGATE_E2E_RUN"  # env var every process of one run inherits, with the run's token
@@ -127,17 +130,7 @@ class ClaudeRun:
     # the hook side
     def decisions(self, **match) -> list[dict]:
         """Decision-log records whose fields equal every ``match`` item (e.g. event="PreToolUse")."""
-        path = self.repo / ".swarmgate" / "log" / "decisions.jsonl"
-        out = []
-        if path.exists():
-            for line in path.read_text().splitlines():
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue
-                if all(rec.get(k) == v for k, v in match.items()):
-                    out.append(rec)
-        return out
+        return read_decisions(self.repo, **match)
 
     # transcripts
     @property
@@ -167,12 +160,29 @@ class ClaudeRun:
         return "\n".join(lines)
 
 
-class ClaudeRepo:
-    """A temporary repository wired with swarmgate, and the means to run Claude Code in it."""
+def read_decisions(repo: Path, **match) -> list[dict]:
+    """Decision-log records of ``repo`` whose fields equal every ``match`` item."""
+    path = Path(repo) / ".swarmgate" / "log" / "decisions.jsonl"
+    out = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if all(rec.get(k) == v for k, v in match.items()):
+                out.append(rec)
+    return out
 
-    def __init__(self, root: Path, claude_bin: str) -> None:
+
+class WiredRepo:
+    """A temporary git repository wired with swarmgate by the real installer (for ``client``), with
+    its own HOME, TMPDIR and SWARMGATE_STATE_DIR. Subclasses run one client in it."""
+
+    client = "claude"
+
+    def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        self.claude_bin = claude_bin
         self.repo = self.root / "repo"
         self.home = self.root / "home"
         self.tmp = self.root / "tmp"
@@ -204,10 +214,10 @@ class ClaudeRepo:
                 "GIT_CONFIG_NOSYSTEM": "1"}
 
     # wiring
-    def install(self) -> None:
-        """Wire swarmgate into the repository with the real installer (`swarmgate install PATH`)."""
-        p = subprocess.run([swarmgate_entry(), "install", str(self.repo)], capture_output=True,
-                           text=True, env=self.env(), timeout=60)
+    def install(self, *extra: str) -> None:
+        """Wire swarmgate into the repository with the real installer (`swarmgate install PATH --client C`)."""
+        p = subprocess.run([swarmgate_entry(), "install", str(self.repo), "--client", self.client, *extra],
+                           capture_output=True, text=True, env=self.env(), timeout=60)
         self.install_log = p.stdout + p.stderr
         if p.returncode != 0:
             raise AssertionError(f"swarmgate install failed ({p.returncode}):\n{self.install_log}")
@@ -253,7 +263,29 @@ class ClaudeRepo:
         return subprocess.run([self.tool_path(name), *args], cwd=self.repo, env=self.env(),
                               capture_output=True, text=True, timeout=timeout)
 
-    def env(self, api_url: str = "", extra: dict | None = None) -> dict:
+    def run_marked(self, cmd: list[str], make_env, timeout: float, what: str) -> tuple[int, str, str, str]:
+        """(exit code, stdout, stderr, token) of ``cmd`` run under reaper.py in the repository, with the
+        environment ``make_env({RUN_MARK: token})``; whatever it leaves running is killed by pid."""
+        token = f"{os.getpid()}-{time.monotonic_ns()}"
+        self.last_token = token  # every process of this run inherits SWARMGATE_E2E_RUN=<token>
+        proc = subprocess.Popen([sys.executable, str(REAPER), *cmd], cwd=self.repo, env=make_env({RUN_MARK: token}),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.terminate()  # the reaper kills the client and everything it left, then exits
+            try:
+                out, err = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                out, err = proc.communicate()
+            raise AssertionError(f"{what} did not finish within {timeout} s; stderr: {err[-2000:]!r}") from None
+        finally:
+            _kill_marked(token)
+        return proc.returncode, out, err, token
+
+    def base_env(self) -> dict:
         """A clean environment: nothing from the caller's except PATH, the locale and the test mark."""
         env = {
             "PATH": agent_path(),
@@ -267,6 +299,24 @@ class ClaudeRepo:
         }
         if "SWARMGATE_TEST_SESSION" in os.environ:  # the test session's leftover check (tests/conftest.py)
             env["SWARMGATE_TEST_SESSION"] = os.environ["SWARMGATE_TEST_SESSION"]
+        return env
+
+    def env(self, api_url: str = "", extra: dict | None = None) -> dict:
+        env = self.base_env()
+        env.update(extra or {})
+        return env
+
+
+class ClaudeRepo(WiredRepo):
+    """A temporary repository wired with swarmgate, and the means to run Claude Code in it."""
+
+    def __init__(self, root: Path, claude_bin: str) -> None:
+        self.claude_bin = claude_bin
+        super().__init__(root)
+
+    def env(self, api_url: str = "", extra: dict | None = None) -> dict:
+        """A clean environment, and the scripted API's address when there is one."""
+        env = self.base_env()
         if api_url:
             env.update({
                 "ANTHROPIC_BASE_URL": api_url,
@@ -283,33 +333,16 @@ class ClaudeRepo:
             env: dict | None = None, timeout: float = RUN_TIMEOUT_S) -> ClaudeRun:
         """Run `claude -p PROMPT` against a scripted API; kill whatever it leaves running."""
         api = MessagesAPI(conversations)
-        token = f"{os.getpid()}-{time.monotonic_ns()}"
-        self.last_token = token  # every process of this run inherits SWARMGATE_E2E_RUN=<token>
-        env = {**(env or {}), RUN_MARK: token}
         with api:
-            cmd = [sys.executable, str(REAPER), self.claude_bin, "-p", prompt, "--output-format", "json",
+            cmd = [self.claude_bin, "-p", prompt, "--output-format", "json",
                    "--permission-mode", "bypassPermissions", *args]
-            proc = subprocess.Popen(cmd, cwd=self.repo, env=self.env(api.url, env),
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
-            try:
-                out, err = proc.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                proc.terminate()  # the reaper kills claude and everything it left, then exits
-                try:
-                    out, err = proc.communicate(timeout=30)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    out, err = proc.communicate()
-                raise AssertionError(f"claude -p did not finish within {timeout} s; "
-                                     f"stderr: {err[-2000:]!r}") from None
-            finally:
-                _kill_marked(token)
+            code, out, err, token = self.run_marked(cmd, lambda extra: self.env(api.url, {**(env or {}), **extra}),
+                                                    timeout, "claude -p")
         try:
             output = json.loads(out) if out.strip() else {}
         except ValueError:
             output = {}
-        return ClaudeRun(self.repo, self.home, proc.returncode, out, err, api,
+        return ClaudeRun(self.repo, self.home, code, out, err, api,
                          output if isinstance(output, dict) else {}, token)
 
 

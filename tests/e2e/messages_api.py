@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from loopback_api import Conversation as _Conversation
+from loopback_api import LoopbackAPI
 
 _ids = itertools.count(1)
 
@@ -225,22 +227,12 @@ class Request:
 TurnSpec = Turn | Callable[[Request], Turn]
 
 
-@dataclass
-class Conversation:
-    """A scripted conversation, recognised by ``marker`` in its first user message.
+class Conversation(_Conversation):
+    """A scripted conversation, recognised by ``marker`` in its first user message (loopback_api).
 
-    Turn i answers the request that already holds i assistant messages. When
-    the script runs out, the conversation ends with a plain text answer.
-    """
-    marker: str
-    turns: list[TurnSpec]
-    name: str = ""
-
-    def __post_init__(self) -> None:
-        self.name = self.name or self.marker
-
-    def matches(self, req: Request) -> bool:
-        return self.marker in req.first_user_text
+    When the script runs out, the conversation ends with a plain text answer. A compaction
+    request is answered with a summary; afterwards the conversation goes on as
+    ``<marker>:after-compact``."""
 
     def reply(self, req: Request) -> Turn:
         if req.is_compaction:
@@ -248,11 +240,8 @@ class Conversation:
             # conversation goes on as `<marker>:after-compact` (script it as its own Conversation)
             return done(f"<analysis>scripted</analysis>\n<summary>{self.marker}:after-compact "
                         f"(summary of the scripted conversation)</summary>")
-        i = req.assistant_turns
-        if i >= len(self.turns):
-            return done(f"[{self.name}] script finished")
-        spec = self.turns[i]
-        return spec(req) if callable(spec) else spec
+        turn = self.turn_for(req)
+        return done(f"[{self.name}] script finished") if turn is None else turn
 
 
 def side_reply(req: Request) -> Turn:
@@ -294,112 +283,41 @@ def message_json(turn: Turn, model: str, msg_id: str) -> dict:
 
 # --- the server --------------------------------------------------------------------------------
 
-class MessagesAPI:
+class MessagesAPI(LoopbackAPI):
     """The scripted API server. Use as a context manager; ``url`` is its base URL."""
 
     def __init__(self, conversations: list[Conversation] | None = None,
                  side: Callable[[Request], Turn] = side_reply) -> None:
+        super().__init__()
         self.conversations = list(conversations or [])
         self.side = side
-        self.requests: list[Request] = []
-        self.other: list[tuple[str, str]] = []  # (method, path) of anything that is not /v1/messages
-        self.errors: list[str] = []
-        self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
-    # lifecycle
-    def start(self) -> MessagesAPI:
-        api = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, fmt, *args):  # quiet
-                pass
-
-            def do_POST(self):  # noqa: N802
-                api._handle_post(self)
-
-            def do_GET(self):  # noqa: N802
-                api._record_other(self, "GET")
-                self._json(404, {"type": "error", "error": {"type": "not_found_error",
-                                                             "message": "not scripted"}})
-
-            def do_HEAD(self):  # noqa: N802
-                api._record_other(self, "HEAD")
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def _json(self, code: int, obj: dict) -> None:
-                data = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="messages-api", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> MessagesAPI:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None, "server not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    # handling
-    def _record_other(self, h: BaseHTTPRequestHandler, method: str) -> None:
-        with self._lock:
-            self.other.append((method, h.path))
+    def not_found(self) -> dict:
+        return {"type": "error", "error": {"type": "not_found_error", "message": "not scripted"}}
 
     def _route(self, req: Request) -> Turn:
         """The conversation with the longest matching marker answers (so `script:x` and
         `script:x-sub` can coexist); a request no marker matches is a side request."""
-        matching = [c for c in self.conversations if c.matches(req)]
-        if not matching:
+        from loopback_api import pick
+
+        conv = pick(self.conversations, req)
+        if conv is None:
             return self.side(req)
-        conv = max(matching, key=lambda c: len(c.marker))
-        req.conversation = conv.name
-        return conv.reply(req)
+        return conv.reply(req) if isinstance(conv, Conversation) else (conv.turn_for(req) or done())
 
     def _handle_post(self, h: BaseHTTPRequestHandler) -> None:
-        length = int(h.headers.get("Content-Length") or 0)
-        raw = h.rfile.read(length) if length else b""
         path = h.path
         route = path.split("?", 1)[0]
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {}
+        body = self.read_json(h)
         if route.endswith("/count_tokens"):
             self._record_other(h, "POST")
-            h._json(200, {"input_tokens": 100})
+            self.reply_json(h, 200, {"input_tokens": 100})
             return
         if route != "/v1/messages":
             self._record_other(h, "POST")
-            h._json(404, {"type": "error", "error": {"type": "not_found_error", "message": "not scripted"}})
+            self.reply_json(h, 404, self.not_found())
             return
-        req = Request(path, dict(h.headers.items()), body if isinstance(body, dict) else {})
+        req = Request(path, dict(h.headers.items()), body)
         try:
             turn = self._route(req)
         except Exception as e:  # noqa: BLE001 - a script bug: tell the binary and the test
@@ -407,31 +325,14 @@ class MessagesAPI:
                 self.errors.append(f"script raised {type(e).__name__}: {e}")
             turn = done(f"e2e script error: {e}")
         req.reply = turn
-        with self._lock:
-            self.requests.append(req)
+        self.record(req)
         msg_id = f"msg_e2e_{next(_ids):04d}"
         if not req.body.get("stream"):
-            h._json(200, message_json(turn, req.model, msg_id))
+            self.reply_json(h, 200, message_json(turn, req.model, msg_id))
             return
-        h.send_response(200)
-        h.send_header("Content-Type", "text/event-stream")
-        h.send_header("Cache-Control", "no-cache")
-        h.send_header("Connection", "close")
-        h.end_headers()
-        for name, data in sse_events(turn, req.model, msg_id):
-            h.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-        h.wfile.flush()
-        h.close_connection = True
+        self.reply_sse(h, sse_events(turn, req.model, msg_id))
 
     # queries
-    def conversation_requests(self, name: str) -> list[Request]:
-        with self._lock:
-            return [r for r in self.requests if r.conversation == name]
-
-    def side_requests(self) -> list[Request]:
-        with self._lock:
-            return [r for r in self.requests if r.conversation is None]
-
     def tool_results(self, name: str | None = None) -> list[ToolResult]:
         """Every distinct tool result the binary sent back (optionally in one conversation)."""
         seen: dict[str, ToolResult] = {}
@@ -447,6 +348,3 @@ class MessagesAPI:
                 return tr
         return None
 
-    def requests_containing(self, needle: str) -> list[Request]:
-        with self._lock:
-            return [r for r in self.requests if needle in r.all_text]
