@@ -53,6 +53,7 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
                      "spawn_agent does not give"),
         "D20": (FULL, "on spawn_agent's message"),
         "D21": (OFF, "Codex's agent roles live in its config.toml [agents], not in [dispatch] agents_dir"),
+        "D30": (FULL, "on spawn_agent's message"),
         "M01": (OFF, "Codex's send_input/send_message are not mapped onto SendMessage"),
         "C02": (FULL, ""),
         "H01": (FULL, ""),
@@ -62,6 +63,8 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "P01": (FULL, "a failed command comes to PostToolUse (Codex has no PostToolUseFailure)"),
         "C04": (FULL, ""),
         "C01": (FULL, ""),
+        "X01": (OFF, "Codex 0.169.0 gives SessionStart hooks no env file ($CODEX_ENV_FILE, $CLAUDE_ENV_FILE), "
+                     "through which the shims go first on PATH (measured)"),
     },
     "gemini": {
         "G01": (FULL, ""),
@@ -83,6 +86,7 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "D16": (OFF, "Gemini sends no SubagentStop, where scratch locks are released"),
         "D20": (FULL, "on invoke_agent's prompt"),
         "D21": (OFF, "Gemini's agents live in .gemini/agents, not in [dispatch] agents_dir"),
+        "D30": (FULL, "on invoke_agent's prompt"),
         "M01": (OFF, "Gemini has no tool that messages a running subagent"),
         "C02": (OFF, "Gemini sends no SubagentStart"),
         "H01": (OFF, "Gemini sends no SubagentStop"),
@@ -92,6 +96,7 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "P01": (FULL, "on AfterTool"),
         "C04": (PARTIAL, _NO_IDENTITY + ": a subagent's AfterTool gets the main agent's alerts too"),
         "C01": (FULL, "prepended to the prompt in non-interactive mode (-p)"),
+        "X01": (OFF, "Gemini gives SessionStart hooks no env file, through which the shims go first on PATH"),
     },
 }
 
