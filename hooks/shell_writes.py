@@ -8,7 +8,10 @@ The shell writes recognised (``command_write_targets``):
 - `cp`, `mv`, `install`, `ln`, `rsync` destinations (last operand, or `-t DIR`);
 - `sed -i` / `perl -i` on FILES;
 - `dd of=FILE`; `truncate FILES`; `rm FILES`; `touch FILES`;
-- `git apply`/`patch` are not followed (they write where the patch says).
+- `apply_patch` (Codex CLI's patch tool, also on the agent's PATH and intercepted by Codex in
+  shell commands) on every path of the patch in its here-document, here-string or argument;
+- `git apply`/`patch` are not followed (they write where the patch says), nor `apply_patch`
+  reading its patch from a pipe or a file.
 
 Decisions (documented in docs/bash-guards.md):
 - `mkdir` is not a write: an empty directory changes no file and git does not
@@ -139,6 +142,16 @@ def perl_inplace_files(args: list[str]) -> list:
     return ops if has_e else ops[1:]
 
 
+def _patch_targets(cmd: SimpleCommand, args: list[str]) -> list[str]:
+    """The paths an apply_patch command writes: from the patch text it is given in the command."""
+    from swarmgate.codex_protocol import patch_paths
+
+    texts = [a for a in args if "*** " in a]
+    texts += [r.heredoc for r in getattr(cmd, "redirects", ()) or ()
+              if getattr(r, "op", "") in ("<<", "<<-", "<<<") and isinstance(getattr(r, "heredoc", None), str)]
+    return [p for text in texts for p in patch_paths(text)]
+
+
 def command_write_targets(cmd: SimpleCommand) -> list:
     """[(path, how)] files a simple command writes, as written (not resolved)."""
     out = []
@@ -175,6 +188,9 @@ def command_write_targets(cmd: SimpleCommand) -> list:
     elif name == "truncate":
         for p in _operands(args, ("-s", "--size", "-r", "--reference")):
             out.append((p, f"`truncate {p}`"))
+    elif name in ("apply_patch", "applypatch"):
+        for p in _patch_targets(cmd, args):
+            out.append((p, f"`{name}` on {p}"))
     elif name in ("rm", "touch", "shred", "unlink"):
         opts = ("-d", "--date", "-r", "--reference", "-t") if name == "touch" else \
             (("-n", "--iterations", "-s", "--size", "--random-source") if name == "shred" else ())

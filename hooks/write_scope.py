@@ -172,6 +172,16 @@ GUARDS = (
                    {**_WT_AGENT, "tool_name": "Write",
                     "tool_input": {"file_path": "../agent-b2/src/a.py", "content": "x"}},
                    fires=True, breaks=("w01-allow-all-writes",), files=CASE_FILES, config="[write]\n" + _IMPL),
+            G.Case("implementer-apply-patch-outside", "PreToolUse",
+                   {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer", "tool_input": {
+                       "command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: docs/x.md\n+x\n"
+                                  "*** End Patch\nEOF\n"}},
+                   fires=True, breaks=("w01-allow-all-writes",), config="[write]\n" + _IMPL),
+            G.Case("implementer-apply-patch-inside", "PreToolUse",
+                   {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer", "tool_input": {
+                       "command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: src/x.py\n+x\n"
+                                  "*** End Patch\nEOF\n"}},
+                   fires=False, config="[write]\n" + _IMPL),
             G.Case("scratch-outside-repo", "PreToolUse",
                    {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer",
                     "tool_input": {"command": "cargo test -p core > /tmp/out.log 2>&1"}},

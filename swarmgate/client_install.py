@@ -58,8 +58,14 @@ _FALLBACK = ('{ echo "swarmgate: the hook failed (exit $?) and could not judge t
 
 
 def hook_command(entry: str, client: str, event: str, refuses: bool) -> str:
+    """The shell command of one hook. A refusing hook that cannot run refuses (exit 2). Under
+    Gemini any other hook that cannot run exits 1, Gemini's "warning" code: there every exit code
+    but 0 and 1 is a refusal, and a refused AfterAgent makes the agent retry, forever when the
+    hook can never run (measured with a deleted entry point)."""
     cmd = f"{shlex.quote(entry)} hook --client {client} {event}"
-    return f"{cmd} || {_FALLBACK}" if refuses else cmd
+    if refuses:
+        return f"{cmd} || {_FALLBACK}"
+    return f"{cmd} || exit 1" if client == "gemini" else cmd
 
 
 def _timeout(client: str, seconds: int) -> int:
@@ -83,7 +89,7 @@ def desired_groups(client: str, entry: str, hooks_cfg: dict) -> dict[str, list[d
 
 
 def _our_command(client: str) -> re.Pattern:
-    return re.compile(r"(?:^|/|')swarmgate'? hook --client " + client + r" [A-Za-z]+(?: \|\| \{ .*\})?$")
+    return re.compile(r"(?:^|/|')swarmgate'? hook --client " + client + r" [A-Za-z]+(?: \|\| (?:\{ .*\}|exit 1))?$")
 
 
 def our_group_test(client: str):

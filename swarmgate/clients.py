@@ -119,7 +119,8 @@ CANNOT = {
         "SubagentStart and SubagentStop: there are no such events",
         "a failure of the hook (crash, exit 1, non-JSON output with exit 0, timeout) lets the call through: "
         "there is no onFailure; install ends the refusing hook's command in a fallback that exits 2 with "
-        "nothing on stdout",
+        "nothing on stdout (and every other hook's in `|| exit 1`: Gemini takes any other exit code as a "
+        "refusal, and a refused AfterAgent makes the agent retry)",
         "a Claude-shaped answer (`permissionDecision`) is ignored without a word",
     ),
 }

@@ -66,6 +66,18 @@ def test_command_targets(words, want):
     assert targets(*words) == want
 
 
+PATCH = "*** Begin Patch\n*** Add File: docs/a.md\n+x\n*** Update File: src/b.py\n*** Move to: src/c.py\n@@\n-a\n+b\n*** End Patch\n"
+
+
+def test_apply_patch_writes_every_path_of_its_patch():
+    """Codex's apply_patch in a shell command (a here-document, a here-string, an argument)."""
+    assert targets("apply_patch", redirects=[R("<<", "EOF", heredoc=PATCH)]) == ["docs/a.md", "src/b.py", "src/c.py"]
+    assert targets("applypatch", redirects=[R("<<<", PATCH, heredoc=PATCH)]) == ["docs/a.md", "src/b.py", "src/c.py"]
+    assert targets("apply_patch", PATCH) == ["docs/a.md", "src/b.py", "src/c.py"]
+    assert targets("apply_patch", redirects=[R("<", "/tmp/p.diff")]) == []  # read from a file: not followed
+    assert targets("echo", PATCH) == []
+
+
 def test_glob_allows_and_resolve(tmp_path):
     assert glob_allows(["src/**"], "src/a/b.rs")
     assert not glob_allows(["src/**"], "srcx/a.rs")
