@@ -56,7 +56,9 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "D30": (FULL, "on spawn_agent's message"),
         "M01": (OFF, "Codex's send_input/send_message are not mapped onto SendMessage"),
         "C02": (FULL, ""),
-        "H01": (FULL, ""),
+        "H01": (PARTIAL, "directories registered with work-dir-owner are checked; the dispatch's `scratch:` "
+                         "directories are not known (the dispatch record is not linked to Codex's subagent: "
+                         "measured, a subagent handed back with its scratch directory left)"),
         "H02": (OFF, "H02 " + _TRANSCRIPTS.format(name="Codex")),
         "S01": (FULL, ""),
         "C03": (FULL, ""),

@@ -138,6 +138,16 @@ def test_the_fallback_refuses_when_the_hook_cannot_run(tmp_path, client, event):
     assert "the hook failed (exit 127)" in proc.stderr and "fail closed" in proc.stderr
 
 
+@pytest.mark.parametrize("client, event, code", [("gemini", "AfterAgent", 1), ("gemini", "AfterTool", 1),
+                                                 ("codex", "Stop", 127)])
+def test_other_hooks_that_cannot_run_never_refuse(tmp_path, client, event, code):
+    """Gemini takes every exit code but 0 and 1 as a refusal, and a refused AfterAgent makes the agent
+    retry: without its entry point the hook exits 1 (a warning there) instead of 127."""
+    cmd = CI.hook_command(str(tmp_path / "gone" / "swarmgate"), client, event, refuses=False)
+    proc = subprocess.run(["/bin/sh", "-c", cmd], input="{}", capture_output=True, text=True, timeout=30)
+    assert proc.returncode == code and proc.stdout == ""
+
+
 @pytest.mark.parametrize("client, event", [("codex", "PreToolUse"), ("gemini", "BeforeTool")])
 def test_the_installed_command_really_refuses(repo, client, event):
     assert install(repo, "--client", client) == 0

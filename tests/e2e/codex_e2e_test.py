@@ -39,6 +39,9 @@ def test_a_subagents_heavy_command_is_refused_with_b01(codex_repo):
     (rec,) = run.decisions(event="PreToolUse", tool="Bash", decision="deny")
     assert rec["agent_type"] == "default" and rec["agent_id"] and "B01" in rec["codes"]
     assert run.decisions(event="SubagentStart", agent_type="default"), run.describe()
+    # C02: the subagent's rules (SubagentStart context) are in its first request
+    first = run.conversation("script:cx-b01-sub")[0]
+    assert "swarmgate: the rules for your job as default" in first.all_text, run.describe()
 
 
 def test_the_main_agents_unprefixed_heavy_command_is_refused_and_a_prefixed_one_passes_b01(codex_repo):
@@ -117,3 +120,26 @@ def test_sessionstart_context_arrives_in_the_first_request(codex_repo):
     assert "swarmgate session start (startup)" in first.all_text, run.describe()
     (rec,) = run.decisions(event="SessionStart")
     assert rec["codes"] == ["C01"] and rec["decision"] == "context"
+
+
+def _open_round(client_repo) -> None:
+    for args in (("new", "r1", "--goal", "ship the e2e scenario", "--exit", "every task judged"),
+                 ("add-task", "r1", "t1", "-d", "write the feature")):
+        p = client_repo.tool("swarmgate", "records", *args)
+        assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_s01_keeps_the_main_agent_from_ending_a_round_with_an_open_task(codex_repo):
+    _open_round(codex_repo)
+    swarmgate = codex_repo.tool_path("swarmgate")
+    run = codex_repo.run("script:cx-s01 go", [
+        Conversation("script:cx-s01", [R.done("round over"),                       # refused: t1 has no verdict
+                                       R.shell(f"{swarmgate} records verdict r1 t1 close"),
+                                       R.done("t1 closed, round over")]),          # goes through
+    ])
+    stops = run.decisions(event="Stop")
+    assert [s["decision"] for s in stops] == ["block", "context"], run.describe()
+    assert "S01" in stops[0]["codes"] and "S01" not in stops[1]["codes"]
+    second = run.conversation("script:cx-s01")[1]
+    assert "[S01]" in second.user_texts()[-1] and "t1" in second.user_texts()[-1], run.describe()
+    assert run.stdout.strip().endswith("t1 closed, round over")

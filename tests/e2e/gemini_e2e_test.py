@@ -93,3 +93,22 @@ def test_sessionstart_context_arrives_in_the_first_request(gemini_repo):
     assert "swarmgate session start (startup)" in first.first_user_text, run.describe()
     (rec,) = run.decisions(event="SessionStart")
     assert rec["codes"] == ["C01"] and rec["decision"] == "context"
+
+
+def test_s01_keeps_the_agent_from_ending_a_round_with_an_open_task(gemini_repo):
+    for args in (("new", "r1", "--goal", "ship the e2e scenario", "--exit", "every task judged"),
+                 ("add-task", "r1", "t1", "-d", "write the feature")):
+        p = gemini_repo.tool("swarmgate", "records", *args)
+        assert p.returncode == 0, p.stdout + p.stderr
+    swarmgate = gemini_repo.tool_path("swarmgate")
+    run = gemini_repo.run("script:gm-s01 go", [
+        Conversation("script:gm-s01", [GA.done("round over"),                      # refused: t1 has no verdict
+                                       GA.shell(f"{swarmgate} records verdict r1 t1 close"),
+                                       GA.done("t1 closed, round over")]),         # goes through
+    ])
+    stops = run.decisions(event="Stop")
+    assert [s["decision"] for s in stops][:1] == ["block"] and "S01" in stops[0]["codes"], run.describe()
+    assert all("S01" not in s["codes"] for s in stops[1:])
+    second = run.conversation("script:gm-s01")[1]
+    assert "[S01]" in second.all_text and "t1" in second.all_text, run.describe()
+    assert run.stdout.strip().endswith("t1 closed, round over")
