@@ -456,7 +456,8 @@ def per_code(event_name: str, findings: list, stop_hook_active: bool = False) ->
     return out
 
 
-def _log_failure(event_name: str, event: HookEvent | None, codes: list, msg: str, t0: float) -> None:
+def _log_failure(event_name: str, event: HookEvent | None, codes: list, msg: str, t0: float,
+                 client: str = "claude") -> None:
     """Log an answer given without judging (bad input, bad config, a break switch): the refusals
     a person most needs to see in `swarmgate log`. Never raises."""
     try:

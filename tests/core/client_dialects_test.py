@@ -162,6 +162,18 @@ def test_codex_bad_input_refuses_with_exit_2(hook, repo, stdin):
     assert "could not read the hook input" in proc.stderr.decode()
 
 
+@pytest.mark.parametrize("client, event", [("codex", "PreToolUse"), ("gemini", "BeforeTool")])
+def test_a_bad_config_refuses_with_exit_2_and_is_logged(hook, repo, client, event):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "swarmgate.toml").write_text("[threads]\nheavy_default = 'many'\n")
+    payload = codex_payload(repo) if client == "codex" else gemini_payload(repo)
+    proc = hook(["--client", client, event], payload, cwd=repo)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert "swarmgate config error" in proc.stderr.decode() and "heavy_default" in proc.stderr.decode()
+    rec = decisions(repo)[-1]
+    assert rec["client"] == client and rec["decision"] == "deny"
+
+
 def test_codex_transcript_is_not_taken_for_a_claude_transcript(repo):
     ev = codex_protocol.parse_payload("SubagentStop", json.dumps(
         {"session_id": "s", "cwd": str(repo), "transcript_path": "/r.jsonl", "agent_transcript_path": "/a.jsonl",
