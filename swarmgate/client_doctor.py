@@ -16,18 +16,22 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import shlex
 import shutil
+import signal
 import subprocess
 import time
+import tomllib
 
-from swarmgate.doctor import FAIL, NOTE, OK, Check
+from swarmgate import doctor as D
+from swarmgate import install as I
+from swarmgate.client_install import CONFIG_KEYS, HOOK_GROUPS, SETTINGS, our_group_test
+from swarmgate.clients import NAMES, pins
 
 
 def _settings(repo: str, client: str) -> tuple[str, dict | None, str]:
     """(path, parsed settings or None, error)."""
-    from swarmgate import install as I
-    from swarmgate.client_install import CONFIG_KEYS, SETTINGS
 
     path = os.path.join(repo, SETTINGS[client])
     try:
@@ -41,7 +45,6 @@ def _settings(repo: str, client: str) -> tuple[str, dict | None, str]:
 
 def _our_commands(repo: str, client: str) -> dict[str, str]:
     """event -> the command of swarmgate's group wired for it."""
-    from swarmgate.client_install import our_group_test
 
     _, data, _ = _settings(repo, client)
     hooks = (data or {}).get("hooks") if isinstance((data or {}).get("hooks"), dict) else {}
@@ -54,54 +57,48 @@ def _our_commands(repo: str, client: str) -> dict[str, str]:
     return out
 
 
-def check_settings(repo: str, client: str) -> Check:
-    from swarmgate.client_install import HOOK_GROUPS
-    from swarmgate.clients import NAMES
-
+def check_settings(repo: str, client: str) -> D.Check:
     path, data, err = _settings(repo, client)
     fix = f"swarmgate install {shlex.quote(repo)} --client {client}"
     if data is None:
-        return Check(FAIL, f"{path} {err}: {NAMES[client]} runs no swarmgate hook", fix)
+        return D.Check(D.FAIL, f"{path} {err}: {NAMES[client]} runs no swarmgate hook", fix)
     wired = _our_commands(repo, client)
     missing = [event for event, *_ in HOOK_GROUPS[client] if event not in wired]
     if missing:
-        return Check(FAIL, f"{path} lacks swarmgate's hooks for " + ", ".join(missing), fix)
+        return D.Check(D.FAIL, f"{path} lacks swarmgate's hooks for " + ", ".join(missing), fix)
     bad = sorted({shlex.split(cmd)[0] for cmd in wired.values()
                   if not os.path.isabs(shlex.split(cmd)[0]) or not os.access(shlex.split(cmd)[0], os.X_OK)})
     if bad:
-        return Check(FAIL, f"{path} calls a swarmgate that is not an existing absolute executable: " + ", ".join(bad),
-                     fix + " (from the swarmgate checkout you use now)")
-    return Check(OK, f"{path} wires {len(wired)} hook groups for {NAMES[client]}")
+        return D.Check(D.FAIL, f"{path} calls a swarmgate that is not an existing absolute executable: "
+                       + ", ".join(bad), fix + " (from the swarmgate checkout you use now)")
+    return D.Check(D.OK, f"{path} wires {len(wired)} hook groups for {NAMES[client]}")
 
 
 def client_binary(client: str) -> str | None:
     """The client's executable: SWARMGATE_<CLIENT>_BIN, else the one on PATH."""
-    from swarmgate.clients import pins
 
     return os.environ.get(f"SWARMGATE_{client.upper()}_BIN") or shutil.which(pins()[client]["bin"])
 
 
-def check_version(client: str) -> Check:
-    from swarmgate.clients import NAMES, pins
-
+def check_version(client: str) -> D.Check:
     pin = pins()[client]["version"]
     exe = client_binary(client)
     if not exe:
-        return Check(NOTE, f"{NAMES[client]} not found (set SWARMGATE_{client.upper()}_BIN or put "
+        return D.Check(D.NOTE, f"{NAMES[client]} not found (set SWARMGATE_{client.upper()}_BIN or put "
                            f"`{pins()[client]['bin']}` on PATH): its version and trust were not checked")
     try:
         out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError) as e:
-        return Check(NOTE, f"{exe} --version failed ({e})")
+        return D.Check(D.NOTE, f"{exe} --version failed ({e})")
     if pin not in out.split():
         for word in out.split():
             if word.split("-")[-1] == pin:
                 break
         else:
-            return Check(NOTE, f"{NAMES[client]} at {exe} is {out!r}; swarmgate was checked against {pin}: a "
+            return D.Check(D.NOTE, f"{NAMES[client]} at {exe} is {out!r}; swarmgate was checked against {pin}: a "
                                "changed hook contract lets calls through without a word",
                          f"run swarmgate's contract test against it (docs/clients.md), or install {pin}")
-    return Check(OK, f"{NAMES[client]} {pin} at {exe} (the version swarmgate was checked against)")
+    return D.Check(D.OK, f"{NAMES[client]} {pin} at {exe} (the version swarmgate was checked against)")
 
 
 # --- Codex trust ---
@@ -112,7 +109,6 @@ def codex_home() -> str:
 
 def codex_project_trust(repo: str, config_text: str | None) -> str | None:
     """The trust_level Codex's config gives ``repo`` (its own entry or its realpath's), or None."""
-    import tomllib
 
     if config_text is None:
         return None
@@ -129,8 +125,6 @@ def codex_project_trust(repo: str, config_text: str | None) -> str | None:
 
 def codex_hooks_list(exe: str, repo: str, timeout: float = 30.0) -> tuple[list[dict] | None, list[str], str]:
     """(hooks Codex lists for ``repo``, its config warnings, error) through `codex app-server`."""
-    import selectors
-    import signal
 
     try:
         proc = subprocess.Popen([exe, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -169,7 +163,8 @@ def codex_hooks_list(exe: str, repo: str, timeout: float = 30.0) -> tuple[list[d
                 if msg.get("id") == 2:
                     if "error" in msg:
                         return None, warnings, f"hooks/list failed: {msg['error']}"
-                    hooks = [h for entry in (msg.get("result") or {}).get("data") or [] for h in entry.get("hooks") or []]
+                    data = (msg.get("result") or {}).get("data") or []
+                    hooks = [h for entry in data for h in entry.get("hooks") or []]
                     return hooks, warnings, ""
         return None, warnings, f"{exe} app-server did not answer hooks/list within {timeout:.0f} s"
     except OSError as e:
@@ -182,7 +177,7 @@ def codex_hooks_list(exe: str, repo: str, timeout: float = 30.0) -> tuple[list[d
         proc.wait()
 
 
-def check_codex_trust(repo: str) -> Check:
+def check_codex_trust(repo: str) -> D.Check:
     """Untrusted project or untrusted hooks: Codex skips swarmgate's hooks without a word."""
     config = os.path.join(codex_home(), "config.toml")
     try:
@@ -194,28 +189,28 @@ def check_codex_trust(repo: str) -> Check:
     trust_fix = (f"run `codex` in {repo} and trust the project, or add [projects.\"{repo}\"] "
                  f"trust_level = \"trusted\" to {config}")
     if level != "trusted":
-        return Check(FAIL, f"Codex does not trust this project ({config}: trust_level "
+        return D.Check(D.FAIL, f"Codex does not trust this project ({config}: trust_level "
                            f"{level or 'not set'}): it skips .codex/hooks.json without a word", trust_fix)
     exe = client_binary("codex")
     if not exe:
-        return Check(NOTE, "the project is trusted in Codex's config; whether Codex trusts swarmgate's hooks "
+        return D.Check(D.NOTE, "the project is trusted in Codex's config; whether Codex trusts swarmgate's hooks "
                            "was not checked (no codex binary found)", "open /hooks in codex and trust them")
     hooks, warnings, err = codex_hooks_list(exe, repo)
     if hooks is None:
-        return Check(NOTE, f"the project is trusted; Codex's view of the hooks is unknown ({err})",
+        return D.Check(D.NOTE, f"the project is trusted; Codex's view of the hooks is unknown ({err})",
                      "open /hooks in codex and check swarmgate's hooks are trusted")
-    ours = [h for h in hooks if "swarmgate" in str(h.get("command")) and " hook --client codex " in str(h.get("command"))]
+    ours = [h for h in hooks if " hook --client codex " in str(h.get("command"))]
     if not ours:
         why = next((w for w in warnings if "trusted" in w), "")
-        return Check(FAIL, "Codex lists none of swarmgate's hooks for this repository"
+        return D.Check(D.FAIL, "Codex lists none of swarmgate's hooks for this repository"
                            + (f" ({why.splitlines()[0]})" if why else ""), trust_fix)
     bad = [f"{h.get('eventName')}: {h.get('trustStatus')}" + ("" if h.get("enabled", True) else ", disabled")
            for h in ours if h.get("trustStatus") not in ("trusted", "managed") or not h.get("enabled", True)]
     if bad:
-        return Check(FAIL, f"Codex skips swarmgate's hooks without a word: {'; '.join(bad)} (trust is kept per "
+        return D.Check(D.FAIL, f"Codex skips swarmgate's hooks without a word: {'; '.join(bad)} (trust is kept per "
                            "hook hash: an install that changed a hook needs trusting again)",
                      f"run `codex` in {repo}, open /hooks and trust (and enable) swarmgate's hooks")
-    return Check(OK, f"Codex trusts this project and swarmgate's {len(ours)} hooks")
+    return D.Check(D.OK, f"Codex trusts this project and swarmgate's {len(ours)} hooks")
 
 
 # --- Gemini trust ---
@@ -250,23 +245,23 @@ def _json_file(path: str) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def check_gemini_trust(repo: str) -> Check:
+def check_gemini_trust(repo: str) -> D.Check:
     user = _json_file(os.path.join(gemini_dir(), "settings.json")) or {}
     security = user.get("security") if isinstance(user.get("security"), dict) else {}
     folder = security.get("folderTrust") if isinstance(security.get("folderTrust"), dict) else {}
     if folder.get("enabled", True) is False:
-        return Check(OK, "Gemini's folder trust is off: the project's hooks run")
+        return D.Check(D.OK, "Gemini's folder trust is off: the project's hooks run")
     path = os.path.join(gemini_dir(), "trustedFolders.json")
     trusted = gemini_path_trusted(repo, _json_file(path) or {})
     if trusted:
-        return Check(OK, f"Gemini trusts this workspace ({path})")
-    return Check(FAIL, f"Gemini does not trust this workspace ({path}: "
+        return D.Check(D.OK, f"Gemini trusts this workspace ({path})")
+    return D.Check(D.FAIL, f"Gemini does not trust this workspace ({path}: "
                        f"{'DO_NOT_TRUST' if trusted is False else 'no rule'}): it runs none of the project's hooks "
                        "(GEMINI_CLI_TRUST_WORKSPACE=true trusts it for one run only)",
                  f"run `gemini` in {repo} and trust the folder")
 
 
-def check_gemini_disabled(repo: str) -> Check:
+def check_gemini_disabled(repo: str) -> D.Check:
     """A hook named in `hooks.disabled` (user or project settings) does not run."""
     wired = _our_commands(repo, "gemini")
     names = {f"swarmgate {event}" for event in wired} | set(wired.values())
@@ -277,22 +272,21 @@ def check_gemini_disabled(repo: str) -> Check:
         disabled = hooks.get("disabled") if isinstance(hooks.get("disabled"), list) else []
         hits += [f"{path}: {d}" for d in disabled if d in names]
     if hits:
-        return Check(FAIL, "Gemini is told not to run swarmgate's hooks: " + "; ".join(hits),
+        return D.Check(D.FAIL, "Gemini is told not to run swarmgate's hooks: " + "; ".join(hits),
                      "remove them from hooks.disabled")
-    return Check(OK, "no swarmgate hook is in Gemini's hooks.disabled")
+    return D.Check(D.OK, "no swarmgate hook is in Gemini's hooks.disabled")
 
 
 # --- the wired command answers ---
 
-def check_hook_answers(repo: str, client: str) -> Check:
+def check_hook_answers(repo: str, client: str) -> D.Check:
     """Run the wired refusing command as the client would, on a harmless `ls`: a JSON answer
     that lets it through, in the client's shape."""
-    from swarmgate.clients import NAMES
 
     event = "PreToolUse" if client == "codex" else "BeforeTool"
     cmd = _our_commands(repo, client).get(event)
     if not cmd:
-        return Check(NOTE, f"{NAMES[client]}'s {event} hook not run (not wired; see above)")
+        return D.Check(D.NOTE, f"{NAMES[client]}'s {event} hook not run (not wired; see above)")
     tool = "Bash" if client == "codex" else "run_shell_command"
     payload = json.dumps({"session_id": "swarmgate-doctor", "transcript_path": None, "cwd": repo,
                           "hook_event_name": event, "tool_name": tool, "tool_input": {"command": "ls"},
@@ -302,24 +296,24 @@ def check_hook_answers(repo: str, client: str) -> Check:
         proc = subprocess.run(["/bin/sh", "-c", cmd], input=payload, capture_output=True, text=True, cwd=repo,
                               timeout=60)
     except subprocess.TimeoutExpired:
-        return Check(FAIL, f"{NAMES[client]}'s {event} hook did not answer within 60 s (past its timeout the "
+        return D.Check(D.FAIL, f"{NAMES[client]}'s {event} hook did not answer within 60 s (past its timeout the "
                            "client lets the call through)", "run `swarmgate doctor` again; report it")
     ms = (time.monotonic() - t0) * 1000
     err = (proc.stderr.strip().splitlines() or ["no output"])[-1]
     if proc.returncode != 0:
-        return Check(FAIL, f"{NAMES[client]}'s {event} hook refuses a plain `ls` (exit {proc.returncode}: {err})",
-                     "./install.sh in the swarmgate checkout, then " f"swarmgate install {shlex.quote(repo)} "
-                     f"--client {client}")
+        return D.Check(D.FAIL, f"{NAMES[client]}'s {event} hook refuses a plain `ls` (exit {proc.returncode}: {err})",
+                       f"./install.sh in the swarmgate checkout, then swarmgate install {shlex.quote(repo)} "
+                       f"--client {client}")
     try:
         answer = json.loads(proc.stdout)
     except ValueError:
-        return Check(FAIL, f"{NAMES[client]}'s {event} hook printed no JSON ({err})", "report it")
+        return D.Check(D.FAIL, f"{NAMES[client]}'s {event} hook printed no JSON ({err})", "report it")
     decision = answer.get("decision") or (answer.get("hookSpecificOutput") or {}).get("permissionDecision")
     if decision in ("deny", "block"):
         reason = answer.get("reason") or answer["hookSpecificOutput"].get("permissionDecisionReason", "")
-        return Check(FAIL, f"{NAMES[client]}'s {event} hook refuses a plain `ls`: {' '.join(reason.split())[:300]}",
+        return D.Check(D.FAIL, f"{NAMES[client]}'s {event} hook refuses a plain `ls`: {' '.join(reason.split())[:300]}",
                      "fix what the reason names")
-    return Check(OK, f"{NAMES[client]}'s {event} hook answers a plain `ls` in {ms:.0f} ms")
+    return D.Check(D.OK, f"{NAMES[client]}'s {event} hook answers a plain `ls` in {ms:.0f} ms")
 
 
 def checks(repo: str, client: str) -> list:

@@ -126,13 +126,13 @@ def wired(repo: str, client: str) -> bool:
         isinstance(groups, list) and any(is_ours(g) for g in groups) for groups in hooks.values())
 
 
-def plan_wire(plan: "I.Plan", client: str, hooks_cfg: dict, record: dict | None) -> dict:
+def plan_wire(plan: I.Plan, client: str, hooks_cfg: dict, record: dict | None) -> dict:
     """Add to ``plan`` what wires ``client``; return its manifest record."""
     return I.wire_settings(plan, SETTINGS[client], desired_groups(client, plan.entry, hooks_cfg), record,
                            our_group_test(client), CONFIG_KEYS[client])
 
 
-def plan_unwire(plan: "I.Plan", client: str, record: dict | None) -> None:
+def plan_unwire(plan: I.Plan, client: str, record: dict | None) -> None:
     """Add to ``plan`` what removes swarmgate's groups from ``client``'s settings."""
     I.unwire_settings(plan, SETTINGS[client], record, our_group_test(client), CONFIG_KEYS[client])
 

@@ -67,6 +67,10 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "C01": (FULL, ""),
         "X01": (OFF, "Codex 0.169.0 gives SessionStart hooks no env file ($CODEX_ENV_FILE, $CLAUDE_ENV_FILE), "
                      "through which the shims go first on PATH (measured)"),
+        "X02": (OFF, "it puts a subagent's command into its cgroup by rewriting the call (updatedInput); the "
+                     "Codex dialect sends no rewrite (Codex takes one only with permissionDecision allow, not "
+                     "checked against 0.169.0)"),
+        "X03": (OFF, "it watches the subagent cgroups X02 makes, and X02 does not run under Codex"),
     },
     "gemini": {
         "G01": (FULL, ""),
@@ -99,6 +103,8 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "C04": (PARTIAL, _NO_IDENTITY + ": a subagent's AfterTool gets the main agent's alerts too"),
         "C01": (FULL, "prepended to the prompt in non-interactive mode (-p)"),
         "X01": (OFF, "Gemini gives SessionStart hooks no env file, through which the shims go first on PATH"),
+        "X02": (OFF, _NO_IDENTITY + ": no call is known to be a subagent's"),
+        "X03": (OFF, "it watches the subagent cgroups X02 makes, and X02 does not run under Gemini"),
     },
 }
 

@@ -19,6 +19,7 @@ import time
 import tomllib
 from collections.abc import Callable, Sequence
 
+from swarmgate import client_doctor
 from swarmgate.config import ConfigError, find_repo, load_config, load_hosts_config
 from swarmgate.front_door import entry
 from swarmgate.hooks import registry
@@ -32,6 +33,7 @@ from swarmgate.install import (
     hook_executable,
     is_our_group,
     refusing_group,
+    wired_clients,
 )
 from swarmgate.state_paths import STATE_ENV, state_dir
 from swarmgate.statefile import StateError, ensure_dir, write_text_atomic
@@ -288,7 +290,6 @@ def check_claude() -> Check:
 
 def _wired(repo: str) -> list[str]:
     """The clients wired in ``repo`` (Claude Code when none is: the default install)."""
-    from swarmgate.install import InstallError, wired_clients
     try:
         return wired_clients(repo) or ["claude"]
     except InstallError:
@@ -305,7 +306,6 @@ def checks(repo: str) -> list[Callable[[], Check]]:
         out += [lambda: check_config(repo), lambda: check_state_caches(repo)]
     for client in wired:
         if client != "claude":
-            from swarmgate import client_doctor
             out += client_doctor.checks(repo, client)
     out += [
         check_hosts_config,

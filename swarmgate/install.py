@@ -42,6 +42,9 @@ import tomllib
 from collections.abc import Sequence
 from typing import Any
 
+from swarmgate import client_install
+from swarmgate.clients import CLIENTS
+
 import swarmgate.rules
 from swarmgate.config import ConfigError, parse_toml, validate
 from swarmgate.front_door import entry
@@ -424,7 +427,8 @@ class Plan:
             except FileNotFoundError:
                 pass
         # directories swarmgate made that are empty now
-        for rel in (".claude/rules", ".claude/agents", ".swarmgate/cache", ".swarmgate", ".claude", ".codex", ".gemini"):
+        for rel in (".claude/rules", ".claude/agents", ".swarmgate/cache", ".swarmgate", ".claude", ".codex",
+                    ".gemini"):
             d = os.path.join(self.repo, rel)
             if self.removes and os.path.isdir(d) and not os.listdir(d):
                 os.rmdir(d)
@@ -563,7 +567,6 @@ def plan_install(repo: str, entry: str, clients: Sequence[str] = ("claude",)) ->
     others = dict(manifest.get("clients") or {})
     for client in clients:
         if client != "claude":
-            from swarmgate import client_install
             others[client] = client_install.plan_wire(plan, client, hooks_cfg, others.get(client))
 
     new_manifest = {"version": 1, "entry_point": entry, "files": files, "settings": settings}
@@ -576,9 +579,6 @@ def plan_install(repo: str, entry: str, clients: Sequence[str] = ("claude",)) ->
 
 def wired_clients(repo: str, manifest: dict | None = None) -> list[str]:
     """The clients whose settings in ``repo`` hold swarmgate's hooks (or that the manifest records)."""
-    from swarmgate import client_install
-    from swarmgate.clients import CLIENTS
-
     manifest = load_manifest(repo) if manifest is None else manifest
     out = []
     for client in CLIENTS:
@@ -610,7 +610,6 @@ def plan_uninstall(repo: str, clients: Sequence[str] | None = None) -> Plan:
     others = dict(manifest.get("clients") or {})
     for client in targets:
         if client != "claude":
-            from swarmgate import client_install
             client_install.plan_unwire(plan, client, others.pop(client, None))
     left = [c for c in wired if c not in targets]
     if left:
@@ -673,7 +672,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="also install (or remove) a git pre-commit hook running gate-staged")
     p.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
     args = p.parse_args(argv)
-    from swarmgate.clients import CLIENTS
 
     clients: list[str] = []
     for item in args.client or ():
@@ -719,9 +717,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("  " + msg)
         rc = 0 if ok else 1
     if not args.uninstall and not args.dry_run:
-        from swarmgate.client_install import next_steps
         for client in clients:
-            for step in next_steps(client, repo):
+            for step in client_install.next_steps(client, repo):
                 print("  once, by you: " + step)
         print("  check it with: swarmgate doctor " + shlex.quote(repo))
     return rc

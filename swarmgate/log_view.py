@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from swarmgate import decision_log
+from swarmgate.clients import CLIENTS
 from swarmgate.config import ConfigError, find_repo, load_config
 from swarmgate.flow_html import render
 from swarmgate.flow_sources import gather
@@ -32,11 +33,6 @@ DECISIONS = ("allow", "deny", "ask", "context", "block", "warn")
 
 def _repo(arg: str | None) -> str:
     return os.path.abspath(arg) if arg else find_repo()
-
-
-def _clients() -> tuple:
-    from swarmgate.clients import CLIENTS
-    return CLIENTS
 
 
 def _common(p: ToolParser) -> None:
@@ -72,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--code", help="guard code, e.g. G01")
     p.add_argument("--decision", choices=DECISIONS, help="decision")
     p.add_argument("--event", help="hook event, e.g. PreToolUse")
-    p.add_argument("--client", choices=_clients(), help="the coding-agent client that asked")
+    p.add_argument("--client", choices=CLIENTS, help="the coding-agent client that asked")
     p.add_argument("--last", type=int, default=50, metavar="N",
                    help="only the last N matching records (0: all; default 50)")
     _common(p)
@@ -198,7 +194,7 @@ def report_main(argv: Sequence[str] | None = None) -> int:
                                             "flow (agents on a time axis, the round's graph, runner jobs, "
                                             "alerts, tokens, hook latency).")
     p.add_argument("--session", help="only this session (a prefix is enough); the flow's default: the latest")
-    p.add_argument("--client", choices=_clients(), help="only the decisions of this client")
+    p.add_argument("--client", choices=CLIENTS, help="only the decisions of this client")
     p.add_argument("--round", dest="round_name", metavar="ROUND",
                    help="the flow of this round's record (its session, its graph)")
     p.add_argument("--top", type=int, default=10, help="how many refused commands to list (default 10)")

@@ -66,7 +66,8 @@ def test_command_targets(words, want):
     assert targets(*words) == want
 
 
-PATCH = "*** Begin Patch\n*** Add File: docs/a.md\n+x\n*** Update File: src/b.py\n*** Move to: src/c.py\n@@\n-a\n+b\n*** End Patch\n"
+PATCH = ("*** Begin Patch\n*** Add File: docs/a.md\n+x\n*** Update File: src/b.py\n*** Move to: src/c.py\n"
+         "@@\n-a\n+b\n*** End Patch\n")
 
 
 def test_apply_patch_writes_every_path_of_its_patch():

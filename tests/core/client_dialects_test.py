@@ -10,10 +10,13 @@ The real binaries honour these answers in tests/e2e/client_contract_test.py.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
-from swarmgate import codex_protocol, gemini_protocol
+from swarmgate import clients, codex_protocol, gemini_protocol
+from swarmgate import guard as G
 from swarmgate.hook_engine import answer as engine_answer
 
 # the fields Codex 0.169.0's parser accepts per event (deny_unknown_fields in its output wire types)
@@ -117,7 +120,7 @@ def test_codex_apply_patch_to_what_guards_it_is_g01(hook, repo, target):
 def test_codex_user_config_is_protected(hook, repo, tmp_path):
     home = tmp_path / "codexhome"
     proc = hook(["--client", "codex", "PreToolUse"],
-                codex_payload(repo, tool_input={"command": f"echo 'trust_level = \"untrusted\"' >> {home}/config.toml"}),
+                codex_payload(repo, tool_input={"command": f"echo 'trust_level = 0' >> {home}/config.toml"}),
                 cwd=repo, env={"CODEX_HOME": str(home)})
     assert "Codex CLI's user settings" in codex_deny(codex_answer(proc))
 
@@ -130,15 +133,14 @@ def test_codex_write_stdin_is_judged_as_a_command(hook, repo):
 
 
 def test_codex_ask_becomes_a_deny(repo):
-    from swarmgate import guard as G
-    asking = G.Guard("X02", "asks", ("PreToolUse",), ("Bash",), lambda e, c: G.Finding("X02", "sure?", "", G.ASK),
+    asking = G.Guard("Z99", "asks", ("PreToolUse",), ("Bash",), lambda e, c: G.Finding("Z99", "sure?", "", G.ASK),
                      G.GuardDoc("w", "e", "i"), {})
-    from swarmgate import clients
-    clients.COVERAGE["codex"]["X02"] = (clients.FULL, "")
+    assert "Z99" not in clients.COVERAGE["codex"]
+    clients.COVERAGE["codex"]["Z99"] = (clients.FULL, "")
     try:
         out, code = engine_answer("PreToolUse", codex_payload(repo), registry=[asking], client="codex")
     finally:
-        del clients.COVERAGE["codex"]["X02"]
+        del clients.COVERAGE["codex"]["Z99"]
     reason = codex_deny(json.loads(out))
     assert code == 0 and "sure?" in reason and "cannot ask" in reason
 
@@ -269,8 +271,6 @@ def test_gemini_translate_keeps_no_claude_transcript(repo):
 @pytest.mark.parametrize("client, event, code", [("codex", "PreToolUse", 2), ("gemini", "BeforeTool", 2),
                                                   ("claude", "PreToolUse", 0), ("codex", "Stop", 0)])
 def test_hook_engine_that_cannot_load_refuses_in_the_clients_shape(tmp_path, repo, client, event, code):
-    import subprocess
-    import sys
     script = ("import sys, builtins\nreal = builtins.__import__\n"
               "def imp(name, *a, **k):\n"
               "    if name == 'swarmgate.hook_engine': raise ImportError('broken checkout')\n"

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from swarmgate import clients, docs
+from swarmgate import guard as G
 from swarmgate.hook_engine import answer as engine_answer
 from swarmgate.hooks import registry
 
@@ -40,7 +41,6 @@ def test_off_guards_are_skipped_and_noted(repo):
 
 
 def test_an_off_guard_does_not_run_and_the_log_says_why(repo):
-    from swarmgate import guard as G
     fired = []
     g = G.Guard("D21", "x", ("PreToolUse",), ("Agent",), lambda e, c: fired.append(1),
                 G.GuardDoc("w", "e", "i"), {})
@@ -67,7 +67,7 @@ def test_docs_clients_md_holds_the_coverage_table():
 def test_pins_are_one_file_read_by_ci_and_the_tests():
     pins = clients.pins()
     assert set(pins) == set(clients.CLIENTS)
-    for client, pin in pins.items():
+    for pin in pins.values():
         assert re.fullmatch(r"@[a-z-]+/[a-z-]+", pin["npm"]) and re.fullmatch(r"\d+\.\d+\.\d+", pin["version"])
     with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
         ci = f.read()

@@ -15,6 +15,7 @@ import json
 import gemini_api as GA
 import pytest
 import responses_api as R
+from harness import swarmgate_entry
 from loopback_api import Conversation
 from messages_api import bash, done
 
@@ -48,7 +49,6 @@ def test_gemini_honours_the_deny(gemini_repo):
 
 def _break_entry_point(path, client_repo) -> None:
     """Point every swarmgate hook at an entry point that is gone (a deleted virtualenv)."""
-    from harness import swarmgate_entry
     text = path.read_text()
     gone = str(client_repo.root / "gone" / "swarmgate")
     assert swarmgate_entry() in text

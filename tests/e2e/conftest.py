@@ -9,6 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from client_harness import BinaryMissing, CodexRepo, GeminiRepo, client_binary  # noqa: E402
 from harness import ClaudeMissing, ClaudeRepo, claude_binary  # noqa: E402
 
 
@@ -31,7 +32,6 @@ def claude_repo(tmp_path: Path, claude_bin: str, monkeypatch: pytest.MonkeyPatch
 
 
 def _client_bin(client: str, tmp_path_factory) -> str:
-    from client_harness import BinaryMissing, client_binary
     try:
         return client_binary(client, tmp_path_factory.mktemp(f"{client}-version"))
     except BinaryMissing as e:
@@ -55,7 +55,6 @@ def gemini_bin(tmp_path_factory) -> str:
 @pytest.fixture
 def codex_repo(tmp_path: Path, codex_bin: str, monkeypatch: pytest.MonkeyPatch):
     """A temporary git repository wired by `swarmgate install --client codex`, its own HOME and CODEX_HOME."""
-    from client_harness import CodexRepo
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
     return CodexRepo(tmp_path, codex_bin)
 
@@ -63,6 +62,5 @@ def codex_repo(tmp_path: Path, codex_bin: str, monkeypatch: pytest.MonkeyPatch):
 @pytest.fixture
 def gemini_repo(tmp_path: Path, gemini_bin: str, monkeypatch: pytest.MonkeyPatch):
     """A temporary git repository wired by `swarmgate install --client gemini`, its own HOME and GEMINI_CLI_HOME."""
-    from client_harness import GeminiRepo
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
     return GeminiRepo(tmp_path, gemini_bin)

@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from loopback_api import Conversation, LoopbackAPI
 

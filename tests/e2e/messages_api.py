@@ -36,7 +36,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from loopback_api import Conversation as _Conversation
-from loopback_api import LoopbackAPI
+from loopback_api import LoopbackAPI, pick
 
 _ids = itertools.count(1)
 
@@ -298,8 +298,6 @@ class MessagesAPI(LoopbackAPI):
     def _route(self, req: Request) -> Turn:
         """The conversation with the longest matching marker answers (so `script:x` and
         `script:x-sub` can coexist); a request no marker matches is a side request."""
-        from loopback_api import pick
-
         conv = pick(self.conversations, req)
         if conv is None:
             return self.side(req)

@@ -22,7 +22,8 @@ import itertools
 import json
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from loopback_api import Conversation, LoopbackAPI
 
@@ -70,9 +71,9 @@ def spawn(message: str) -> Turn:
     return call("spawn_agent", {"message": message}, namespace="multi_agent_v1")
 
 
-def wait_spawned(timeout_ms: int = 60000) -> Callable[["Request"], Turn]:
+def wait_spawned(timeout_ms: int = 60000) -> Callable[[Request], Turn]:
     """wait_agent on every agent spawned in this conversation so far (ids read from the outputs)."""
-    def turn(req: "Request") -> Turn:
+    def turn(req: Request) -> Turn:
         ids = []
         for out in req.tool_outputs():
             try:
