@@ -123,9 +123,10 @@ def test_malformed_settings_write_nothing(repo, capsys, content, expect):
 
 
 def test_unknown_client_is_a_usage_error(repo, capsys):
-    with pytest.raises(SystemExit) as e:
-        install(repo, "--client", "copilot")
-    assert e.value.code == 2 and "choose from claude, codex, gemini" in capsys.readouterr().err
+    assert install(repo, "--client", "copilot") == 251
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--client 'copilot': choose from claude, codex, gemini" in err
+    assert not (repo / ".claude").exists()
 
 
 @pytest.mark.parametrize("client, event", [("codex", "PreToolUse"), ("gemini", "BeforeTool")])
