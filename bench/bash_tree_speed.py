@@ -1,6 +1,8 @@
-"""How fast is bash_tree? Prints (no asserts): the cost of loading bashlex with
-and without the table cache, a hook-like subprocess (import + one analysis) vs
-`python3 -c pass`, and in-process analyses per second over realistic commands.
+"""How fast is bash_tree? Prints the cost of loading bashlex with and without the
+table cache, a hook-like subprocess (import + one analysis) vs `python3 -c pass`,
+and in-process analyses per second over realistic commands, the load average
+beside each figure. It has no must of its own (the hook's bars are held by
+bench/hook_latency.py and bench/bash_guards.py): it always exits 0 once measured.
 
     .venv/bin/python bench/bash_tree_speed.py [--runs N]
 """
@@ -13,6 +15,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from machine_load import load
 
 COMMANDS = [
     "cargo test --workspace", "cargo build --release 2>&1 | tail -20", "git status --short",
@@ -84,6 +88,8 @@ def _run(args, state: str) -> int:
     for _ in range(args.runs):
         for label, code in rows.items():
             times[label].extend(subprocess_ms(code, 1, env))
+    figure_load = load()
+    print(f"  measured at {figure_load}")
     base_w = statistics.median(w for w, _ in times["python3 -c pass"])
     base_c = statistics.median(c for _, c in times["python3 -c pass"])
     for label, pairs in times.items():
@@ -112,6 +118,7 @@ def _run(args, state: str) -> int:
           f"{rate(False, time.process_time):6.0f}")
     print(f"  parser='lexical', no cache:  {rate(True, time.perf_counter, 'lexical'):6.0f} / "
           f"{rate(True, time.process_time, 'lexical'):6.0f}")
+    print(f"  measured at {load()}; no must (figures only)")
     return 0
 
 

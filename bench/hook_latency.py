@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 
+from machine_load import load, verdict
+
 COMMANDS = [
     "ls",
     "ls -la src",
@@ -128,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
                     file_t.append(dt)
         mods = imported_modules(entry, python, payloads[0], repo, env)
 
+    figure_load = load()
     hm, bm = statistics.median(hook_t), statistics.median(base_t)
     hp, bp = p95(hook_t), p95(base_t)
     ratio = hm / bm
@@ -136,21 +139,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!s}")
     print(f"  swarmgate hook PreToolUse : median {hm * 1000:6.1f} ms   p95 {hp * 1000:6.1f} ms")
     print(f"  python -c pass            : median {bm * 1000:6.1f} ms   p95 {bp * 1000:6.1f} ms")
-    print(f"  ratio (median)            : {ratio:.2f}x   (p95 ratio {hp / bp:.2f}x)")
+    print(f"  ratio (median)            : {ratio:.2f}x   (p95 ratio {hp / bp:.2f}x)  {figure_load}")
     fm = statistics.median(file_t)
     print(f"  for reference, hook PreToolUse on a Write payload (no shell parsing): median {fm * 1000:.1f} ms, "
           f"{fm / bm:.2f}x")
     hc, bc, fc = (statistics.median(CPU[k]) for k in ("hook", "base", "file"))
     print(f"  CPU time (user+sys), less sensitive to a busy machine: hook {hc * 1000:.1f} ms, "
           f"python -c pass {bc * 1000:.1f} ms, ratio {hc / bc:.2f}x (Write payload {fc / bc:.2f}x)")
-    load = os.getloadavg()[0]
-    print(f"  load average during the run: {load:.2f} on {os.cpu_count()} cores")
     heavy = sorted({m.split(".")[0] for m in mods}
                    & {"bashlex", "psutil", "rich", "pynvml", "filelock", "tomllib", "tempfile", "typing"})
     print(f"  heavy modules the hook imported: {', '.join(heavy) or 'none'} ({len(mods)} modules in all)")
-    verdict = "meets the goal (<= 1.5x)" if ratio <= 1.5 else (
+    words = "meets the goal (<= 1.5x)" if ratio <= 1.5 else (
         "meets the bar (<= 2.0x) but not the goal (1.5x)" if ratio <= 2.0 else "MISSES the bar (> 2.0x)")
-    print(f"  verdict: {verdict}")
+    print(f"  verdict: {words} ({verdict(ratio <= 2.0, '<= 2.0x')})  {figure_load}")
     return 0 if ratio <= 2.0 else 1
 
 

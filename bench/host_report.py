@@ -5,7 +5,8 @@ One run, side by side:
   loopback (the collector is sent over ssh): median wall time of each;
 - `swarmgate hook PreToolUse` on a heavy command (R01 builds the local report) vs the
   same hook on a plain command, interleaved: medians and the ratio.
-Bar (issue 7): R01 adds ≤ 1.5x to a hook call for the local host.
+Bar (issue 7): R01 adds ≤ 1.5x to a hook call for the local host; exit 1 when it adds more.
+The load average is printed beside each figure.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from machine_load import load, verdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -51,6 +54,7 @@ def main() -> int:
             for _ in range(max(n // 3, 5)):
                 local.append(timed(hr + ["--host", "here"], env=env))
                 both.append(timed(hr + ["--hosts-config", hosts], env=env))
+            hr_load = load()
             heavy = json.dumps({"session_id": "b", "cwd": repo, "tool_name": "Bash",
                                 "tool_input": {"command": "SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- "
                                                           "cargo test --workspace"}})
@@ -61,16 +65,18 @@ def main() -> int:
             for _ in range(n):
                 without.append(timed(hook, input=plain.encode(), env=env))
                 with_r01.append(timed(hook, input=heavy.encode(), env=env))
+            hook_load = load()
         finally:
             sshd.stop()
     ms = lambda xs: statistics.median(xs) * 1000  # noqa: E731
-    print(f"host-resources --json, this host:          median {ms(local):7.1f} ms ({len(local)} runs)")
+    print(f"host-resources --json, this host:          median {ms(local):7.1f} ms ({len(local)} runs)  {hr_load}")
     print(f"host-resources --json, this host + peer:   median {ms(both):7.1f} ms (peer over ssh, loopback)")
-    print(f"hook PreToolUse, plain command:            median {ms(without):7.1f} ms ({n} runs)")
+    print(f"hook PreToolUse, plain command:            median {ms(without):7.1f} ms ({n} runs)  {hook_load}")
     print(f"hook PreToolUse, heavy command with R01:   median {ms(with_r01):7.1f} ms")
     ratio = statistics.median(with_r01) / statistics.median(without)
-    print(f"R01 ratio (heavy with report / plain):     {ratio:.2f}x  (goal <= 1.5x)")
-    return 0
+    print(f"R01 ratio (heavy with report / plain):     {ratio:.2f}x  ({verdict(ratio <= 1.5, '<= 1.5x')})  "
+          f"{hook_load}")
+    return 0 if ratio <= 1.5 else 1
 
 
 if __name__ == "__main__":

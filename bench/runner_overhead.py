@@ -7,6 +7,8 @@ Both measured interleaved in one run (real cgroups, a temporary slice with a
 same interpreter the runner runs on (sys.executable); the `python3` found on
 PATH is printed too, for reference (here it may be a slower shim).
 
+The load average is printed beside the figures; exit 1 when the ratio misses the bar.
+
 Usage: .venv/bin/python bench/runner_overhead.py [N]
 """
 from __future__ import annotations
@@ -18,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from machine_load import load, verdict
 
 
 def timed(argv: list[str], **kw) -> float:
@@ -61,15 +65,16 @@ def main() -> int:
         except Exception as e:  # noqa: BLE001
             print(f"cleanup: {e}", file=sys.stderr)
         shutil.rmtree(tmp, ignore_errors=True)
+    figure_load = load()
     mw, mb = statistics.median(wrapped), statistics.median(bare)
     ratio = mw / mb
-    print(f"runner overhead, {n} runs each, interleaved, medians")
+    print(f"runner overhead, {n} runs each, interleaved, medians  {figure_load}")
     print(f"  run-with-memory-cap 1G -- true : {mw * 1000:7.1f} ms")
     print(f"  {sys.executable} -c pass : {mb * 1000:7.1f} ms")
     if on_path:
         print(f"  (python3 on PATH: {path_python} -c pass : {statistics.median(on_path) * 1000:.1f} ms)")
-    print(f"  ratio: {ratio:.2f}x (goal <= 3x): {'OK' if ratio <= 3 else 'OVER'}")
-    return 0
+    print(f"  ratio: {ratio:.2f}x ({verdict(ratio <= 3, '<= 3x')})  {figure_load}")
+    return 0 if ratio <= 3 else 1
 
 
 if __name__ == "__main__":
