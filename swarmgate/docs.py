@@ -2,8 +2,9 @@
 
 - docs/guards.md, whole, from the guard registry: one section per guard, like a lint rule's page:
   code, summary, What, Why, Example, Use instead, Exceptions, How to switch off, break switches;
-- the exit-code tables of README.md and docs/runner.md, from swarmgate/exit_codes.py: each
-  between a start and an end marker line, the rest of the file written by hand.
+- the exit-code tables of README.md and docs/runner.md, from swarmgate/exit_codes.py, and the
+  guard checklist of docs/contributing.md, from swarmgate/guard_requirements.py: each between a
+  start and an end marker line, the rest of the file written by hand.
 
 Generated text is never edited by hand; a test (and the gate) fails when it is out of date.
 """
@@ -13,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from swarmgate import exit_codes
+from swarmgate import exit_codes, guard_requirements
 from swarmgate.clients import coverage_markdown
 from swarmgate.front_door import UsageError, entry
 from swarmgate.hooks import registry
@@ -164,6 +165,7 @@ TARGETS: tuple[Generated, ...] = (
     Generated("README.md", "swarmgate/exit_codes.py", exit_codes.readme_table, whole=False),
     Generated("docs/runner.md", "swarmgate/exit_codes.py", exit_codes.runner_table, whole=False),
     Generated("docs/clients.md", "swarmgate/clients.py", lambda: coverage_markdown(registry.guards()), whole=False),
+    Generated("docs/contributing.md", "swarmgate/guard_requirements.py", guard_requirements.checklist, whole=False),
 )
 
 
