@@ -119,6 +119,9 @@ CANNOT = {
         "the Codex dialect writes only the fields its parser accepts for each event",
         "hooks of an untrusted project, and hooks whose definition changed since a person trusted them, are "
         "skipped without a word (`swarmgate doctor` checks both)",
+        "typing into a running process: `write_stdin` reaches no hook (measured with 0.169.0), so an agent that "
+        "starts `bash` (allowed) can type into it what the Bash guards refuse; the dialect would judge what is "
+        "typed as a command, but Codex never asks",
     ),
     "gemini": (
         "agent identity: a subagent's tool call looks exactly like the main agent's (nothing is guessed)",
