@@ -32,9 +32,7 @@ def _client_bin(client: str, tmp_path_factory) -> str:
     try:
         return client_binary(client, tmp_path_factory.mktemp(f"{client}-version"))
     except BinaryMissing as e:
-        if os.environ.get("SWARMGATE_REQUIRE_REAL_PARTS") == "1":
-            pytest.fail(f"SWARMGATE_REQUIRE_REAL_PARTS=1 but {e}")
-        pytest.skip(str(e))
+        pytest.skip(str(e))  # a failure under SWARMGATE_REQUIRE_REAL_PARTS=1 (tests/conftest.py)
 
 
 @pytest.fixture(scope="session")
