@@ -16,7 +16,6 @@ from swarmgate.hooks.bash_parse import OutOfTime, parse_text
 from swarmgate.hooks.bash_results import (Analysis, Loop, Program, Redirect, SimpleCommand,
                                           Unverifiable, command_name)
 from swarmgate.hooks.bash_words import base_vars, c_unescape, expand, expand_braces, shell_quote
-from swarmgate.hooks.bash_programs import READERS
 from swarmgate.hooks.bash_wrappers import (INTERP_PREFIXES, INTERPRETERS, PYTHON, SHELLS, SPECIAL,
                                            TABLE, find_command, is_python, lookup)
 
@@ -24,6 +23,11 @@ _MAX_TREE_NEST = 200           # walker recursion bound (nested nodes)
 _UNKNOWN_DIR = "/?unknown-dir"   # stands for a directory we cannot name (cd "$(mktemp -d)")
 _MAX_FUNC_CALLS = 64           # function bodies expanded per analysis (f calls g twice, g calls h twice...)
 _MAX_LOOP_VALUES = 8           # `for x in a b c`: the body is read once per value up to this
+# programs read by bash_programs (imported only when one is called)
+PROGRAM_READERS = frozenset((
+    "env", "xargs", "watch", "parallel", "tmux", "screen", "docker", "podman", "nerdctl", "gdb", "hyperfine",
+    "tar", "bsdtar", "gtar", "sed", "gsed", "awk", "gawk", "mawk", "nawk", "expect", "vim", "nvim", "vi", "ex",
+    "view", "vimdiff"))
 # programs that run commands kept in project files: name -> (module, function); the module is
 # imported only when such a program is called
 PROJECT_RUNNERS = {
@@ -812,9 +816,9 @@ class Walker:
     # -- wrappers ------------------------------------------------------------
     def _wrapped(self, name, args, largs, env, ctx, text, feed) -> bool | None:
         """Follow what a wrapper runs; True when handled, None when ``name`` runs nothing more."""
-        reader = READERS.get(name)
-        if reader is not None:
-            got = reader(self, name, args, largs, env, ctx, text)
+        if name in PROGRAM_READERS:
+            from swarmgate.hooks.bash_programs import READERS   # only when such a program is called
+            got = READERS[name](self, name, args, largs, env, ctx, text)
             if got is not None:
                 return got
         if name == "swarmgate":

@@ -116,8 +116,23 @@ class Found:
         return f"Found({self.kind!r}, {self.index}, {self.text!r})"
 
 
-def _w(name, **kw) -> Wrapper:
-    return Wrapper(name, **kw)
+def _w(name, **kw) -> tuple:
+    return name, kw
+
+
+class _Table(dict):
+    """name -> Wrapper, each entry built on first use (a hook call looks up a few names of ~150:
+    building them all costs a millisecond on every call)."""
+
+    def __getitem__(self, name: str) -> Wrapper:
+        v = dict.__getitem__(self, name)
+        if not isinstance(v, Wrapper):
+            v = Wrapper(name, **v)
+            dict.__setitem__(self, name, v)
+        return v
+
+    def get(self, name: str, default=None):
+        return self[name] if dict.__contains__(self, name) else default
 
 
 _SUDO_OPTS = ("-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host",
@@ -400,7 +415,7 @@ _BUILTIN = [
 ]
 
 RUNNERS = ("run-with-memory-cap", "host-dispatch", "multi-host-run", "gpu-quiesce-run", "detached-run")
-TABLE: dict[str, Wrapper] = {w.name: w for w in _BUILTIN}
+TABLE: dict[str, Wrapper] = _Table(_BUILTIN)
 
 # the walker's own code reads these (semantics no table entry can hold); every command name
 # dispatch() does more with than yield it

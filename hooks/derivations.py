@@ -54,7 +54,6 @@ def _bash(event: HookEvent, config: Config) -> Analysis | None:
     import time
 
     from swarmgate.hooks.bash_tree import analyze
-    from swarmgate.hooks.code_scan import unverifiable_programs
 
     b = config["bash"]
     budget_s = b["budget_ms"] / 1000.0
@@ -64,7 +63,9 @@ def _bash(event: HookEvent, config: Config) -> Analysis | None:
     # the reader records interpreter programs and unknown words; judging them against the
     # patterns is ours (command_patterns is the one matcher)
     heavy = config["heavy"]["patterns"]
-    an.unverifiable.extend(unverifiable_programs(an, heavy, deadline=time.monotonic() + budget_s))
+    if an.programs:
+        from swarmgate.hooks.code_scan import unverifiable_programs
+        an.unverifiable.extend(unverifiable_programs(an, heavy, deadline=time.monotonic() + budget_s))
     try:
         from swarmgate.hooks.bash_results import Unverifiable
         from swarmgate.hooks.command_patterns import open_matches

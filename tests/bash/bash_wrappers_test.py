@@ -324,3 +324,11 @@ def test_shipped_config_parses_and_documents_the_key():
         raw = tomllib.load(f)
     validate(raw, path)
     assert "wrappers" in open(path).read()
+
+
+def test_lazy_reader_names_match_the_readers():
+    """The walker imports bash_programs only for the names it reads (kept apart to stay off the
+    hook's hot path): the two lists must say the same."""
+    from swarmgate.hooks import bash_programs, bash_walker
+    assert set(bash_programs.READERS) == bash_walker.PROGRAM_READERS
+    assert all(isinstance(bw.TABLE[n], bw.Wrapper) for n in list(bw.TABLE)[:5])
