@@ -26,9 +26,13 @@ Keys swarmgate uses besides Claude Code's own (``name``, ``description``,
 - ``prompt_lines``: extra mandatory lines of this type's dispatch skeleton
   (quote them in YAML when they contain ``: ``).
 
+Types are resolved as Claude Code resolves them (``resolve``, ``catalog``):
+frontmatter ``name:``, case-insensitive, project before user-level
+(``~/.claude/agents``), plugin agents as ``<plugin>:<name>``, the built-ins.
+
 Pure functions, light imports (used on the hook hot path by D21 and
-SubagentStart): ``parse_frontmatter``, ``agents_dir``, ``known_types``,
-``load_agent``, ``subagent_context``.
+SubagentStart): ``parse_frontmatter``, ``agents_dir``, ``resolve``,
+``known_types``, ``load_agent``, ``subagent_context``.
 """
 from __future__ import annotations
 
@@ -134,20 +138,164 @@ def agents_dir(repo: str, config) -> str:
 
 
 def agent_path(repo: str, config, agent_type: str) -> str:
+    """The file of the project agent named ``agent_type`` as Claude Code resolves it (frontmatter
+    ``name:``, case-insensitive), else where a file of that name would be."""
+    r = resolve(repo, config, agent_type)
+    if r is not None and r.path and r.source == "project":
+        return r.path
     return os.path.join(agents_dir(repo, config), agent_type + ".md")
 
 
-def known_types(repo: str, config) -> list[str]:
-    """Sorted agent types defined in the repository (file names without `.md`)."""
+# --- resolving a subagent_type as Claude Code 2.1.332 does -------------------------------------
+#
+# Measured with the pinned binary (tests/e2e/agent_types_e2e_test.py): a type is the frontmatter
+# `name:` of a definition (not its file name), matched case-insensitively (`IMPLEMENTER` runs
+# `implementer`; hooks then see the canonical name); project definitions (.claude/agents) come
+# before user-level ones (~/.claude/agents, or $CLAUDE_CONFIG_DIR/agents); plugin agents are
+# `<plugin>:<name>` (the bare name is not found); the built-ins are listed below ("fork" is the
+# fork of the calling agent).
+
+BUILTIN_TYPES = ("general-purpose", "Explore", "Plan", "statusline-setup", "claude", "fork")
+SOURCES = ("project", "user", "plugin", "builtin")
+
+
+class ResolvedType:
+    """A subagent type as the client will run it: its canonical ``name``, where it is defined
+    (``source``: project | user | plugin | builtin), its file (None for a built-in) and, when
+    that file cannot be read, ``error``."""
+    __slots__ = ("name", "source", "path", "error")
+
+    def __init__(self, name: str, source: str, path: str | None = None, error: str = "") -> None:
+        self.name = name
+        self.source = source
+        self.path = path
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"ResolvedType({self.name!r}, {self.source!r})"
+
+
+def claude_config_dir() -> str:
+    """The user's Claude Code directory: $CLAUDE_CONFIG_DIR, else ~/.claude."""
+    return os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+
+
+def _md_files(directory: str, recursive: bool = False) -> list[str]:
+    out: list[str] = []
     try:
-        names = os.listdir(agents_dir(repo, config))
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
     except OSError:
+        return out
+    for e in entries:
+        if e.name.startswith("."):
+            continue
+        if e.name.endswith(".md") and e.is_file():
+            out.append(e.path)
+        elif recursive and e.is_dir(follow_symlinks=False):
+            out.extend(_md_files(e.path, True))
+    return out
+
+
+def _defined(files: list[str], source: str, prefix: str = "") -> list[ResolvedType]:
+    """The types ``files`` define: each file's frontmatter `name:` (its stem when it has none or
+    cannot be read: then ``error`` says why, and D21 names it)."""
+    out = []
+    for path in files:
+        stem = os.path.basename(path)[:-3]
+        try:
+            from swarmgate.bounded_read import read_text
+            fields, _ = parse_frontmatter(read_text(path, 1 << 20), path)
+            name = str(fields.get("name") or stem).strip() or stem
+            out.append(ResolvedType(prefix + name, source, path))
+        except (DefinitionError, OSError, UnicodeDecodeError) as e:
+            out.append(ResolvedType(prefix + stem, source, path, str(e)))
+    return out
+
+
+def _json(path: str) -> dict:
+    import json
+    try:
+        from swarmgate.bounded_read import read_text
+        data = json.loads(read_text(path, 4 << 20))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _enabled_plugins(repo: str, home: str) -> dict:
+    """{"plugin@marketplace": bool} from the user's, the project's and the local settings, later ones
+    winning (Claude Code's enabledPlugins)."""
+    out: dict = {}
+    for path in (os.path.join(home, "settings.json"), os.path.join(repo, ".claude", "settings.json"),
+                 os.path.join(repo, ".claude", "settings.local.json")):
+        ep = _json(path).get("enabledPlugins")
+        if isinstance(ep, dict):
+            out.update({str(k): bool(v) for k, v in ep.items()})
+    return out
+
+
+def plugin_agents(repo: str, home: str | None = None) -> list[ResolvedType]:
+    """The agents of the enabled installed plugins (``~/.claude/plugins/installed_plugins.json``,
+    version 2): each plugin's ``agents/**/*.md`` as ``<plugin>:<name>``."""
+    home = home or claude_config_dir()
+    installed = _json(os.path.join(home, "plugins", "installed_plugins.json")).get("plugins")
+    if not isinstance(installed, dict):
         return []
-    return sorted(n[:-3] for n in names if n.endswith(".md") and not n.startswith("."))
+    enabled = _enabled_plugins(repo, home)
+    out: list[ResolvedType] = []
+    for key, installs in sorted(installed.items()):
+        if not enabled.get(str(key)) or not isinstance(installs, list):
+            continue
+        plugin = str(key).split("@", 1)[0]
+        for inst in installs:
+            if not isinstance(inst, dict) or not isinstance(inst.get("installPath"), str):
+                continue
+            project = inst.get("projectPath")
+            if inst.get("scope") in ("project", "local") and project and os.path.abspath(str(project)) != repo:
+                continue
+            # absolute as Claude Code writes it; a relative one is taken from the plugins directory
+            where = os.path.join(home, "plugins", inst["installPath"])
+            out.extend(_defined(_md_files(os.path.join(where, "agents"), True), "plugin", plugin + ":"))
+            break
+    return out
+
+
+def catalog(repo: str, config, home: str | None = None) -> list[ResolvedType]:
+    """Every subagent type the client can run here, in Claude Code's precedence: project, user,
+    plugin, built-in (an earlier definition of a name, compared case-insensitively, hides a later)."""
+    home = home or claude_config_dir()
+    repo = os.path.abspath(str(repo))
+    found = (_defined(_md_files(agents_dir(repo, config)), "project")
+             + _defined(_md_files(os.path.join(home, "agents")), "user")
+             + plugin_agents(repo, home)
+             + [ResolvedType(n, "builtin") for n in BUILTIN_TYPES])
+    out, seen = [], set()
+    for r in found:
+        if r.name.lower() not in seen:
+            seen.add(r.name.lower())
+            out.append(r)
+    return out
+
+
+def resolve(repo: str, config, requested: str, home: str | None = None) -> ResolvedType | None:
+    """The type the client runs for ``subagent_type`` = ``requested`` (case-insensitive), or None."""
+    want = (requested or "").strip().lower()
+    if not want:
+        return None
+    for r in catalog(repo, config, home):
+        if r.name.lower() == want:
+            return r
+    return None
+
+
+def known_types(repo: str, config) -> list[str]:
+    """Sorted agent types the repository defines (their frontmatter names)."""
+    return sorted(r.name for r in catalog(repo, config) if r.source == "project")
 
 
 def load_agent(repo: str, config, agent_type: str) -> dict | None:
-    """The definition of ``agent_type`` or None when there is no such file.
+    """The definition of ``agent_type`` (a project or user-level type, resolved as Claude Code does)
+    or None when there is none (built-ins and plugin agents carry no swarmgate keys).
 
     Returns {"type", "path", "name", "description", "tools": [...],
     "rules": [...], "prompt_lines": [...], "builds": bool, "fields": {...},
@@ -156,7 +304,10 @@ def load_agent(repo: str, config, agent_type: str) -> dict | None:
     """
     if not agent_type or "/" in agent_type or "\\" in agent_type or agent_type.startswith("."):
         return None
-    path = agent_path(repo, config, agent_type)
+    r = resolve(repo, config, agent_type)
+    if r is None or r.source not in ("project", "user") or not r.path:
+        return None
+    path = r.path
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
@@ -166,9 +317,9 @@ def load_agent(repo: str, config, agent_type: str) -> dict | None:
         raise DefinitionError(f"{path}: cannot read: {e}") from None
     fields, body = parse_frontmatter(text, path)
     return {
-        "type": agent_type,
+        "type": r.name,
         "path": path,
-        "name": str(fields.get("name") or agent_type),
+        "name": str(fields.get("name") or r.name),
         "description": str(fields.get("description") or ""),
         "tools": list(fields.get("tools") or []),
         "rules": list(fields.get("rules") or []),

@@ -59,14 +59,14 @@ def skeleton(repo: str, config, agent_type: str) -> str:
     from swarmgate.agents.agent_definitions import known_types, load_agent
 
     known = known_types(repo, config)
-    denied = list(config["dispatch"]["denied_types"])
-    if agent_type in denied:
+    denied = {d.lower() for d in config["dispatch"]["denied_types"]}
+    if agent_type.lower() in denied:
         raise UnknownType(f"{agent_type} may not be dispatched ([dispatch] denied_types, D12); "
                           f"one-off work goes to clerk. Known types: {', '.join(known) or '(none)'}")
     agent = load_agent(repo, config, agent_type)
     if agent is None:
         where = os.path.relpath(os.path.join(str(repo), config["dispatch"]["agents_dir"]), str(repo))
-        raise UnknownType(f"no agent type {agent_type!r} ({where}/{agent_type}.md does not exist). "
+        raise UnknownType(f"no agent type {agent_type!r} (no definition in {where}/ has that `name:`). "
                           f"Known types: {', '.join(known) or '(none: run `swarmgate install`)'}")
     d = config["dispatch"]
     lines = [

@@ -16,7 +16,7 @@ Facts:
     bash             the parsed Bash/Monitor command (bash_tree.analyze + interpreter
                      programs scanned for heavy patterns); None without a command
     dispatch_prompt  the parsed prompt of an Agent/Task call (dispatch_prompt_parse)
-    agent_types      the agent types the repository defines
+    agent_types      the subagent types the client can run here (project, user, plugin, built-in)
     git_status       `git status --porcelain` of the repository, as C01's report lines
     kernel_log       (text, source) of the kernel log: journalctl -k, else dmesg (C01)
     host_resources   the host resource report before a heavy or GPU command, else None (R01)
@@ -86,9 +86,11 @@ def _dispatch_prompt(event: HookEvent, config: Config) -> ParsedPrompt:
 
 
 def _agent_types(event: HookEvent, config: Config) -> list:
-    from swarmgate.agents.agent_definitions import known_types
+    """Every subagent type the client can run here (agent_definitions.catalog: project, user,
+    plugin, built-in), as ResolvedType."""
+    from swarmgate.agents.agent_definitions import catalog
 
-    return known_types(event.repo, config)
+    return catalog(event.repo, config)
 
 
 GIT_STATUS_FILES = 40   # files named; the rest counted

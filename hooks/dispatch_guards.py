@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
 
     from swarmgate.config import Config
     from swarmgate.guard import Check, Finding
+    from swarmgate.agents.agent_definitions import ResolvedType
     from swarmgate.hook_protocol import HookEvent
     from swarmgate.hooks.dispatch_prompt_parse import ParsedPrompt
 
@@ -85,15 +86,26 @@ def judge_d01(parsed: ParsedPrompt, config: Config) -> Finding | None:
         f"add this line, on its own, to the prompt: {line}")
 
 
-def judge_d12(agent_type: str, config: Config, known: list) -> Finding | None:
-    denied = config["dispatch"]["denied_types"]
-    if agent_type not in denied:
+def denied(agent_type: str, config: Config) -> bool:
+    """Whether ``agent_type`` (the resolved name) is in [dispatch] denied_types (case-insensitive, as
+    Claude Code matches types)."""
+    return agent_type.lower() in {d.lower() for d in config["dispatch"]["denied_types"]}
+
+
+def _project_types(catalog: list) -> list:
+    return sorted(r.name for r in catalog if r.source == "project")
+
+
+def judge_d12(agent_type: str, config: Config, known: list, requested: str = "") -> Finding | None:
+    """``agent_type``: the type Claude Code will run (resolved); ``requested``: as written."""
+    if not denied(agent_type, config):
         return None
     shown = ", ".join(known) if known else "none defined yet (run `swarmgate install`)"
     omitted = " (no subagent_type given: Claude Code would run general-purpose)" \
-        if agent_type == DEFAULT_TYPE else ""
+        if agent_type == DEFAULT_TYPE and not requested else ""
+    as_written = f" ({requested!r} as written)" if requested and requested != agent_type else ""
     return G.Finding(
-        "D12", f"subagent_type {agent_type!r} may not be dispatched{omitted}: it is in "
+        "D12", f"subagent_type {agent_type!r}{as_written} may not be dispatched{omitted}: it is in "
                f"[dispatch] denied_types. A general agent gets no type rules and no write scope.",
         f"dispatch a project-defined type instead (one-off work goes to `clerk`); defined types: {shown}. "
         f"`dispatch-prompt TYPE` prints the prompt skeleton.")
@@ -146,23 +158,27 @@ def judge_d20(parsed: ParsedPrompt) -> Finding | None:
         "replace every `<... fill in>` with the real text, then dispatch again.")
 
 
-def judge_d21(agent_type: str, repo: str, config: Config, known: list) -> Finding | None:
-    from swarmgate.agents.agent_definitions import DefinitionError, load_agent
-
-    if agent_type in config["dispatch"]["denied_types"]:
+def judge_d21(requested: str, resolved: ResolvedType | None, config: Config, catalog: list) -> Finding | None:
+    """``resolved``: what Claude Code runs for ``requested`` (agent_definitions.resolve), None when
+    nothing: D21 refuses what the client would not find, and a definition it cannot read."""
+    if resolved is not None and denied(resolved.name, config):
         return None  # D12 judges those
-    try:
-        agent = load_agent(repo, config, agent_type)
-    except DefinitionError as e:
-        return G.Finding("D21", f"the definition of subagent_type {agent_type!r} cannot be read: {e}",
+    if resolved is not None and resolved.error:
+        return G.Finding("D21", f"the definition of subagent_type {requested!r} ({resolved.path}) cannot be read: "
+                                f"{resolved.error}",
                          "fix the frontmatter of that file (see docs/agents.md), then dispatch again.")
-    if agent is not None:
+    if resolved is not None:
         return None
-    rel = config["dispatch"]["agents_dir"].rstrip("/") + f"/{agent_type}.md"
-    shown = ", ".join(known) if known else "none (run `swarmgate install`)"
+    project = _project_types(catalog)
+    others = sorted(r.name for r in catalog if r.source in ("user", "plugin"))
+    rel = config["dispatch"]["agents_dir"].rstrip("/")
+    shown = ", ".join(project) if project else "none (run `swarmgate install`)"
+    if others:
+        shown += f"; user-level and plugin types: {', '.join(others)}"
     return G.Finding(
-        "D21", f"unknown subagent_type {agent_type!r}: there is no {rel}. Only types the project defines "
-               f"carry the rules and write scope their work needs.",
+        "D21", f"unknown subagent_type {requested!r}: no definition in {rel}/ (nor a user-level, plugin or "
+               f"built-in type) has that `name:`, compared as Claude Code does (case-insensitively). Only "
+               f"types the project defines carry the rules and write scope their work needs.",
         f"dispatch one of the defined types: {shown}; `dispatch-prompt TYPE` prints its skeleton.")
 
 
@@ -173,9 +189,21 @@ def _broken(name: str) -> bool:
     return broken(name)
 
 
-def _known_types(event: HookEvent, config: Config) -> list:
+def _catalog(event: HookEvent, config: Config) -> list:
     from swarmgate.hooks.derivations import get
     return get(event, config, "agent_types")
+
+
+def resolved_type(event: HookEvent, config: Config) -> ResolvedType | None:
+    """What the client runs for this dispatch's subagent_type (None: it would not find it)."""
+    want = agent_type_of(event).lower()
+    return next((r for r in _catalog(event, config) if r.name.lower() == want), None)
+
+
+def type_name(event: HookEvent, config: Config) -> str:
+    """The canonical name of the type this dispatch runs (as written when it resolves to nothing)."""
+    r = resolved_type(event, config)
+    return r.name if r is not None else agent_type_of(event)
 
 
 def judged(event: HookEvent, config: Config) -> dict:
@@ -206,7 +234,7 @@ def _owner(event: HookEvent, config: Config) -> dict:
         name = event.tool_input.get("name")
         return {"session": event.session_id,
                 "dispatch": str(event.payload.get("tool_use_id") or f"noid-{time.time_ns():x}"),
-                "name": name if isinstance(name, str) else None, "type": agent_type_of(event),
+                "name": name if isinstance(name, str) else None, "type": type_name(event, config),
                 "pid": proc.get("pid"), "start": proc.get("start"), "proc": proc}
     return event.derived("dispatch_owner", build)
 
@@ -221,13 +249,15 @@ def _judged(event: HookEvent, config: Config) -> dict:
     if on["D01"] != "off" and not _broken("d01-no-heavy-line"):
         out["D01"] = judge_d01(parsed, config)
     if on["D12"] != "off" and not _broken("d12-allow-denied"):
-        out["D12"] = judge_d12(atype, config, _known_types(event, config))
+        requested = event.tool_input.get("subagent_type")
+        out["D12"] = judge_d12(type_name(event, config), config, _project_types(_catalog(event, config)),
+                               requested.strip() if isinstance(requested, str) else "")
     if on["D15"] != "off":
         out["D15"] = judge_d15(parsed, config, _broken)
     if on["D20"] != "off" and not _broken("d20-allow-placeholders"):
         out["D20"] = judge_d20(parsed)
     if on["D21"] != "off" and not _broken("d21-allow-unknown-type"):
-        out["D21"] = judge_d21(atype, event.repo, config, _known_types(event, config))
+        out["D21"] = judge_d21(atype, resolved_type(event, config), config, _catalog(event, config))
     if not event.session_id:
         return out  # no session id: nothing to count or lock against (never seen from Claude Code)
 
@@ -353,6 +383,14 @@ _AGENT_MD = ("---\nname: implementer\ndescription: implements one task\ntools: R
              "builds: yes\n---\nYou implement the task in your prompt.\n")
 _CLERK_MD = "---\nname: clerk\ndescription: one-off work\ntools: Read, Bash\n---\nDo the one thing asked.\n"
 _FILES = {".claude/agents/implementer.md": _AGENT_MD, ".claude/agents/clerk.md": _CLERK_MD}
+_RENAMED = {".claude/agents/impl-file.md": "---\nname: parser\ndescription: parses\n---\nParse.\n"}
+_USER = {".selftest-claude/agents/helper.md": "---\nname: user-helper\ndescription: a user's own\n---\nHelp.\n"}
+_PLUGIN = {  # an installed, enabled plugin with one agent (as `claude plugin install` leaves it)
+    ".selftest-claude/settings.json": '{"enabledPlugins": {"helpers@local": true}}',
+    ".selftest-claude/plugins/installed_plugins.json":
+        '{"version": 2, "plugins": {"helpers@local": [{"scope": "user", "installPath": "cache/local/helpers/1.0.0"}]}}',
+    ".selftest-claude/plugins/cache/local/helpers/1.0.0/agents/checker.md":
+        "---\nname: checker\ndescription: checks\n---\nCheck.\n"}
 _GOOD = ("task: add the parser for the v2 header\nexit criterion: tests/unit/header_test.py passes\n"
          "heavy test: do not run\nthread cap: 31\n")
 
@@ -464,6 +502,8 @@ GUARDS = (
                    breaks=("d12-allow-denied",), files=_FILES),
             G.Case("no-type-means-general-purpose", "PreToolUse", _dispatch(agent_type=None), fires=True,
                    breaks=("d12-allow-denied",), files=_FILES),
+            G.Case("general-purpose-in-another-case", "PreToolUse", _dispatch(agent_type="General-Purpose"),
+                   fires=True, breaks=("d12-allow-denied",), files=_FILES),
             G.Case("clerk", "PreToolUse", _dispatch(agent_type="clerk"), fires=False, files=_FILES),
         )),
     G.Guard(
@@ -539,22 +579,39 @@ GUARDS = (
                    _dispatch(_GOOD + "compare Vec<u8> with <T as Trait>\n"), fires=False, files=_FILES),
         )),
     G.Guard(
-        code="D21", summary="a dispatched subagent_type has a definition in [dispatch] agents_dir",
+        code="D21", summary="a dispatched subagent_type resolves as Claude Code resolves it (project, user, "
+                            "plugin or built-in type)",
         events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D21"), budget_ms=BUDGET_MS,
         needs=_NEEDS, act=admit_dispatch, act_refuses=True,
         doc=G.GuardDoc(
-            why="A type without a project definition gets no rules at SubagentStart and no write scope; "
-                "typos (`implementor`) and Claude Code's built-in types land here.",
-            example='Agent {"subagent_type": "Explore", ...} with no .claude/agents/Explore.md',
+            why="A type the client cannot find fails the dispatch after the fact, and a misspelt type "
+                "(`implementor`) is a type without rules or write scope. swarmgate finds types as Claude "
+                "Code 2.1.332 does: the frontmatter `name:` of a definition (not its file name), compared "
+                "case-insensitively (`Implementer` runs `implementer`), in the project's [dispatch] "
+                "agents_dir, then ~/.claude/agents, then the enabled plugins' agents as `<plugin>:<name>`, "
+                "then the built-ins (general-purpose, Explore, Plan, statusline-setup, claude, fork). D12 "
+                "then judges the type that will run.",
+            example='Agent {"subagent_type": "implementor", ...} when only implementer is defined',
             instead="Dispatch a defined type (`ls .claude/agents`), or define the type.",
-            exceptions="Types in [dispatch] denied_types are judged by D12."),
+            exceptions="Types in [dispatch] denied_types are judged by D12. A definition that cannot be read "
+                       "is refused, naming the file."),
         breaks={"d21-allow-unknown-type": "unknown subagent types are dispatched"},
         cases=(
             G.Case("unknown-type", "PreToolUse", _dispatch(agent_type="implementor"), fires=True,
                    breaks=("d21-allow-unknown-type",), files=_FILES),
-            G.Case("builtin-type", "PreToolUse", _dispatch(agent_type="Explore"), fires=True,
-                   breaks=("d21-allow-unknown-type",), files=_FILES),
+            G.Case("file-name-is-not-the-type", "PreToolUse", _dispatch(agent_type="impl-file"), fires=True,
+                   breaks=("d21-allow-unknown-type",), files={**_FILES, **_RENAMED}),
+            G.Case("plugin-agent-without-its-plugin", "PreToolUse", _dispatch(agent_type="checker"), fires=True,
+                   breaks=("d21-allow-unknown-type",), files={**_FILES, **_PLUGIN}),
             G.Case("defined-type", "PreToolUse", _dispatch(), fires=False, files=_FILES),
+            G.Case("case-variant", "PreToolUse", _dispatch(agent_type="IMPLEMENTER"), fires=False, files=_FILES),
+            G.Case("frontmatter-name", "PreToolUse", _dispatch(agent_type="parser"), fires=False,
+                   files={**_FILES, **_RENAMED}),
+            G.Case("user-level-type", "PreToolUse", _dispatch(agent_type="user-helper"), fires=False,
+                   files={**_FILES, **_USER}),
+            G.Case("plugin-type", "PreToolUse", _dispatch(agent_type="Helpers:Checker"), fires=False,
+                   files={**_FILES, **_PLUGIN}),
+            G.Case("builtin-type", "PreToolUse", _dispatch(agent_type="explore"), fires=False, files=_FILES),
             G.Case("denied-type-left-to-d12", "PreToolUse", _dispatch(agent_type="general-purpose"),
                    fires=False, files=_FILES),
         )),

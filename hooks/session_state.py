@@ -31,9 +31,11 @@ a pid reused by another program never blocks a live session.
 
 Linking a dispatch to the agent it becomes: PreToolUse(Agent) knows the
 tool_use_id, name, type and prompt; SubagentStart knows only agent_id and
-type. At start the agent is linked to the oldest unlinked dispatch of its
-type; at stop the link is checked against the agent's transcript (its first
-user message is the dispatch prompt) and corrected.
+type. Claude Code 2.1.332 records the dispatch's tool_use_id in the subagent's
+``agent-<id>.meta.json`` beside its transcript (``toolUseId``): where it
+exists at start, that is the link. Else the agent is linked to the oldest
+unlinked dispatch of its type; at stop the link is checked against the
+agent's transcript (its first user message is the dispatch prompt) and corrected.
 
 The mutating functions (record_*) are pure functions on the state dict;
 ``update(session, fn)`` applies one under the lock.
@@ -302,8 +304,10 @@ def record_dispatch(st: dict, *, tool_use_id: str, agent_type: str, name: str | 
 
 
 def record_start(st: dict, agent_id: str, agent_type: str, proc: dict, now: float,
-                 worktree: dict | None = None) -> dict:
-    """Mark ``agent_id`` started; link it to the oldest unlinked dispatch of its type.
+                 worktree: dict | None = None, dispatch_id: str = "") -> dict:
+    """Mark ``agent_id`` started; link it to its dispatch: the one ``dispatch_id`` names (the
+    tool_use_id Claude Code records in the subagent's meta.json), else the oldest unlinked
+    dispatch of its type (compared case-insensitively).
     ``worktree`` ({"path", "head"}): the git worktree it works in (isolation "worktree"),
     registered as its work directory (H01 checks it at hand-back)."""
     note_proc(st, proc, now)
@@ -317,9 +321,10 @@ def record_start(st: dict, agent_id: str, agent_type: str, proc: dict, now: floa
         a.update(started=now, stopped=None, proc=proc, resumed=(a.get("resumed") or 0) + 1)
     if worktree:
         a["worktree"] = dict(worktree)
+    link_exact(st, agent_id, dispatch_id)
     if not a.get("dispatch"):
         for d in st["dispatches"]:
-            if not d.get("agent") and d.get("type") == agent_type:
+            if not d.get("agent") and str(d.get("type") or "").lower() == agent_type.lower():
                 d["agent"] = agent_id
                 a["dispatch"] = d.get("id")
                 a["name"] = d.get("name")
@@ -327,16 +332,39 @@ def record_start(st: dict, agent_id: str, agent_type: str, proc: dict, now: floa
     return a
 
 
+def link_exact(st: dict, agent_id: str, dispatch_id: str) -> bool:
+    """Link ``agent_id`` to the dispatch whose tool_use_id is ``dispatch_id`` (what the client wrote
+    in the subagent's meta.json), undoing a guessed link; True when linked so."""
+    a = st["agents"].get(agent_id)
+    exact = dispatch_by_id(st, dispatch_id) if dispatch_id and a is not None else None
+    if exact is None:
+        return False
+    other = exact.get("agent")
+    if other and other != agent_id and st["agents"].get(other, {}).get("linked_by") == "meta.json":
+        return False   # another agent's own record names it
+    old = dispatch_by_id(st, a.get("dispatch") or "") if a.get("dispatch") else None
+    if old is not None and old is not exact:
+        old["agent"] = None
+    if other and other != agent_id and other in st["agents"]:
+        st["agents"][other].update(dispatch=None, name=None)   # its guess was this one: it is re-linked at its stop
+        if old is not None and old is not exact:
+            old["agent"] = other
+            st["agents"][other].update(dispatch=old.get("id"), name=old.get("name"))
+    exact["agent"] = agent_id
+    a.update(dispatch=exact.get("id"), name=exact.get("name"), linked_by="meta.json")
+    return True
+
+
 def relink(st: dict, agent_id: str, prompt_digest: str) -> None:
     """Correct the dispatch link of ``agent_id`` from its real prompt's digest."""
     if not prompt_digest:
         return
     a = st["agents"].get(agent_id)
-    if a is None:
+    if a is None or a.get("linked_by") == "meta.json":   # the client said which dispatch it is
         return
     target = None
     for d in reversed(st["dispatches"]):
-        if d.get("prompt") == prompt_digest and d.get("type") == a.get("type"):
+        if d.get("prompt") == prompt_digest and str(d.get("type") or "").lower() == str(a.get("type") or "").lower():
             if d.get("agent") == agent_id:
                 return
             if target is None or not d.get("agent"):
@@ -373,10 +401,28 @@ def record_stop(st: dict, agent_id: str, agent_type: str, proc: dict, now: float
 # --- the hook side: load + record in one call --------------------------------------------
 
 def start(session_id: str, agent_id: str, agent_type: str, now: float | None = None,
-          worktree: dict | None = None) -> dict:
+          worktree: dict | None = None, dispatch_id: str = "") -> dict:
     proc = session_process()
     t = time.time() if now is None else now
-    return update(session_id, lambda st: dict(record_start(st, agent_id, agent_type, proc, t, worktree)))
+    return update(session_id, lambda st: dict(record_start(st, agent_id, agent_type, proc, t, worktree,
+                                                           dispatch_id)))
+
+
+def subagent_meta(transcript_path: str, session_id: str, agent_id: str) -> dict:
+    """What Claude Code 2.1.332 records beside a subagent's transcript
+    (``<project dir>/<session>/subagents/agent-<id>.meta.json``: agentType, isBuiltIn, toolUseId of
+    the dispatch, ...), {} when there is none (older clients, other clients)."""
+    import json
+
+    if not (transcript_path and session_id and agent_id) or "/" in agent_id or "/" in session_id:
+        return {}
+    path = os.path.join(os.path.dirname(transcript_path), session_id, "subagents", f"agent-{agent_id}.meta.json")
+    try:
+        from swarmgate.bounded_read import read_text
+        data = json.loads(read_text(path, 1 << 16))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def first_user_prompt(transcript_path: str, max_lines: int = 50) -> str:

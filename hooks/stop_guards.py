@@ -271,6 +271,10 @@ def _agent_view(event: HookEvent, st: dict, proc: dict, now: float, digest: str)
     if aid and aid not in st["agents"]:
         S.record_start(st, aid, event.agent_type or "", proc, now)["started"] = None
     if aid:
+        # the client's own record of which dispatch this agent is (meta.json toolUseId), where it
+        # exists; else the transcript's first message (the dispatch prompt)
+        meta = S.subagent_meta(event.transcript_path, event.session_id, aid)
+        S.link_exact(st, aid, str(meta.get("toolUseId") or ""))
         S.relink(st, aid, digest)
     d = S.dispatch_of(st, aid) if aid else None
     return (dict(d) if d else None), st["agents"].get(aid)

@@ -38,7 +38,9 @@ def record_start(event: HookEvent, config: Config) -> None:  # noqa: ARG001 - th
         if event.root != event.repo:   # dispatched with isolation "worktree": its work directory
             from swarmgate.hooks.agent_worktree import head_of
             worktree = {"path": event.root, "head": head_of(event.root)}
-        S.start(event.session_id, event.agent_id, event.agent_type or "", worktree=worktree)
+        meta = S.subagent_meta(event.transcript_path, event.session_id, event.agent_id)
+        S.start(event.session_id, event.agent_id, event.agent_type or "", worktree=worktree,
+                dispatch_id=str(meta.get("toolUseId") or ""))
 
 
 def check_c02(event: HookEvent, config: Config) -> Finding | list[Finding] | None:

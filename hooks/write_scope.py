@@ -54,8 +54,12 @@ def glob_allows(globs: list[str], rel: str) -> bool:
 
 
 def _row(config: Config, actor: str) -> list[str] | None:
+    """The actor's row; types compare case-insensitively, as Claude Code matches them (an exact key wins)."""
     table = config["write"]
-    return table.get(actor)
+    if actor in table:
+        return table[actor]
+    low = actor.lower()
+    return next((v for k, v in table.items() if k.lower() == low), None)
 
 
 def _missing_row(actor: str, path: str, tool: str) -> Finding:

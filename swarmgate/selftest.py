@@ -128,6 +128,9 @@ def run_suite(suite: Suite, inert: bool = False) -> Result:
 # ".selftest-state/sessions/selftest-session/state.json". (Break switches keep working: the
 # marker lives in a fixed place no variable moves, see break_switch.)
 CASE_STATE_DIR = ".selftest-state"
+# the user's Claude Code directory of a case (user-level agents, plugins): inside its repository,
+# so a case never reads the person's ~/.claude (CLAUDE_CONFIG_DIR, as Claude Code reads it)
+CASE_CLAUDE_DIR = ".selftest-claude"
 
 
 @contextlib.contextmanager
@@ -169,7 +172,8 @@ def guard_case_outcome(g, case):
         payload["cwd"] = os.path.join(repo, payload["cwd"])   # a case's cwd is relative to its repository
         event = HookEvent(case.event, payload, repo)
         budget = g.budget_ms or int(config["hooks"]["guard_budget_ms"])
-        with _case_state_dir(os.path.join(repo, CASE_STATE_DIR)), _env({"SWARMGATE_SELFTEST_CASE": "1"}):
+        with _case_state_dir(os.path.join(repo, CASE_STATE_DIR)), \
+                _env({"SWARMGATE_SELFTEST_CASE": "1", "CLAUDE_CONFIG_DIR": os.path.join(repo, CASE_CLAUDE_DIR)}):
             active = E._active(event, config, [g])
             found: list = []
             if active:

@@ -18,7 +18,7 @@ from swarmgate.config import Config, parse_toml, validate
 from swarmgate.hook_engine import _active, derive, judge
 from swarmgate.hook_protocol import HookEvent
 from swarmgate.hooks import registry
-from swarmgate.selftest import CASE_STATE_DIR
+from swarmgate.selftest import CASE_CLAUDE_DIR, CASE_STATE_DIR
 from swarmgate.statefile import locked
 
 CASES = [(g, c) for g in registry.guards() for c in g.cases]
@@ -65,6 +65,7 @@ def _prepared(tmp_path, monkeypatch, case):
     state = repo / CASE_STATE_DIR
     state.mkdir(exist_ok=True)
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(state))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(repo / CASE_CLAUDE_DIR))
     payload = {"session_id": "selftest-session", "transcript_path": "", "cwd": str(repo),
                "hook_event_name": case.event}
     payload.update(case.payload)

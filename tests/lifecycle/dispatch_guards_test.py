@@ -93,11 +93,32 @@ def test_d20_skeleton_as_printed_is_refused_until_filled(repo):
     assert denied(answer("PreToolUse", dispatch(filled), repo)) == ""
 
 
-def test_d21_unknown_and_builtin_types(repo):
-    for t in ("implementor", "Explore", "../agents/implementer"):
+def test_d21_unknown_types(repo):
+    for t in ("implementor", "../agents/implementer", "implementer.md"):
         reason = denied(answer("PreToolUse", dispatch(agent_type=t), repo))
         assert codes(reason) == {"D21"}, (t, reason)
         assert "implementer" in reason  # names the defined types
+
+
+def test_d21_resolves_types_as_claude_code_does(repo, tmp_path):
+    """Case-insensitive frontmatter names, user-level agents, the built-ins; D12 on what resolves."""
+    (repo / ".claude" / "agents" / "impl-v2.md").write_text("---\nname: parser-writer\ndescription: x\n---\nx\n")
+    user = tmp_path / "home" / ".claude" / "agents"
+    user.mkdir(parents=True)
+    (repo / ".claude" / "swarmgate.toml").write_text("[dispatch]\nmax_concurrent = 50\n")
+    (user / "mine.md").write_text("---\nname: my-helper\ndescription: x\n---\nx\n")
+    for i, t in enumerate(("Implementer", "IMPLEMENTER", "parser-writer", "Parser-Writer", "my-helper",
+                           "Explore", "plan", "fork")):
+        assert denied(answer("PreToolUse", dispatch(agent_type=t, tool_use_id=f"t{i}"), repo)) == "", t
+    assert "D21" in codes(denied(answer("PreToolUse", dispatch(agent_type="impl-v2"), repo)))  # a file name
+    for t in ("general-purpose", "General-Purpose", "GENERAL-PURPOSE"):
+        reason = denied(answer("PreToolUse", dispatch(agent_type=t), repo))
+        assert codes(reason) == {"D12"}, (t, reason)
+    # the dispatch is recorded under the type that runs, so SubagentStart links it
+    answer("PreToolUse", dispatch(agent_type="IMPLEMENTER", tool_use_id="t-case", name="caser"), repo)
+    answer("SubagentStart", {"agent_id": "a-case", "agent_type": "implementer"}, repo)
+    st = S.load("s1")
+    assert S.dispatch_by_id(st, "t-case")["type"] == "implementer"
 
 
 def test_d07_sixth_running_subagent_refused(repo):

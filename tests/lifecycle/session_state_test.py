@@ -123,3 +123,31 @@ def test_a_resumed_agent_runs_again():
     assert S.running(st) == []
     S.record_start(st, "a1", "clerk", me, 3.0)
     assert [aid for aid, _ in S.running(st)] == ["a1"] and st["agents"]["a1"]["resumed"] == 1
+
+
+def test_meta_json_links_each_agent_to_its_own_dispatch(repo, tmp_path):
+    """Two dispatches of one type with the same prompt start in the other order: the guess by type
+    swaps them; the toolUseId Claude Code writes in each subagent's meta.json puts them right at the
+    hand-back (and a case-variant type still links)."""
+    transcript = tmp_path / "proj" / "s1.jsonl"
+    subs = tmp_path / "proj" / "s1" / "subagents"
+    subs.mkdir(parents=True)
+    answer("PreToolUse", dispatch(tool_use_id="toolu_A", name="first"), repo)
+    answer("PreToolUse", dispatch(tool_use_id="toolu_B", name="second", agent_type="IMPLEMENTER"), repo)
+    for aid in ("agB", "agA"):   # B's agent starts first: the oldest dispatch (A's) is guessed for it
+        answer("SubagentStart", {"agent_id": aid, "agent_type": "implementer", "transcript_path": str(transcript)},
+               repo)
+    st = S.load("s1")
+    assert st["agents"]["agB"]["dispatch"] == "toolu_A"   # the guess, wrong
+    for aid, tid in (("agA", "toolu_A"), ("agB", "toolu_B")):
+        (subs / f"agent-{aid}.meta.json").write_text(json.dumps({"agentType": "implementer", "toolUseId": tid}))
+    answer("SubagentStop", {"agent_id": "agB", "agent_type": "implementer", "transcript_path": str(transcript),
+                            "last_assistant_message": "done", "stop_hook_active": False,
+                            "agent_transcript_path": ""}, repo)
+    st = S.load("s1")
+    assert st["agents"]["agB"]["dispatch"] == "toolu_B" and st["agents"]["agB"]["name"] == "second"
+    assert st["agents"]["agB"]["linked_by"] == "meta.json"
+    assert S.dispatch_by_id(st, "toolu_B")["agent"] == "agB"
+    # the agent whose guess was taken gets the other dispatch, and its own record confirms it later
+    assert st["agents"]["agA"]["dispatch"] == "toolu_A" and S.dispatch_by_id(st, "toolu_A")["agent"] == "agA"
+    assert S.link_exact(st, "agA", "toolu_A") and not S.link_exact(st, "agA", "toolu_B")
