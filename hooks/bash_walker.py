@@ -11,6 +11,7 @@ import os
 import time
 
 from swarmgate.bounded_read import read_bytes
+from swarmgate.break_switch import broken as _broken
 from swarmgate.hooks import bash_lexical as _lx
 from swarmgate.hooks.bash_parse import OutOfTime, parse_text
 from swarmgate.hooks.bash_results import (Analysis, Loop, Program, Redirect, SimpleCommand,
@@ -1259,7 +1260,7 @@ class Walker:
         # by this command counts as one file too)
         key = p if p in self.written else os.path.realpath(p)
         sargs = tuple(self._script_args[0]) if self._script_args else ()
-        if key in self.seen_scripts:
+        if key in self.seen_scripts and not _broken("no-script-once-guard"):
             if self.script_args.get(key, ()) != sargs and not share:
                 # read once per judgement; with other arguments it may run other commands
                 self.unverifiable(f"{how} {word}: run again with other arguments ({' '.join(sargs)[:60]}); "

@@ -154,7 +154,10 @@ GUARDS = (
                        "naming a heavy pattern) are reported under B01 as deny or ask per [bash] unverifiable.",
         ),
         breaks={"b01-allow-heavy": "heavy commands pass for every agent",
-                "b01-allow-unverifiable": "commands that cannot be read statically pass"},
+                "b01-allow-unverifiable": "commands that cannot be read statically pass",
+                "no-script-once-guard": "the bash reader reads a script again each time it is run or sourced "
+                                        "within one judgement (scripts sourcing each other recurse to the depth "
+                                        "bound and the command becomes unverifiable)"},
         cases=(
             G.Case("subagent-workspace-test", "PreToolUse", subagent_call("cargo test --workspace"),
                    fires=True, breaks=("b01-allow-heavy",)),
@@ -168,6 +171,10 @@ GUARDS = (
                    fires=True, breaks=("b01-allow-heavy",)),
             G.Case("subagent-base64-to-bash", "PreToolUse", subagent_call("echo Y2FyZ28gdGVzdAo= | base64 -d | bash"),
                    fires=True, breaks=("b01-allow-unverifiable",)),
+            G.Case("main-scripts-sourcing-each-other-read-once", "PreToolUse", main_call("bash tools/a.sh"),
+                   fires=False, breaks=("no-script-once-guard",),
+                   files={"tools/a.sh": "#!/bin/bash\n. tools/b.sh\necho a\n",
+                          "tools/b.sh": "#!/bin/bash\n. tools/a.sh\necho b\n"}),
             G.Case("main-commit-prefix", "PreToolUse",
                    main_call("SWARMGATE_HEAVY=commit run-with-memory-cap 16G -- cargo test --workspace"),
                    fires=False),
