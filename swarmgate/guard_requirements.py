@@ -102,8 +102,9 @@ REQUIREMENTS: tuple[Requirement, ...] = (
                 _breaks),
     Requirement("cases", "`cases`: at least one firing and one non-firing `Case`, unique names, each on an event "
                          "the guard runs on (a main-agent and a subagent payload where both can call it)", _cases),
-    Requirement("switch-cases", "every break switch turns a firing case red (`Case(..., breaks=(\"switch\",))`), "
-                                "and no case names a switch the guard does not declare", _switch_cases),
+    Requirement("switch-cases", "every break switch turns a case red (`Case(..., breaks=(\"switch\",))`): a "
+                                "firing case that goes quiet, or a quiet case that fires; no case names a switch "
+                                "the guard does not declare", _switch_cases),
     Requirement("shell-needs", "a guard that judges shell commands declares `needs=(\"bash\",)`: the command is "
                                "parsed once, in the derive phase", _shell_needs),
 )
