@@ -1,8 +1,10 @@
 """G01 for the file tools: no agent writes what guards it.
 
 Write/Edit/MultiEdit/NotebookEdit to .claude/settings*.json,
-.claude/swarmgate.toml, the hooks, swarmgate's state directory or the
-repository's .swarmgate/ log are refused. The shell side of G01 lives with
+.claude/swarmgate.toml, the hooks, swarmgate's state directory, the
+repository's .swarmgate/ log, or the swarmgate that runs the hooks (its
+virtualenv, whose entry point settings.json calls, and, from any repository
+but swarmgate's own checkout, its code) are refused. The shell side of G01 lives with
 the Bash guards.
 """
 from __future__ import annotations
@@ -16,11 +18,6 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
     from swarmgate.guard import Finding
     from swarmgate.hook_protocol import HookEvent
 
-
-
-def _install_root() -> str:
-    import os
-    return os.path.dirname(os.path.dirname(os.path.abspath(G.__file__)))
 
 
 def check_g01_files(event: HookEvent, config: Config) -> Finding | list[Finding] | None:

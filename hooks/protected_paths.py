@@ -70,6 +70,29 @@ def _norm(path: str, cwd: str, repo: str) -> str:
     return posixpath.normpath(p)
 
 
+_installed: tuple | None = None
+
+
+def installed_roots(repo: str) -> tuple:
+    """Where the swarmgate that runs this hook lives: the package (the checkout, for an editable
+    install) and the virtualenv whose entry point settings.json calls. A repository inside the
+    checkout is swarmgate's own development: its code is then the work, and only the venv counts."""
+    global _installed
+    if _installed is None:
+        import sys
+
+        import swarmgate
+        pkg = os.path.dirname(os.path.abspath(swarmgate.__file__))
+        top = os.path.dirname(pkg)
+        code = top if os.path.isfile(os.path.join(top, "pyproject.toml")) else pkg
+        venv = sys.prefix if sys.prefix != getattr(sys, "base_prefix", sys.prefix) else ""
+        _installed = (posixpath.normpath(code), posixpath.normpath(venv) if venv else "")
+    code, venv = _installed
+    repo_n = posixpath.normpath(os.path.abspath(repo)) if repo else ""
+    own = repo_n and (repo_n == code or repo_n.startswith(code + "/"))
+    return tuple(r for r in ((venv,) if own else (code, venv)) if r)
+
+
 def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_root: str = "",
                      root: str = "") -> str | None:
     """Why ``path`` is protected, or None. Paths are resolved lexically (no symlink reads).
@@ -94,8 +117,9 @@ def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_
             return f"{path} is inside swarmgate's state directory ({state_dir})"
         if c == markers or c.startswith(markers + "/"):
             return f"{path} is where self-tests keep the markers that vouch for break switches"
-        if install_root and (c == install_root or c.startswith(install_root.rstrip("/") + "/")):
-            return f"{path} is part of the installed swarmgate hooks ({install_root})"
+        for inst in ((install_root,) if install_root else installed_roots(repo)):
+            if c == inst or c.startswith(inst.rstrip("/") + "/"):
+                return f"{path} is part of the swarmgate that runs the hooks ({inst})"
         for base in dict.fromkeys(b for b in (root, repo) if b):
             rel = os.path.relpath(c, base)
             if rel.startswith(".."):

@@ -3,10 +3,13 @@ firing, for a subagent and for the main agent; and the workarounds a refused age
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
+import swarmgate
 from swarmgate.hooks.env_changes import changes
+from swarmgate.hooks.protected_paths import protected_reason
 from swarmgate.state_paths import selftest_marker_dir
 
 
@@ -157,3 +160,28 @@ def test_the_reader_of_variable_changes_names_each_form():
     assert changes("SWARMGATE_X=1 make") == [("SWARMGATE_X", "prefix")]
     assert ("*", "env -i") in changes("env -i make")
     assert changes("echo 'SWARMGATE_X=1'") == []
+
+
+def test_the_swarmgate_that_runs_the_hooks_is_protected(judge):
+    """Its venv (the entry point settings.json calls: `exit 0` there and every hook allows) and, from
+    another repository, its code."""
+    entry = os.path.join(sys.prefix, "bin", "swarmgate")
+    code = os.path.join(os.path.dirname(os.path.abspath(swarmgate.__file__)), "hook_engine.py")
+    for cmd in (f"printf '#!/bin/sh\\nexit 0\\n' > {entry}", f"sed -i 's/deny/allow/' {code}", f"rm -rf {sys.prefix}"):
+        for subagent in (False, True):
+            assert g01(judge, cmd, subagent=subagent), cmd
+    from swarmgate.hooks.file_guards import check_g01_files  # noqa: PLC0415 - the file-tool side, not Judge's
+    found = check_g01_files(judge.event(tool="Write", tool_input={"file_path": entry, "content": "x"}), judge.config)
+    assert [f.code for f in found] == ["G01"] and "runs the hooks" in found[0].message
+
+
+def test_swarmgates_own_checkout_may_edit_its_code_but_not_its_venv(tmp_path):
+    """Developing swarmgate in its checkout: the code is the work; the venv running the hooks is not."""
+    checkout = os.path.dirname(os.path.dirname(os.path.abspath(swarmgate.__file__)))
+    code = os.path.join(checkout, "hooks", "heavy_guards.py")
+    if not os.path.isfile(os.path.join(checkout, "pyproject.toml")):
+        return  # a regular install: there is no checkout to develop in
+    assert protected_reason(code, cwd=checkout, repo=checkout, state_dir=str(tmp_path)) is None
+    assert protected_reason(code, cwd=str(tmp_path), repo=str(tmp_path), state_dir=str(tmp_path))
+    assert protected_reason(os.path.join(sys.prefix, "bin", "swarmgate"), cwd=checkout, repo=checkout,
+                            state_dir=str(tmp_path))
