@@ -48,9 +48,10 @@ class SimpleCommand:
     Extensions beyond the first contract: ``cwd`` (the directory it runs in
     when known, else None), ``dynamic`` (per word: True when the word holds an
     expansion we could not resolve; such words keep the ``$...`` text),
-    ``script`` (the absolute path of the script it came from, or None)."""
+    ``script`` (the absolute path of the script it came from, or None), ``piped`` (its stdin is the
+    output of the command before it in a pipeline)."""
     __slots__ = ("words", "name", "args", "assignments", "redirects", "via", "background",
-                 "wrappers", "text", "is_data", "cwd", "dynamic", "script")
+                 "wrappers", "text", "is_data", "cwd", "dynamic", "script", "piped")
 
     def __init__(self, words: list[str], assignments: dict, redirects: list, via: tuple,
                  background: int, wrappers: tuple, text: str, cwd: str | None = None,
@@ -68,6 +69,7 @@ class SimpleCommand:
         self.cwd = cwd
         self.dynamic = dynamic if dynamic is not None else [False] * len(words)
         self.script = script
+        self.piped = False
 
     def __repr__(self) -> str:
         return f"SimpleCommand({self.words!r}, via={self.via!r}, bg={self.background})"

@@ -624,6 +624,8 @@ class Walker:
             return
         name = command_name(w0)
         sc = self.emit(words, last, env, redirs, ctx, text)
+        if sc is not None:
+            sc.piped = feed is not None
         self._io = (redirs, raw_redirs, feed)
         args = words[1:]
         largs = last[1:]

@@ -75,6 +75,9 @@ def _bash(event: HookEvent, config: Config) -> Analysis | None:
                 f"make it the heavy pattern `{pat}`", cmd.text[:500]))
     except ValueError:
         pass   # a pattern that cannot be read: B01 names the config key
+    if event.client == "codex":  # its exec sessions take typed input (write_stdin) that no hook sees
+        from swarmgate.codex_protocol import typed_input_findings
+        an.unverifiable.extend(typed_input_findings(an))
     return an
 
 

@@ -36,7 +36,8 @@ _TRANSCRIPTS = "reads Claude Code transcripts; {name} writes its own format, whi
 COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
     "codex": {
         "G01": (FULL, ""),
-        "B01": (FULL, ""),
+        "B01": (FULL, "and a shell or interpreter that would wait for typed input (write_stdin, which reaches no "
+                      "hook) is refused as unreadable"),
         "B02": (FULL, ""),
         "B10": (FULL, ""),
         "B30": (FULL, ""),
@@ -119,9 +120,9 @@ CANNOT = {
         "the Codex dialect writes only the fields its parser accepts for each event",
         "hooks of an untrusted project, and hooks whose definition changed since a person trusted them, are "
         "skipped without a word (`swarmgate doctor` checks both)",
-        "typing into a running process: `write_stdin` reaches no hook (measured with 0.169.0), so an agent that "
-        "starts `bash` (allowed) can type into it what the Bash guards refuse; the dialect would judge what is "
-        "typed as a command, but Codex never asks",
+        "typing into a running process: `write_stdin` reaches no hook (measured with 0.169.0); swarmgate "
+        "refuses (B01) a shell or interpreter that would wait for typed input, the usual way in, but a program "
+        "that runs what it reads some other way (a `while read` loop, an interpreter not on the list) stays open",
     ),
     "gemini": (
         "agent identity: a subagent's tool call looks exactly like the main agent's (nothing is guessed)",

@@ -47,6 +47,17 @@ TOOLS = {
 
 _PATCH_HEADERS = ("*** Add File: ", "*** Delete File: ", "*** Update File: ", "*** Move to: ")
 
+# Programs that, given nothing to run, run what they read on stdin. In a Codex exec session that
+# is what the model types later with write_stdin, which reaches no hook (measured with 0.169.0).
+_SHELLS = frozenset(("sh", "bash", "zsh", "dash", "ksh", "mksh", "yash", "fish", "tcsh", "csh", "busybox"))
+_INTERPRETERS = frozenset(("python", "python2", "python3", "ipython", "ipython3", "pypy", "pypy3", "node", "nodejs",
+                           "bun", "deno", "perl", "ruby", "irb", "php", "lua", "luajit", "tclsh", "wish", "R",
+                           "julia", "ghci", "scala", "sqlite3", "psql", "mysql", "gdb"))
+_LINE_RUNNERS = frozenset(("xargs", "parallel"))
+_PROGRAM_OPTS = frozenset(("-c", "-m", "-e", "-E", "--eval", "-p", "--print", "-r", "--command", "-f", "--file",
+                           "-x", "--batch", "-ex"))
+_STDIN_OPS = ("<", "<<", "<<-", "<<<", "<&")
+
 
 def canonical_event(name: str) -> str | None:
     return EVENTS.get(name)
@@ -67,6 +78,49 @@ def patch_paths(patch: str) -> list[str]:
                     out.append(path)
                 break
     return out
+
+
+def _is_interpreter(name: str) -> bool:
+    return name in _INTERPRETERS or (name.startswith("python") and name[6:].replace(".", "").isdigit())
+
+
+def reads_typed_input(cmd) -> bool:
+    """Does this simple command (of the parsed tree) wait for commands on a stdin nothing gives it?
+
+    A shell or an interpreter with no program (no -c/-e, no script operand, stdin neither redirected
+    nor piped; -i/-s always), and xargs or parallel reading their lines from such a stdin. Under Claude Code and
+    Gemini such a command reads nothing (their shell tools give no stdin); under Codex the model
+    can type into it afterwards."""
+    name = cmd.name
+    if not (name in _SHELLS or name in _LINE_RUNNERS or _is_interpreter(name)) or not cmd.words:
+        return False
+    if getattr(cmd, "piped", False) or any(getattr(r, "op", "") in _STDIN_OPS
+                                          for r in getattr(cmd, "redirects", ()) or ()):
+        return False
+    args = list(cmd.args)
+    if name in _LINE_RUNNERS:
+        return not any(a in ("-a", "--arg-file", "::::") or a.startswith("--arg-file=") for a in args)
+    if "-i" in args or (name in _SHELLS and "-s" in args):
+        return True
+    for a in args:
+        if a in _PROGRAM_OPTS or a.startswith(("--eval=", "--command=", "--file=")):
+            return False
+        if name in _SHELLS and a.startswith("-") and not a.startswith("--") and "c" in a[1:]:
+            return False   # bash -lc '...', sh -ec '...'
+        if not a.startswith("-") and a not in ("repl",):
+            return False   # a script, a module, a database or a subcommand to run
+    return True
+
+
+def typed_input_findings(analysis) -> list:
+    """Unverifiable entries (the reader's kind) for every command of ``analysis`` that waits for typed
+    input: under Codex what is typed into it reaches no hook, so it is judged like text fed to a shell
+    that cannot be read (B01, per `[bash] unverifiable`)."""
+    from swarmgate.hooks.bash_results import Unverifiable
+
+    return [Unverifiable(f"`{cmd.name}` waits for input, and under Codex CLI what is typed into a running "
+                         f"command (write_stdin) reaches no hook", cmd.text[:500])
+            for cmd in getattr(analysis, "commands", ()) or () if reads_typed_input(cmd)]
 
 
 def translate(payload: dict) -> tuple[dict, str | None, list | None]:

@@ -132,6 +132,31 @@ def test_codex_write_stdin_is_judged_as_a_command(hook, repo):
     assert "[B01]" in codex_deny(codex_answer(proc))
 
 
+@pytest.mark.parametrize("command, refused", [
+    ("bash", True), ("bash -i", True), ("python3", True), ("env FOO=1 bash", True), ("xargs -n1 echo", True),
+    ("python3 -i run.py", True), ("node", True),
+    ("bash -lc 'ls'", False), ("bash ./x.sh", False), ("python3 x.py", False), ("python3 -m http.server", False),
+    ("echo ls | bash", False), ("cat list | xargs -n1 echo", False), ("bash <<'EOF'\nls\nEOF", False), ("ls", False),
+])
+def test_codex_a_command_waiting_for_typed_input_is_refused(hook, repo, command, refused):
+    """Codex's write_stdin (typing into a running command) reaches no hook: a shell or interpreter that
+    waits for input is where a refused command would be typed next, so it is refused before it starts."""
+    ans = codex_answer(hook(["--client", "codex", "PreToolUse"], codex_payload(repo, tool_input={"command": command}),
+                            cwd=repo))
+    if refused:
+        reason = codex_deny(ans)
+        assert "[B01]" in reason and "waits for input" in reason and "write_stdin" in reason
+    else:
+        assert "permissionDecision" not in json.dumps(ans), ans
+
+
+def test_the_same_shell_passes_where_no_one_can_type_into_it(hook, answer, repo, make_payload):
+    """Claude Code's and Gemini's shell tools give a command no stdin: a bare `bash` reads nothing there."""
+    assert answer(hook(["PreToolUse"], make_payload(repo, command="bash"), cwd=repo)) == {}
+    bare = gemini_payload(repo, tool_input={"command": "bash"})
+    assert gemini_answer(hook(["--client", "gemini", "BeforeTool"], bare, cwd=repo)) == {}
+
+
 def test_codex_ask_becomes_a_deny(repo):
     asking = G.Guard("Z99", "asks", ("PreToolUse",), ("Bash",), lambda e, c: G.Finding("Z99", "sure?", "", G.ASK),
                      G.GuardDoc("w", "e", "i"), {})

@@ -86,6 +86,18 @@ def test_an_out_of_scope_write_is_refused_with_w01_and_its_workarounds_too(codex
     assert all(r["tool"] == "Edit" and r["agent_type"] == "default" for r in patch_recs)
 
 
+def test_a_shell_waiting_for_typed_input_is_refused_before_it_starts(codex_repo):
+    """write_stdin (typing into a running command) reaches no hook in Codex 0.169.0: the shell the agent
+    would type a refused command into is refused instead."""
+    run = codex_repo.run("script:cx-tty go", [
+        Conversation("script:cx-tty", [R.call("exec_command", {"cmd": "bash", "tty": True, "yield_time_ms": 500}),
+                                       R.call("exec_command", {"cmd": "bash -lc 'echo typed-free'"}), R.done()]),
+    ])
+    shell, one_shot = run.results_of("exec_command")
+    assert "[B01]" in blocked(shell) and "waits for input" in shell.text, run.describe()
+    assert "typed-free" in one_shot.text and not one_shot.text.startswith(R.BLOCKED), run.describe()
+
+
 def test_g01_codexs_own_settings_are_refused(codex_repo):
     hooks = codex_repo.repo / ".codex" / "hooks.json"
     before = hooks.read_bytes()
