@@ -19,18 +19,40 @@ A variable whose name is not written out (`export "$n=1"`, `declare $x`) is repo
 """
 from __future__ import annotations
 
-import re
-
 DYNAMIC = "<dynamic>"
 ALL = "*"
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ASSIGN_WORD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")
-_PARAM_ASSIGN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
-_ARITH_ASSIGN = re.compile(
-    r"(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)|([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\s*"
-    r"(?:\+\+|--|(?:<<|>>|[-+*/%&^|])?=(?!=))")
-_ARITH_SPANS = re.compile(r"\$?\(\((.*?)\)\)", re.S)
+# Hot path (every Bash call): no `re` at import; the expressions it needs are compiled on
+# first use, and only for texts holding `((` or `${`.
+_IDENT_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_IDENT = _IDENT_START | frozenset("0123456789")
+_re: dict = {}
+
+
+def _is_name(s: str) -> bool:
+    return bool(s) and s[0] in _IDENT_START and all(c in _IDENT for c in s)
+
+
+def _assigned_name(word: str) -> str | None:
+    """NAME of `NAME=...`, `NAME+=...`, `NAME[i]=...`; None when the word is not one."""
+    eq = word.find("=")
+    if eq <= 0:
+        return None
+    head = word[:eq].removesuffix("+")
+    head = head.split("[", 1)[0] if head.endswith("]") else head
+    return head if _is_name(head) else None
+
+
+def _pattern(name: str):
+    if name not in _re:
+        import re
+        _re["param"] = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
+        _re["arith"] = re.compile(
+            r"(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)|([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\s*"
+            r"(?:\+\+|--|(?:<<|>>|[-+*/%&^|])?=(?!=))")
+        _re["spans"] = re.compile(r"\$?\(\((.*?)\)\)", re.S)
+    return _re[name]
+
 
 DECLARERS = ("export", "declare", "typeset", "local", "readonly")
 SHELLS = ("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "busybox")
@@ -78,7 +100,7 @@ def _name_of(raw: str) -> str:
     """The variable a word names (NAME or NAME=VALUE), DYNAMIC when it is not written out."""
     word = _unquote(raw)
     head = word.split("=", 1)[0].split("[", 1)[0]
-    if _is_dynamic(raw.split("=", 1)[0]) or not _NAME.fullmatch(head or "-"):
+    if _is_dynamic(raw.split("=", 1)[0]) or not _is_name(head):
         return DYNAMIC
     return head
 
@@ -94,11 +116,13 @@ def changes(text: str, deadline: float | None = None, depth: int = 0) -> list[tu
         seq, _unsure = lx.parse(text, deadline)
     except lx.ParseTimeout:
         return [(DYNAMIC, "a text that could not be read in time")]
-    for m in _ARITH_SPANS.finditer(text):  # (( )) and $(( )) wherever they are
-        for a, b in _ARITH_ASSIGN.findall(m.group(1)):
-            out.append((a or b, "arithmetic assignment"))
-    for m in _PARAM_ASSIGN.finditer(text):
-        out.append((m.group(1), "${NAME:=value}"))
+    if "((" in text:
+        for m in _pattern("spans").finditer(text):  # (( )) and $(( )) wherever they are
+            for a, b in _pattern("arith").findall(m.group(1)):
+                out.append((a or b, "arithmetic assignment"))
+    if "${" in text:
+        for m in _pattern("param").finditer(text):
+            out.append((m.group(1), "${NAME:=value}"))
     _walk(seq, out, deadline, depth)
     return out
 
@@ -121,7 +145,7 @@ def _walk(node, out: list, deadline, depth: int) -> None:
             _walk(part, out, deadline, depth)
     elif isinstance(node, lx.Loop):
         if node.var:
-            out.append((node.var if _NAME.fullmatch(node.var) else DYNAMIC, f"{node.kind} loop variable"))
+            out.append((node.var if _is_name(node.var) else DYNAMIC, f"{node.kind} loop variable"))
         _walk(node.cond, out, deadline, depth)
         for w in node.words or ():
             _subs(w, out, deadline, depth)
@@ -150,8 +174,7 @@ def _subs(word, out: list, deadline, depth: int) -> None:
 
 def _cmd(c, out: list, deadline, depth: int) -> None:
     for a in c.assigns:  # "prefix": for that command only; "assignment": a statement of its own
-        m = _ASSIGN_WORD.match(_unquote(a.raw))
-        out.append((m.group(1) if m else DYNAMIC, "prefix" if c.words else "assignment"))
+        out.append((_assigned_name(_unquote(a.raw)) or DYNAMIC, "prefix" if c.words else "assignment"))
         _subs(a, out, deadline, depth)
     for w in c.words:
         _subs(w, out, deadline, depth)
@@ -166,7 +189,7 @@ def command_changes(words: list, assignments: dict, deadline: float | None = Non
     """The same for one command the bash reader analysed (its words are already quote-removed):
     what its prefix assignments and, for a builtin that sets variables, its arguments change.
     This covers commands the reader found in scripts, Makefiles and package.json scripts."""
-    out = [(k if _NAME.fullmatch(k) else DYNAMIC, "prefix" if words else "assignment") for k in assignments]
+    out = [(k if _is_name(k) else DYNAMIC, "prefix" if words else "assignment") for k in assignments]
     if words:
         _builtin([_requote(w) for w in words], out, deadline, 0)
     return out
@@ -200,7 +223,7 @@ def _builtin(raws: list, out: list, deadline, depth: int) -> None:
                 out.append((_name_of(a), "unset"))
     elif name == "let":
         for a in args:
-            for x, y in _ARITH_ASSIGN.findall(_unquote(a)):
+            for x, y in _pattern("arith").findall(_unquote(a)):
                 out.append((x or y, "let"))
     elif name == "env":
         _env(args, out)

@@ -29,7 +29,8 @@ class Unsupported(Exception):
 
 
 def _bare_key(s: str) -> str:
-    if not s or not all(c in _BARE for c in s):
+    if not (s and s.isascii() and s.replace("-", "").replace("_", "").isalnum()) and not (
+            s and all(c in _BARE for c in s)):
         raise Unsupported(s)
     return s
 
@@ -231,15 +232,28 @@ def loads(text: str) -> dict:
     defined: set = set()         # tables defined by a header (a second header for one is an error)
     headers: list = []           # header paths in order: a header under an earlier one's sibling is fine
     t = text
+    n = len(t)
     while True:
-        r.skip_ws()
-        if r.pos >= r.n:
-            return root
-        c = t[r.pos]
-        if c == "#":
-            r.skip_comment()
-            r.end_of_line()
+        # fast path for the lines most configs are made of: blank lines and whole-line comments
+        pos = r.pos
+        eol = t.find("\n", pos)
+        eol = n if eol < 0 else eol
+        line = t[pos:eol]
+        body = line.lstrip(" \t")
+        if body == "\r" and eol >= n:
+            raise Unsupported("a CR that ends no line")
+        if not body or body == "\r" or body[0] == "#":
+            body = body[1:] if body[:1] == "#" else body
+            if body.endswith("\r") and eol < n:
+                body = body[:-1]  # the CR of a CRLF line end
+            if body and not body.isprintable() and any(_control(ch) for ch in body):
+                raise Unsupported("control character in a comment or a blank line")
+            if eol >= n:
+                return root
+            r.pos = eol + 1
             continue
+        r.pos = pos + (len(line) - len(body))
+        c = t[r.pos]
         if c == "\n":
             r.pos += 1
             continue

@@ -56,6 +56,7 @@ def test_plain_texts_are_read_as_tomllib_reads_them(text):
     "a = 1 2\n", "a = 'x\n", 'a = "\\q"\n', 'a = "\\ud800"\n', "a = 01\n", "a = 1.\n", "a = .5\n",
     "a = 1_000\n", "a = 1e3\n", "a = 0x1F\n", "a = inf\n", "a = truex\n", "= 1\n", "a\n", "[ a ]\n", "[a]]\n",
     "a = \"tab\tok but bell \x07\"\n", "# bell \x07\n", "a = 1 # cr\r alone\n", "\ufeffa = 1\n",
+    "a = 1\n\r", "# c\r", "a = 1\n  \r",
 ])
 def test_anything_else_is_left_to_tomllib(text):
     assert not agree(text)
