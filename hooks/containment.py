@@ -84,6 +84,45 @@ def act_install_shims(event, config):
     return None   # the judged line stands
 
 
+# --- X01 at PreToolUse: the main agent's single-use grants -----------------------------------
+
+def _grant_ttl(event) -> float:
+    from swarmgate import heavy_grants
+
+    ti = event.tool_input
+    timeout = ti.get("timeout") if isinstance(ti.get("timeout"), (int, float)) else None
+    return heavy_grants.MAX_TTL_S if ti.get("run_in_background") else (timeout or 120_000) / 1000.0 + 60.0
+
+
+def _grants(event, config) -> list:
+    if event.is_subagent or _broken("x01-no-grants"):
+        return []
+    from swarmgate.hooks.heavy_commands import granted_argvs
+    return event.derived("x01.grants", lambda: granted_argvs(event, config))
+
+
+def check_grants(event, config):
+    """The main agent's prefixed, capped heavy command gets a single-use authorization for the exact
+    command each runner will run (recorded by the act, if the call goes ahead)."""
+    found = _grants(event, config)
+    if not found:
+        return None
+    from shlex import join
+    runs = "; ".join(f"`{join(argv)[:120]}`" for argv, _ in found[:4])
+    return G.Finding("X01", f"authorized once, for the next {_grant_ttl(event):.0f} s: {runs} may start heavy "
+                            f"programs inside its capped run (nowhere else).", decision=G.CONTEXT)
+
+
+def act_record_grants(event, config):
+    found = _grants(event, config)
+    if found:
+        from swarmgate import heavy_grants
+        for argv, pat in found:
+            heavy_grants.record([argv], session=event.session_id, agent=event.agent_id, source="X01",
+                                ttl_s=_grant_ttl(event), pattern=pat)
+    return None
+
+
 # --- X02: containment ------------------------------------------------------------------------------
 
 def _rewrite(event, paths: list) -> dict:
@@ -272,9 +311,12 @@ def _main(command: str) -> dict:
 
 _X01_DOC = G.GuardDoc(
     why="See the Exec side of X01: the shims must be on every command's PATH, which only the session's "
-        "environment file can do for every later Bash command, the main agent's and subagents' alike.",
+        "environment file can do for every later Bash command, the main agent's and subagents' alike; and the "
+        "main agent's allowed heavy command (prefix + runner) needs the single-use authorization its runner "
+        "consumes, recorded when the call goes ahead.",
     example="SessionStart: `export PATH=/var/tmp/swarmgate/sessions/<id>/shims:\"$PATH\"` is appended to "
-            "$CLAUDE_ENV_FILE.",
+            "$CLAUDE_ENV_FILE; PreToolUse of the main agent's `SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- cargo "
+            "test --workspace` records one grant for `cargo test --workspace`.",
     instead="Nothing to do.",
     exceptions="Clients that give SessionStart no CLAUDE_ENV_FILE get one line saying the shims are off.")
 
@@ -304,6 +346,10 @@ _X03_DOC = G.GuardDoc(
                "started and ended between two looks is seen only through the other layers. Each process is "
                "reported once.")
 
+_SCOPE = ("SWARMGATE_RUN_SCOPE='kind=full; target=workspace; range=all crates; "
+          "reason=commit gate for this batch'")
+
+
 def _ledger(agent_id: str = "a1", **extra) -> dict:
     import json
     b = {"label": f"agent implementer {agent_id}", "kind": "agent", "basis": "agent", "cap": 1 << 30,
@@ -328,6 +374,19 @@ GUARDS = (
         breaks={"x01-no-shims": "sessions start without the shims on PATH"},
         cases=(G.Case("startup", "SessionStart", {"source": "startup"}, fires=True, breaks=("x01-no-shims",)),
                G.Case("unknown-source", "SessionStart", {"source": "teleport"}, fires=False))),
+    G.Guard(
+        code="X01", summary="a heavy program refused where it starts (exec-time shim): no authorization for it",
+        events=("PreToolUse",), tools=SHELL, check=check_grants, act=act_record_grants, advisory=True,
+        needs=("bash",), doc=_X01_DOC,
+        breaks={"x01-no-grants": "the main agent's allowed heavy runs get no authorization"},
+        cases=(G.Case("main-capped-heavy-run", "PreToolUse",
+                      _main(f"SWARMGATE_HEAVY=commit {_SCOPE} run-with-memory-cap 8G -- cargo test --workspace"),
+                      fires=True, breaks=("x01-no-grants",)),
+               G.Case("main-unprefixed", "PreToolUse", _main("run-with-memory-cap 8G -- cargo test --workspace"),
+                      fires=False),
+               G.Case("subagent-prefixed", "PreToolUse",
+                      _sub("SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- cargo test --workspace"), fires=False),
+               G.Case("light-command", "PreToolUse", _main("cargo build"), fires=False))),
     G.Guard(
         code="X02", summary="a subagent's shell commands run inside its own memory-capped, CPU-limited cgroup",
         events=("PreToolUse",), tools=SHELL, check=check_contain, act=act_contain, doc=_X02_DOC, needs=("bash",),

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from swarmgate import guard as G
 
@@ -108,8 +109,6 @@ def _agent_of(config, cgroup_path: str | None) -> tuple[str | None, str | None]:
 
 def refuse(msg: str, *, meta: dict, name: str, argv: list, agent: tuple, codes=("X01",),
            pattern: str = "") -> int:
-    import time
-
     from swarmgate.exit_codes import Exit
 
     try:
@@ -137,8 +136,6 @@ _T0 = 0.0
 
 def main(argv: list[str] | None = None) -> int:
     """``SHIM_DIR NAME REAL ARGS...``: exec REAL or refuse. Returns only to refuse (or on bad use)."""
-    import time
-
     global _T0
     _T0 = time.monotonic()
     args = list(sys.argv[1:] if argv is None else argv)
@@ -192,6 +189,9 @@ def _judge_here(meta: dict, name: str, words: list, shim_dir: str):
         return G.Finding("X01", f"the config cannot be read ({e}), so `{name}` cannot be checked and does not "
                                 f"run (fail closed).", "fix the config"), (None, None)
     _refresh_if_stale(shim_dir, meta, config)
+    mode = config.guard_mode("X01")
+    if mode == "off":
+        return None, (None, None)
     cg = _current_cgroup(config)
     agent = _agent_of(config, cg)
     from swarmgate import heavy_grants
@@ -200,7 +200,27 @@ def _judge_here(meta: dict, name: str, words: list, shim_dir: str):
                "agent_id": agent[0], "agent_type": agent[1]}
     event = HookEvent(EXEC_EVENT, payload, repo)
     finding = check_x01(event, config)
+    if finding is not None and mode == "warn":
+        _warn_only(finding, meta, name, words, agent)
+        return None, agent
     return finding, agent
+
+
+def _warn_only(finding, meta: dict, name: str, words: list, agent: tuple) -> None:
+    """`[guards] X01 = "warn"`: the heavy program runs; one stderr line and the log say it would not."""
+    from shlex import join
+
+    from swarmgate import decision_log
+
+    text = "(warn only) " + finding.render()
+    try:
+        os.write(2, ("swarmgate: " + " ".join(text.split()) + "\n").encode("utf-8", "replace"))
+    except OSError:
+        pass
+    decision_log.record(str(meta.get("repo") or os.getcwd()), session=str(meta.get("session") or ""),
+                        agent_id=agent[0], agent_type=agent[1], event=EXEC_EVENT, tool=name, codes=["X01"],
+                        decision="warn", latency_ms=(time.monotonic() - _T0) * 1000, input_text=join(words),
+                        reason=text, findings={"X01": "warn"})
 
 
 def _refresh_if_stale(shim_dir: str, meta: dict, config) -> None:

@@ -80,27 +80,6 @@ def check_b01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     return findings
 
 
-def record_grants(event: HookEvent, config: Config) -> None:
-    """B01's act: the main agent's allowed heavy runs get their single-use authorization, bound to
-    the exact command each runner will run, valid while this call can still start it (its
-    timeout; two hours in the background). The exec-time shims let heavy programs run only inside
-    a run that consumed one (X01)."""
-    from swarmgate.hooks.heavy_commands import granted_argvs
-
-    found = granted_argvs(event, config)
-    if not found:
-        return None
-    from swarmgate import heavy_grants
-
-    ti = event.tool_input
-    timeout = ti.get("timeout") if isinstance(ti.get("timeout"), (int, float)) else None
-    ttl = heavy_grants.MAX_TTL_S if ti.get("run_in_background") else (timeout or 120_000) / 1000.0 + 60.0
-    for argv, pat in found:
-        heavy_grants.record([argv], session=event.session_id, agent=event.agent_id, source="B01",
-                            ttl_s=ttl, pattern=pat)
-    return None
-
-
 def check_b02(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     if broken(event, "b02-allow-uncapped"):
         return None
@@ -138,7 +117,7 @@ GUARDS = (
     G.Guard(
         code="B01",
         summary="heavy tests: never from a subagent; from the main agent only with SWARMGATE_HEAVY=commit|user-request",
-        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b01, needs=("bash",), act=record_grants,
+        events=("PreToolUse",), tools=G.SHELL_TOOLS, check=check_b01, needs=("bash",),
         doc=G.GuardDoc(
             why="In one day several implementers each ran `cargo test --all` in their own copy, four to five "
                 "hours at full load each. Heavy tests belong to the main agent, at commit time or when the "

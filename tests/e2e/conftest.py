@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,10 +23,12 @@ def claude_bin() -> str:
 
 
 @pytest.fixture
-def claude_repo(tmp_path: Path, claude_bin: str, monkeypatch: pytest.MonkeyPatch) -> ClaudeRepo:
+def claude_repo(tmp_path: Path, claude_bin: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[ClaudeRepo]:
     """A temporary git repository with swarmgate installed, its own HOME, TMPDIR and state dir."""
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
-    return ClaudeRepo(tmp_path, claude_bin)
+    repo = ClaudeRepo(tmp_path, claude_bin)
+    yield repo
+    repo.cleanup()
 
 
 def _client_bin(client: str, tmp_path_factory) -> str:
@@ -51,11 +54,15 @@ def gemini_bin(tmp_path_factory) -> str:
 def codex_repo(tmp_path: Path, codex_bin: str, monkeypatch: pytest.MonkeyPatch):
     """A temporary git repository wired by `swarmgate install --client codex`, its own HOME and CODEX_HOME."""
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
-    return CodexRepo(tmp_path, codex_bin)
+    repo = CodexRepo(tmp_path, codex_bin)
+    yield repo
+    repo.cleanup()
 
 
 @pytest.fixture
 def gemini_repo(tmp_path: Path, gemini_bin: str, monkeypatch: pytest.MonkeyPatch):
     """A temporary git repository wired by `swarmgate install --client gemini`, its own HOME and GEMINI_CLI_HOME."""
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
-    return GeminiRepo(tmp_path, gemini_bin)
+    repo = GeminiRepo(tmp_path, gemini_bin)
+    yield repo
+    repo.cleanup()

@@ -202,8 +202,30 @@ class WiredRepo:
         # (bench/ measures that): on a loaded 2-core CI machine a guard overrunning its 3 s budget
         # would refuse (fail closed) and turn an unrelated scenario red.
         self.config_set("hooks", "guard_budget_ms", 15000)
+        # subagents' commands run in containment cgroups under the runner's slice: a slice of this
+        # test's own, with a small total, never the machine's (removed by ``cleanup``)
+        self.slice = f"swarmgate-e2e-{os.getpid()}-{time.monotonic_ns() % 10**8}"
+        self.config_set("memory", "slice", self.slice)
+        self.config_set("memory", "total", "2G")
         self._git("add", "-A")  # start from a clean worktree, as a wired repository would be
         self._git("commit", "-q", "-m", "wire swarmgate")
+
+    def cleanup(self) -> None:
+        """Remove this repository's slice: agent cgroups (and runs) a session left behind, if any."""
+        old = os.environ.get("SWARMGATE_STATE_DIR")
+        os.environ["SWARMGATE_STATE_DIR"] = str(self.state_dir)
+        try:
+            from swarmgate.hosts import cgroups  # noqa: PLC0415 - only where cgroups are used at all
+            try:
+                backend = cgroups.get("auto")
+            except cgroups.CgroupError:
+                return
+            backend.remove_slice(self.slice)
+        finally:
+            if old is None:
+                os.environ.pop("SWARMGATE_STATE_DIR", None)
+            else:
+                os.environ["SWARMGATE_STATE_DIR"] = old
 
     def _git(self, *args: str) -> None:
         subprocess.run(["git", *args], cwd=self.repo, check=True, capture_output=True,

@@ -193,7 +193,7 @@ def test_the_main_agents_allowed_heavy_run_gets_a_grant_for_exactly_its_command(
                       agent=None, timeout=60000)
     assert out.get("permissionDecision") != "deny", out
     (g,) = session.grants()
-    assert g["argv"] == ["cargo", "test", "--workspace"] and g["source"] == "B01"
+    assert g["argv"] == ["cargo", "test", "--workspace"] and g["source"] == "X01"
     assert 100 < g["expires"] - g["created"] < 130
     # refused calls grant nothing: a subagent, the main agent without the prefix or uncapped
     session.pre("SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- cargo test --workspace")

@@ -235,3 +235,14 @@ def test_a_runner_whose_scripts_are_harmless_runs(shimmed):
     for command in ("npm test", "npm run-script test", "pytest", "PYTEST_ADDOPTS=-q pytest tests/unit"):
         r = shimmed.run(command)
         assert r.returncode == 0, (command, r.stderr)
+
+
+def test_x01_switched_off_or_warn_only_in_the_config_lets_the_run_go(shimmed):
+    shimmed.configure(PATTERNS + '[guards]\nX01 = "warn"\n')
+    r = shimmed.run("cargo test --workspace")
+    assert r.returncode == 0 and r.stdout.strip() == "REAL cargo test --workspace"
+    assert r.stderr.startswith("swarmgate: (warn only) [X01] heavy program refused where it starts")
+    assert [d["decision"] for d in shimmed.decisions()] == ["warn"]
+    shimmed.configure(PATTERNS + '[guards]\nX01 = "off"\n')
+    r = shimmed.run("cargo test --workspace")
+    assert r.returncode == 0 and r.stderr == ""
