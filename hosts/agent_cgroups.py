@@ -212,14 +212,17 @@ def mark_oom_seen(session_id: str, agent_id: str, kills: int) -> None:
 
 def probe(config) -> str | None:
     """None when agent cgroups can be made here, else one line saying why not (SessionStart,
-    `swarmgate doctor`). Makes and removes a throw-away agent cgroup under the slice."""
+    `swarmgate doctor`). Makes and removes a throw-away agent cgroup under the slice; a slice that
+    was not there before is removed again (only while empty: never a run someone just started)."""
     try:
         backend = backend_for(config)
     except ContainmentError as e:
         return f"subagents are NOT contained (no per-agent memory cap): {e}"
-
     slice_name = config["memory"]["slice"]
     name = cgroups.agent_name(os.getpid(), 0, "probe")
+    made_slice = [p for p in (backend.slice_path(slice_name),
+                              *[os.path.dirname(x) for x in backend.agent_paths(slice_name, name)[1:]])
+                  if not os.path.isdir(p)]
     try:
         total = runner_total(config)
         cap, cpus = sizes(config, total)
@@ -229,6 +232,11 @@ def probe(config) -> str | None:
         return f"subagents are NOT contained (no per-agent memory cap): {e}"
     finally:
         backend.remove_agent(slice_name, name)
+        for p in made_slice:
+            try:
+                os.rmdir(p)
+            except OSError:
+                pass
     if made.note:
         return f"subagents are contained (memory cap) but {made.note}"
     return None

@@ -257,6 +257,47 @@ def check_cgroup(repo: str) -> Check:
     return Check(OK, f"cgroup backend {backend} (available: {found})")
 
 
+def check_containment(repo: str) -> Check:
+    """Whether subagents' commands can run in their own containment cgroups here (X02): one line."""
+    try:
+        config = load_config(repo)
+    except ConfigError:
+        return Check(NOTE, "subagent containment not checked: the config does not load (see above)")
+    if config.guard_mode("X02") == "off":
+        return Check(NOTE, "subagent containment is switched off ([guards] X02 = \"off\")")
+    from swarmgate.hosts import agent_cgroups  # noqa: PLC0415 - only doctor makes a probe cgroup
+
+    line = agent_cgroups.probe(config)
+    if line is None:
+        try:
+            cap, cpus = agent_cgroups.sizes(config)
+        except ValueError as e:
+            return Check(FAIL, f"subagents are NOT contained: {e}", "set [memory] total or lower [memory] margin")
+        return Check(OK, f"subagent containment: each subagent in its own cgroup (memory cap {cap >> 20} MiB, "
+                         f"{cpus:g} CPU)")
+    if line.startswith("subagents are contained"):
+        return Check(NOTE, line)
+    return Check(FAIL, line, "run the agents as a user who may create cgroups under the runner's slice "
+                             "(see docs/containment.md), or switch X02 off knowingly")
+
+
+def check_exec_shims(repo: str) -> Check:
+    """The exec-time shims (X01) need a shell at /bin/sh and swarmgate's python for their slow path."""
+    try:
+        config = load_config(repo)
+    except ConfigError:
+        return Check(NOTE, "exec-time shims not checked: the config does not load (see above)")
+    if config.guard_mode("X01") == "off":
+        return Check(NOTE, "exec-time shims are switched off ([guards] X01 = \"off\")")
+    if not os.access("/bin/sh", os.X_OK):
+        return Check(FAIL, "exec-time shims cannot run: no /bin/sh", "install a POSIX shell at /bin/sh")
+    from swarmgate.hooks import exec_shims  # noqa: PLC0415 - only doctor plans the shims
+
+    n = len(exec_shims.plan(config))
+    return Check(OK, f"exec-time shims: {n} programs are checked where they start, in sessions whose client "
+                     f"gives SessionStart a CLAUDE_ENV_FILE (Claude Code 2.1.332 does)")
+
+
 def check_import(name: str, why: str) -> Check:
     try:
         importlib.import_module(name)
@@ -311,6 +352,8 @@ def checks(repo: str) -> list[Callable[[], Check]]:
         check_hosts_config,
         check_state_dir,
         lambda: check_cgroup(repo),
+        lambda: check_containment(repo),
+        lambda: check_exec_shims(repo),
         lambda: check_import("bashlex", "the Bash guards parse commands with it"),
         check_guards,
     ]

@@ -68,7 +68,7 @@ def test_the_main_agents_authorized_runs_really_ran(corpus_results):
 
 
 def test_the_harness_counts_an_escape_when_the_layers_are_off():
-    """With B01 and X01 switched off, a subagent's heavy run starts: the marker is counted. (The
+    """With the heavy-test guards (B01, B02, B10) and X01 switched off, a subagent's heavy run starts: the marker is counted. (The
     figure can fail.) And the sandbox is private: its /tmp is not the machine's, it has no network."""
     _available()
     probe = f"/tmp/exec-harness-probe-{os.getpid()}"
@@ -77,7 +77,7 @@ def test_the_harness_counts_an_escape_when_the_layers_are_off():
              {"id": "probe-1", "class": "control:sandbox", "kind": "control", "agent": "sub", "files": {},
               "command": f"touch {probe}; python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 53), 2)' "
                          f"2>/dev/null && echo NETWORK || echo no-network", "linger": 1.0}]
-    _, results = harness.run(cases, guards_off=("B01", "X01"))
+    _, results = harness.run(cases, guards_off=("B01", "B02", "B10", "X01"))
     fig = harness.figures(results)
     assert fig["escaped"] == 1 and fig["escaped_cases"][0][2] == ["cargo-test-workspace"], results
     assert results[1]["stdout"].strip() == "no-network", results[1]
