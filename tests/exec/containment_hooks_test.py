@@ -215,7 +215,8 @@ def test_doctor_says_in_one_line_whether_subagents_are_contained(session):
     env = session.env()
     p = subprocess.run([HOOK, "doctor", str(session.repo)], capture_output=True, text=True, env=env, timeout=120)
     lines = [x for x in p.stdout.splitlines() if "containment" in x]
-    assert lines == ["ok   subagent containment: each subagent in its own cgroup (memory cap 96 MiB, 0.5 CPU)"], p.stdout
+    want = "ok   subagent containment: each subagent in its own cgroup (memory cap 96 MiB, 0.5 CPU)"
+    assert lines == [want], p.stdout
     assert not os.path.exists(f"/sys/fs/cgroup/memory/{session.slice}")   # the probe left nothing behind
     p = subprocess.run([HOOK, "doctor", str(session.repo)], capture_output=True, text=True, timeout=120,
                        env=dict(env, SWARMGATE_CGROUP_ROOT="/proc"))

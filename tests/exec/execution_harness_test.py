@@ -68,8 +68,9 @@ def test_the_main_agents_authorized_runs_really_ran(corpus_results):
 
 
 def test_the_harness_counts_an_escape_when_the_layers_are_off():
-    """With the heavy-test guards (B01, B02, B10) and X01 switched off, a subagent's heavy run starts: the marker is counted. (The
-    figure can fail.) And the sandbox is private: its /tmp is not the machine's, it has no network."""
+    """With the heavy-test guards (B01, B02, B10) and X01 switched off, a subagent's heavy run starts:
+    the marker is counted (the figure can fail). And the sandbox is private: its /tmp is not the
+    machine's, it has no network."""
     _available()
     probe = f"/tmp/exec-harness-probe-{os.getpid()}"
     cases = [{"id": "escape-1", "class": "plain", "kind": "workaround", "agent": "sub",
