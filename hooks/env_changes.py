@@ -61,35 +61,10 @@ _MAPFILE_OPTS_WITH_VALUE = set("dnOsuCc")
 
 
 def _unquote(raw: str) -> str:
-    """Quote removal for simple words (enough to read a name); $ and ` are kept (dynamic)."""
-    out = []
-    i, n = 0, len(raw)
-    while i < n:
-        c = raw[i]
-        if c == "'":
-            j = raw.find("'", i + 1)
-            j = n if j < 0 else j
-            out.append(raw[i + 1:j])
-            i = j + 1
-        elif c == '"':
-            j = i + 1
-            buf = []
-            while j < n and raw[j] != '"':
-                if raw[j] == "\\" and j + 1 < n and raw[j + 1] in '"\\$`':
-                    buf.append(raw[j + 1])
-                    j += 2
-                    continue
-                buf.append(raw[j])
-                j += 1
-            out.append("".join(buf))
-            i = j + 1
-        elif c == "\\" and i + 1 < n:
-            out.append(raw[i + 1])
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    """Quote removal (the reader's, bash_words.expand): an expansion it cannot resolve keeps its
+    source text, so a name built from one reads as dynamic."""
+    from swarmgate.hooks.bash_words import expand
+    return expand(raw, {})[0]
 
 
 def _is_dynamic(raw: str) -> bool:
