@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
-"""Hook latency: `swarmgate hook PreToolUse` on benign Bash payloads vs a bare interpreter.
+"""Hook latency: each wired hook, run exactly as Claude Code runs it, against the interpreter's floor.
 
-Runs, interleaved in one run so both see the same machine load:
-  - `.venv/bin/swarmgate hook PreToolUse` with one of ~10 benign Bash payloads
-    on stdin (cycled), in a temporary repository wired by `swarmgate install`;
-  - `.venv/bin/python -c pass` (the same interpreter), with the same stdin.
-Prints median and p95 wall time of each and their ratio.
-Bar (issue 2): goal <= 1.5x, must <= 2.0x (median). Exit 1 when the must bar is missed.
+An install (`--entry`, default this checkout's .venv) wires a temporary repository with
+`swarmgate install`; the hook commands are read back from its .claude/settings.json, so what is
+measured is what Claude Code starts. Interleaved in one run, so all see the same machine load:
 
-    .venv/bin/python bench/hook_latency.py [--n 60] [--entry PATH] [--python PATH]
+  - floor: `PYTHON -I -S -c pass` (the interpreter of the wired hooks: no site, nothing imported
+    beyond the interpreter's own start) - the baseline of issue 14;
+  - same-install: `PYTHON -c pass` (the same interpreter with its site: what any tool of this
+    install pays before its first line);
+  - the hook on each event's benign payload: PreToolUse Bash (10 commands, cycled; the main
+    agent), PreToolUse Write, PreToolUse Agent (a well-formed dispatch), SessionStart.
+
+CPU time (user + sys of the child, from getrusage) is the measure that holds on a busy machine;
+wall time is printed beside it. Bar (issue 14): the Bash hook's median CPU time <= 3.0x the
+floor's (goal 2.0x); exit 1 when the must is missed, 2 when the bench could not run.
+
+    .venv/bin/python bench/hook_latency.py [--n 40] [--entry PATH] [--events bash,write,agent,session]
 """
 from __future__ import annotations
 
@@ -22,7 +30,7 @@ import sys
 import tempfile
 import time
 
-from machine_load import load, verdict
+GOAL, MUST = 2.0, 3.0
 
 COMMANDS = [
     "ls",
@@ -37,122 +45,157 @@ COMMANDS = [
     "echo done && git log --oneline -5",
 ]
 
+AGENT_MD = ("---\nname: implementer\ndescription: implements one task\ntools: Read, Edit, Bash\n---\n"
+            "You implement the task in your prompt.\n")
+DISPATCH = ("task: add the parser for the v2 header\nexit criterion: tests/unit/header_test.py passes\n"
+            "heavy test: do not run\nthread cap: 31\n")
+
 
 def p95(xs: list[float]) -> float:
     xs = sorted(xs)
     return xs[max(0, min(len(xs) - 1, -(-95 * len(xs) // 100) - 1))]
 
 
-CPU: dict[str, list[float]] = {}
-
-
-def timed(argv: list[str], stdin: bytes, cwd: str, env: dict,
-          label: str = "") -> tuple[float, subprocess.CompletedProcess]:
-    """Wall time of one run; its CPU time (user + sys of the child) is kept under ``label``."""
+def run_timed(argv: list[str], stdin: bytes, cwd: str, env: dict) -> tuple[float, float, subprocess.CompletedProcess]:
+    """(wall s, CPU s of the child, the process)."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(argv, input=stdin, capture_output=True, cwd=cwd, env=env)
-    dt = time.perf_counter() - t0
+    wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if label:
-        CPU.setdefault(label, []).append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
-    return dt, proc
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), proc
 
 
-def imported_modules(entry: str, python: str, stdin: bytes, cwd: str, env: dict) -> set[str]:
-    proc = subprocess.run([python, "-X", "importtime", entry, "hook", "PreToolUse"], input=stdin,
-                          capture_output=True, cwd=cwd, env=env)
-    mods = set()
-    for line in proc.stderr.decode(errors="replace").splitlines():
-        if line.startswith("import time:") and "|" in line:
-            mods.add(line.rsplit("|", 1)[1].strip())
-    return mods
+def wired_argv(settings: dict, event: str, tool: str | None) -> list[str]:
+    """The argv of the hook settings.json runs for (event, tool)."""
+    for group in settings["hooks"].get(event, []):
+        matcher = group.get("matcher")
+        if matcher is None or (tool is not None and tool in matcher.split("|")):
+            h = group["hooks"][0]
+            if isinstance(h.get("args"), list):
+                return [h["command"], *h["args"]]
+            return ["/bin/sh", "-c", h["command"]]
+    raise SystemExit(f"bench: no hook wired for {event}/{tool}")
+
+
+def payloads(repo: str) -> dict[str, tuple[str, str | None, list[bytes]]]:
+    """event label -> (hook event, tool, payloads)."""
+    base = {"session_id": "bench", "transcript_path": "", "cwd": repo, "permission_mode": "default"}
+
+    def pre(tool: str, ti: dict) -> bytes:
+        return json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": ti}).encode()
+
+    return {
+        "bash": ("PreToolUse", "Bash", [pre("Bash", {"command": c, "description": "bench"}) for c in COMMANDS]),
+        "write": ("PreToolUse", "Write", [pre("Write", {"file_path": os.path.join(repo, "src", "x.py"),
+                                                        "content": "x = 1\n"})]),
+        "agent": ("PreToolUse", "Agent", [pre("Agent", {"description": "implement the parser", "prompt": DISPATCH,
+                                                        "subagent_type": "implementer"})]),
+        "session": ("SessionStart", None, [json.dumps({**base, "hook_event_name": "SessionStart",
+                                                       "source": "startup"}).encode()]),
+    }
+
+
+def denied(proc: subprocess.CompletedProcess) -> str:
+    """Why a benign payload's answer is not a plain pass ("" when it is)."""
+    if proc.returncode != 0:
+        return f"exit {proc.returncode}: {proc.stderr.decode(errors='replace')[-300:]}"
+    try:
+        answer = json.loads(proc.stdout)
+    except ValueError:
+        return f"not JSON: {proc.stdout[:300]!r}"
+    hso = answer.get("hookSpecificOutput", {}) if isinstance(answer, dict) else {}
+    if hso.get("permissionDecision") in ("deny", "ask"):
+        return str(hso.get("permissionDecisionReason", ""))[:300]
+    return ""
+
+
+def install_kind(python: str, env: dict) -> str:
+    proc = subprocess.run([python, "-m", "swarmgate.install_kind"], capture_output=True, text=True, env=env)
+    return proc.stdout.strip() or f"unknown ({proc.stderr.strip()[-200:]})"
 
 
 def main(argv: list[str] | None = None) -> int:
     here = os.path.dirname(os.path.abspath(__file__))
-    venv_bin = os.path.join(os.path.dirname(here), ".venv", "bin")
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--n", type=int, default=60, help="runs of each (default 60)")
-    p.add_argument("--entry", default=os.path.join(venv_bin, "swarmgate"), help="the swarmgate entry point")
-    p.add_argument("--python", default=None, help="the interpreter for the baseline (default: the entry point's)")
+    p.add_argument("--n", type=int, default=40, help="rounds (default 40)")
+    p.add_argument("--entry", default=os.path.join(os.path.dirname(here), ".venv", "bin", "swarmgate"),
+                   help="the swarmgate entry point of the install to measure (default: this checkout's .venv)")
+    p.add_argument("--events", default="bash,write,agent,session", help="which payloads (default: all)")
     args = p.parse_args(argv)
     entry = os.path.abspath(args.entry)
-    python = args.python or os.path.join(os.path.dirname(entry), "python")
+    events = [e for e in args.events.split(",") if e]
 
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="swarmgate-bench-") as tmp:
         repo = os.path.join(tmp, "repo")
         os.makedirs(os.path.join(repo, "src"))
         subprocess.run(["git", "init", "-q", repo], check=True)
-        env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "SWARMGATE_BREAK")}
-        env["SWARMGATE_STATE_DIR"] = os.path.join(tmp, "state")
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("SWARMGATE_BREAK", "PYTHONPATH", "PYTHONHOME") and not k.startswith("CLAUDE_")}
+        env.update(SWARMGATE_STATE_DIR=os.path.join(tmp, "state"), CLAUDE_PROJECT_DIR=repo,
+                   SWARMGATE_HOSTS_CONFIG=os.path.join(tmp, "hosts.toml"), HOME=tmp,
+                   CLAUDE_ENV_FILE=os.path.join(tmp, "claude-env.sh"))
         inst = subprocess.run([entry, "install", repo], capture_output=True, text=True, env=env)
         if inst.returncode != 0:
             print(f"bench: `swarmgate install` failed:\n{inst.stdout}{inst.stderr}", file=sys.stderr)
             return 2
-        payloads = [json.dumps({"session_id": "bench", "transcript_path": "", "cwd": repo,
-                                "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                                "permission_mode": "default",
-                                "tool_input": {"command": c, "description": "bench"}}).encode()
-                    for c in COMMANDS]
-        # warm the page cache and any caches the hook keeps, and check the answers
-        for data in payloads:
-            _, proc = timed([entry, "hook", "PreToolUse"], data, repo, env)
-            answer = json.loads(proc.stdout)
-            if proc.returncode != 0 or "permissionDecision" in json.dumps(answer):
-                print(f"bench: a benign payload was not simply allowed: {proc.stdout!r} {proc.stderr!r}",
-                      file=sys.stderr)
-                return 2
-        timed([python, "-c", "pass"], b"", repo, env)
-
-        # a file-tool payload for reference: the engine and the light file guards, no shell parsing
-        write = json.dumps({"session_id": "bench", "transcript_path": "", "cwd": repo,
-                            "hook_event_name": "PreToolUse", "tool_name": "Write",
-                            "tool_input": {"file_path": os.path.join(repo, "src", "x.py"), "content": "x = 1\n"}
-                            }).encode()
-        timed([entry, "hook", "PreToolUse"], write, repo, env)
-
-        hook_t: list[float] = []
-        base_t: list[float] = []
-        file_t: list[float] = []
+        os.makedirs(os.path.join(repo, ".claude", "agents"), exist_ok=True)
+        with open(os.path.join(repo, ".claude", "agents", "implementer.md"), "w") as f:
+            f.write(AGENT_MD)
+        with open(os.path.join(repo, ".claude", "settings.json")) as f:
+            settings = json.load(f)
+        hooks = {}
+        for label, (event, tool, datas) in payloads(repo).items():
+            if label in events:
+                hooks[label] = (wired_argv(settings, event, tool), datas)
+        python = next(iter(hooks.values()))[0][0] if hooks else entry
+        if not os.path.basename(python).startswith("python"):   # the console-script form: its interpreter
+            python = os.path.join(os.path.dirname(entry), "python")
+        runs: dict[str, list] = {"floor": [], "same-install": [], **{k: [] for k in hooks}}
+        argvs = {"floor": ([python, "-I", "-S", "-c", "pass"], [b""]),
+                 "same-install": ([python, "-c", "pass"], [b""]), **hooks}
+        # warm the page cache and the bytecode; every benign payload must simply pass
+        for label, (cmd, datas) in hooks.items():
+            for data in datas:
+                _, _, proc = run_timed(cmd, data, repo, env)
+                why = denied(proc)
+                if why:
+                    print(f"bench: the benign {label} payload was not simply allowed: {why}", file=sys.stderr)
+                    return 2
+        labels = list(argvs)
         for i in range(args.n):
-            data = payloads[i % len(payloads)]
-            order = (0, 1, 2) if i % 2 == 0 else (2, 1, 0)  # alternate who goes first
-            for which in order:
-                if which == 0:
-                    dt, _ = timed([entry, "hook", "PreToolUse"], data, repo, env, "hook")
-                    hook_t.append(dt)
-                elif which == 1:
-                    dt, _ = timed([python, "-c", "pass"], data, repo, env, "base")
-                    base_t.append(dt)
-                else:
-                    dt, _ = timed([entry, "hook", "PreToolUse"], write, repo, env, "file")
-                    file_t.append(dt)
-        mods = imported_modules(entry, python, payloads[0], repo, env)
+            for label in (labels if i % 2 == 0 else labels[::-1]):   # alternate who goes first
+                cmd, datas = argvs[label]
+                wall, cpu, _ = run_timed(cmd, datas[i % len(datas)], repo, env)
+                runs[label].append((wall, cpu))
+        kind = install_kind(python, env)
+    load_after = os.getloadavg()
 
-    figure_load = load()
-    hm, bm = statistics.median(hook_t), statistics.median(base_t)
-    hp, bp = p95(hook_t), p95(base_t)
-    ratio = hm / bm
-    print(f"hook latency: {args.n} runs each, interleaved, {len(COMMANDS)} benign Bash payloads")
-    print(f"  entry point: {entry}")
-    print(f"  PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!s}")
-    print(f"  swarmgate hook PreToolUse : median {hm * 1000:6.1f} ms   p95 {hp * 1000:6.1f} ms")
-    print(f"  python -c pass            : median {bm * 1000:6.1f} ms   p95 {bp * 1000:6.1f} ms")
-    print(f"  ratio (median)            : {ratio:.2f}x   (p95 ratio {hp / bp:.2f}x)  {figure_load}")
-    fm = statistics.median(file_t)
-    print(f"  for reference, hook PreToolUse on a Write payload (no shell parsing): median {fm * 1000:.1f} ms, "
-          f"{fm / bm:.2f}x")
-    hc, bc, fc = (statistics.median(CPU[k]) for k in ("hook", "base", "file"))
-    print(f"  CPU time (user+sys), less sensitive to a busy machine: hook {hc * 1000:.1f} ms, "
-          f"python -c pass {bc * 1000:.1f} ms, ratio {hc / bc:.2f}x (Write payload {fc / bc:.2f}x)")
-    heavy = sorted({m.split(".")[0] for m in mods}
-                   & {"bashlex", "psutil", "rich", "pynvml", "filelock", "tomllib", "tempfile", "typing"})
-    print(f"  heavy modules the hook imported: {', '.join(heavy) or 'none'} ({len(mods)} modules in all)")
-    words = "meets the goal (<= 1.5x)" if ratio <= 1.5 else (
-        "meets the bar (<= 2.0x) but not the goal (1.5x)" if ratio <= 2.0 else "MISSES the bar (> 2.0x)")
-    print(f"  verdict: {words} ({verdict(ratio <= 2.0, '<= 2.0x')})  {figure_load}")
-    return 0 if ratio <= 2.0 else 1
+    def med(label: str, k: int) -> float:
+        return statistics.median(r[k] for r in runs[label])
+
+    floor_cpu, site_cpu = med("floor", 1), med("same-install", 1)
+    print(f"hook latency: {args.n} rounds, interleaved; CPU = user+sys of the child (median), wall median / p95")
+    print(f"  install: {kind}")
+    print(f"  hook command: {' '.join(hooks['bash'][0] if 'bash' in hooks else [])}")
+    print(f"  load average: {load_before[0]:.2f} before, {load_after[0]:.2f} after, on {os.cpu_count()} cores")
+    print(f"  {'':28s} {'CPU ms':>7s} {'x floor':>8s} {'x same':>7s} {'wall ms':>8s} {'p95 ms':>7s}")
+    names = {"floor": "python -I -S -c pass", "same-install": "python -c pass",
+             "bash": "hook PreToolUse Bash", "write": "hook PreToolUse Write",
+             "agent": "hook PreToolUse Agent", "session": "hook SessionStart"}
+    for label in labels:
+        cpu, wall = med(label, 1), med(label, 0)
+        print(f"  {names[label]:28s} {cpu * 1000:7.1f} {cpu / floor_cpu:7.2f}x {cpu / site_cpu:6.2f}x "
+              f"{wall * 1000:8.1f} {p95([r[0] for r in runs[label]]) * 1000:7.1f}")
+    if "bash" not in hooks:
+        return 0
+    ratio = med("bash", 1) / floor_cpu
+    verdict = (f"meets the goal (<= {GOAL}x the floor)" if ratio <= GOAL else
+               f"meets the bar (<= {MUST}x) but not the goal ({GOAL}x)" if ratio <= MUST else
+               f"MISSES the bar (> {MUST}x the floor)")
+    print(f"  verdict (Bash, CPU over the floor): {ratio:.2f}x, {verdict}")
+    return 0 if ratio <= MUST else 1
 
 
 if __name__ == "__main__":

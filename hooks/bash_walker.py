@@ -8,6 +8,7 @@ See ``bash_tree`` for the decisions it implements.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from swarmgate.bounded_read import read_bytes
@@ -114,7 +115,7 @@ class Walker:
         self._wrote_unknown_dir = False           # a file was written somewhere that cannot be named
         self.tree_changed: str | None = None      # a command that rewrote files nobody can list (git checkout)
         self.unknown_dirs = 0
-        self.parser = "auto"
+        self.parser = "lexical"
         self.aliases: dict[str, str | None] = {}
         self.expanded_loops = 0
         self.active_aliases: list[str] = []
@@ -789,8 +790,8 @@ class Walker:
         reader = PROJECT_RUNNERS.get(name)
         if reader is not None:
             # a runner of project files (package.json, justfile ...): imported only when called
-            import importlib
-            mod = importlib.import_module("swarmgate.hooks." + reader[0])
+            name_ = "swarmgate.hooks." + reader[0]
+            mod = sys.modules.get(name_) or __import__(name_, fromlist=["_"])
             if getattr(mod, reader[1])(self, name, args, largs, env, ctx, text) is not None:
                 return
         inner = self._wrapped(name, args, largs, env, ctx, text, feed)

@@ -134,11 +134,12 @@ def _rewrite(event, paths: list) -> dict:
 
 
 def _wants_containment(event) -> bool:
+    cmd = event.shell_command
+    if not (event.is_subagent and isinstance(cmd, str) and cmd.strip()):
+        return False   # the main agent's calls never import the cgroup modules (the hook's hot path)
     from swarmgate.hosts.agent_cgroups import is_contained
 
-    cmd = event.shell_command
-    return bool(event.is_subagent and isinstance(cmd, str) and cmd.strip() and not is_contained(cmd)
-                and not _broken("x02-no-containment"))
+    return not is_contained(cmd) and not _broken("x02-no-containment")
 
 
 def check_contain(event, config):
@@ -351,7 +352,7 @@ _SCOPE = ("SWARMGATE_RUN_SCOPE='kind=full; target=workspace; range=all crates; "
 
 
 def _ledger(agent_id: str = "a1", **extra) -> dict:
-    import json
+    from swarmgate import fast_json as json   # built at import: the json package costs the hook ~2 ms
     b = {"label": f"agent implementer {agent_id}", "kind": "agent", "basis": "agent", "cap": 1 << 30,
          "booked": 1 << 30, "pid": 1, "start": 1, "cgroup": "/nonexistent/agent-1-1-a1", "session": "selftest-session",
          "agent_id": agent_id, "agent_type": "implementer", "oom_seen": 0, **extra}
@@ -360,7 +361,7 @@ def _ledger(agent_id: str = "a1", **extra) -> dict:
 
 
 def _pending(agent_id: str = "a1") -> dict:
-    import json
+    from swarmgate import fast_json as json
     rec = {"reported": {}, "pending": [{"agent_id": agent_id, "agent_name": "agent-1-1-a1", "pid": 4242, "start": 7,
                                         "argv": ["cargo", "test", "--workspace"],
                                         "pattern": "cargo test --workspace"}]}

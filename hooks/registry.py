@@ -6,7 +6,7 @@ module level): the hook imports them on every call. tests check this.
 """
 from __future__ import annotations
 
-import importlib
+import sys
 
 # Order matters only for the order of reasons in a combined answer.
 MODULES = (
@@ -33,12 +33,21 @@ MODULES = (
 _cache: list | None = None
 
 
+def _module(name: str):
+    """The guard module ``name``, imported (``__import__``: importlib itself costs the hook an import)."""
+    mod = sys.modules.get(name)
+    if mod is None:
+        __import__(name)
+        mod = sys.modules[name]
+    return mod
+
+
 def guards() -> list:
     global _cache
     if _cache is None:
         out = []
         for name in MODULES:
-            out.extend(importlib.import_module(name).GUARDS)
+            out.extend(_module(name).GUARDS)
         _cache = out
     return _cache
 
@@ -85,7 +94,7 @@ def _routed(name: str, event: str, tool: str | None) -> bool:
 
 def routes_from_guards() -> dict[str, set]:
     """{module: {(event, tool or "*")}} as the guards themselves declare it (imports every module)."""
-    return {name: {(ev, t) for g in importlib.import_module(name).GUARDS for ev in g.events
+    return {name: {(ev, t) for g in _module(name).GUARDS for ev in g.events
                    for t in (g.tools or ("*",))} for name in MODULES}
 
 
@@ -110,7 +119,7 @@ def guards_for(event: str, tool: str | None) -> list:
     out: list = []
     for name in MODULES:
         if _routed(name, event, tool):
-            out.extend(g for g in importlib.import_module(name).GUARDS if g.applies(event, tool))
+            out.extend(g for g in _module(name).GUARDS if g.applies(event, tool))
     return out
 
 

@@ -27,9 +27,9 @@ def check_g01_shell(event: HookEvent, config: Config) -> Finding | list[Finding]
     findings = []
     if not broken(event, "g01-allow-shell-writes"):
         from swarmgate.hooks.protected_paths import protected_reason
-        from swarmgate.state_paths import state_dir
+        from swarmgate.state_paths import state_dir_text
 
-        sd = str(state_dir())
+        sd = state_dir_text()
         cwd = event.cwd or event.repo
         for _cmd, path, how, here in writes_of(event, analysis):
             p = path
@@ -76,8 +76,8 @@ _DECLARING = ("prefix", "assignment", "export", "declare", "typeset", "env NAME=
 
 
 def _tool_names() -> frozenset:
-    from swarmgate.cli import VERBS
-    return frozenset((*VERBS, "swarmgate"))
+    from swarmgate.tool_table import TOOLS, UMBRELLA
+    return frozenset((*(t.name for t in TOOLS), UMBRELLA))
 
 
 def env_changes_of(event: HookEvent, analysis: Analysis) -> list:

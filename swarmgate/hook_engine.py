@@ -477,7 +477,7 @@ def _log_failure(event_name: str, event: HookEvent | None, codes: list, msg: str
         pass
 
 
-def main(event_name: str, client: str = "claude") -> int:
+def main(event_name: str, client: str = "claude", data: str | None = None) -> int:
     """Read stdin, answer, write the answer; every step inside the protection.
 
     The whole answer is encoded before anything is written (UTF-8; a stray surrogate becomes its
@@ -487,10 +487,11 @@ def main(event_name: str, client: str = "claude") -> int:
     tests/e2e/fail_closed_e2e_test.py). Under Codex and Gemini a refusal that needs no JSON at
     all is exit 2 with nothing on stdout (swarmgate.codex_protocol, gemini_protocol)."""
     try:
-        try:
-            data = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-        except Exception:  # noqa: BLE001 - unreadable stdin is bad input: answered below
-            data = ""
+        if data is None:   # the payload not read yet (swarmgate/hook_start.py reads it for the plugin)
+            try:
+                data = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+            except Exception:  # noqa: BLE001 - unreadable stdin is bad input: answered below
+                data = ""
         out, code = answer(event_name, data, client=client)
         blob = (out + "\n").encode("utf-8", "backslashreplace") if out else b""
     except BaseException as e:  # noqa: BLE001 - even a MemoryError gets a definite answer

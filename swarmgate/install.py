@@ -48,6 +48,9 @@ from swarmgate.clients import CLIENTS
 import swarmgate.rules
 from swarmgate.config import ConfigError, parse_toml, validate
 from swarmgate.front_door import entry
+from swarmgate.hook_start import search_path
+from swarmgate.hook_wiring import HOOK_START_FLAGS, is_our_group
+from swarmgate.hook_wiring import is_our_hook as _is_our_hook  # noqa: F401 - the name older callers use
 from swarmgate.gate import git_hook
 from swarmgate.hooks import registry
 from swarmgate.tool_parser import ToolParser
@@ -84,8 +87,6 @@ _DIR_TEMPLATES = (("rules", ".claude/rules"), ("agents", ".claude/agents"))
 # keeps the repository's decision log and caches out of git
 GITIGNORE = (".swarmgate/.gitignore", "# written by swarmgate install: the decision log and caches stay local\n*\n")
 
-_OUR_COMMAND = re.compile(r"(?:^|/|')swarmgate'? hook [A-Za-z]+$")  # the shell form older installs wrote
-_OUR_HOOK_KEYS = {"type", "command", "args", "timeout", "onFailure"}
 
 # The client's own rules, a second line behind the hooks for what must never happen (they hold
 # even when no hook runs). Edit(...) rules cover every built-in file-writing tool; a leading /
@@ -173,9 +174,29 @@ def hook_command(entry: str, event: str) -> str:
     return f"{shlex.quote(entry)} hook {event}"
 
 
+def hook_program(entry: str) -> tuple[str, list[str]]:
+    """(command, the arguments before the event) of the hooks this install wires.
+
+    When ``entry`` is this install's own entry point in a virtual environment (a regular install,
+    pipx, `uv tool`, or a development install): its interpreter with -I -S on
+    swarmgate/hook_start.py, which puts exactly the package and the venv's site-packages on the
+    path, skipping `site` (docs/install.md, "The hook's speed"). Otherwise (an install outside a
+    virtual environment, whose site-packages only `site` knows) the `swarmgate` console script."""
+    python = sys.executable
+    start = os.path.join(os.path.dirname(os.path.abspath(swarmgate.__file__)), "hook_start.py")
+    if (sys.prefix != sys.base_prefix and os.path.isabs(python) and os.path.isfile(start)
+            and os.path.dirname(entry) == os.path.dirname(python)):
+        _, site_packages = search_path(start, python, sys.version_info)
+        if site_packages is None or os.path.isdir(site_packages):
+            return python, [*HOOK_START_FLAGS, start]
+    return entry, ["hook"]
+
+
 def hook_entry(entry: str, event: str, timeout: int, refusing: bool) -> dict[str, Any]:
-    """One hook handler in the exec form: `command` is the executable, `args` its arguments."""
-    h: dict[str, Any] = {"type": "command", "command": entry, "args": ["hook", event], "timeout": timeout}
+    """One hook handler in the exec form: `command` is the executable, `args` its arguments
+    (``hook_program``)."""
+    command, lead = hook_program(entry)
+    h: dict[str, Any] = {"type": "command", "command": command, "args": [*lead, event], "timeout": timeout}
     if refusing:
         h["onFailure"] = "block"
     return h
@@ -204,19 +225,6 @@ def desired_groups(entry: str, hooks_cfg: dict) -> dict[str, list[dict]]:
     return out
 
 
-def _is_our_hook(h: Any) -> bool:
-    if not isinstance(h, dict) or h.get("type") != "command" or not set(h) <= _OUR_HOOK_KEYS:
-        return False
-    cmd = h.get("command")
-    if not isinstance(cmd, str):
-        return False
-    args = h.get("args")
-    if args is None:  # the shell form
-        return bool(_OUR_COMMAND.search(cmd.strip()))
-    return (isinstance(args, list) and len(args) == 2 and args[0] == "hook" and isinstance(args[1], str)
-            and args[1].isalpha() and os.path.isabs(cmd) and os.path.basename(cmd) == "swarmgate")
-
-
 def hook_argv(h: dict[str, Any]) -> list[str]:
     """The argv Claude Code runs for a command hook: the exec form as is, the shell form through sh."""
     args = h.get("args")
@@ -231,17 +239,6 @@ def hook_executable(h: dict[str, Any]) -> str:
         return str(h.get("command", ""))
     words = shlex.split(str(h.get("command", "")))
     return words[0] if words else ""
-
-
-def is_our_group(group: Any) -> bool:
-    """A group swarmgate wrote: only `matcher` and `hooks`, every hook a `swarmgate hook EVENT` command
-    (the exec form, or the shell form older installs wrote)."""
-    if not isinstance(group, dict) or not set(group) <= {"matcher", "hooks"}:
-        return False
-    hooks = group.get("hooks")
-    if not isinstance(hooks, list) or not hooks:
-        return False
-    return all(_is_our_hook(h) for h in hooks)
 
 
 def load_settings(path: str, config_keys: Sequence[str] = ()) -> tuple[bytes | None, dict]:

@@ -238,7 +238,7 @@ def test_lexical_fallback_reads_what_bashlex_reads(wraps, text):
             continue
         text = w.format(x=text)
     bash_parse.clear_cache()
-    an = analyze(text, cwd="/", max_depth=8)
+    an = analyze(text, cwd="/", max_depth=8, parser="auto")
     if an.parsed_by != "bashlex":
         return
     lexical, unsure = _lexical_view(text)
@@ -293,7 +293,7 @@ def test_both_parsers_agree_on_the_machines_own_scripts():
     compared = 0
     for text in lines:
         bash_parse.clear_cache()
-        an = analyze(text, cwd="/tmp", budget_s=2.0)
+        an = analyze(text, cwd="/tmp", budget_s=2.0, parser="auto")
         if an.parsed_by != "bashlex":
             continue
         compared += 1

@@ -411,10 +411,11 @@ def test_bad_arguments_do_not_raise():
 
 
 def test_lexical_fallback_marks_parsed_by():
-    an = run("case $1 in start) cargo test;; *) echo no;; esac")
+    an = run("case $1 in start) cargo test;; *) echo no;; esac", parser="auto")
     assert an.parsed_by == "lexical" and find(an, "cargo")
-    an = run("cargo test")
+    an = run("cargo test", parser="auto")
     assert an.parsed_by == "bashlex"
+    assert run("cargo test").parsed_by == "lexical"   # the default: what the guards judge with
 
 
 def test_lexical_and_bashlex_agree_on_common_commands():
@@ -427,7 +428,8 @@ def test_lexical_and_bashlex_agree_on_common_commands():
         "echo \"$(date) `whoami`\" > log.txt",
     ]
     for t in texts:
-        a = run(t)
+        a = run(t, parser="auto")
+        assert a.parsed_by == "bashlex", t
         seq, unsure = bash_lexical.parse(t)
         assert unsure is None
         w = bash_walker.Walker(bash_tree.Analysis(), "/", 6, float("inf"), 1 << 20)
@@ -661,7 +663,7 @@ def test_lexical_only_mode_never_imports_bashlex(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "lexical False ['x.sh', 'bash', 'cargo', 'eval', 'ls']"
     a = run("A=1 cargo test | tee log & wait", parser="lexical")
-    b = run("A=1 cargo test | tee log & wait")
+    b = run("A=1 cargo test | tee log & wait", parser="auto")
     assert words(a) == words(b) and a.parsed_by == "lexical" and b.parsed_by == "bashlex"
 
 
@@ -832,7 +834,7 @@ def test_bashlex_positions_inside_backquotes_are_checked():
 
 def test_every_elif_branch_is_read():
     """bashlex nests the third and later elif inside a reserved-word node."""
-    an = run("if a; then b; elif c; then d; elif e; then cargo test --workspace; else g; fi")
+    an = run("if a; then b; elif c; then d; elif e; then cargo test --workspace; else g; fi", parser="auto")
     assert an.parsed_by == "bashlex" and ["cargo", "test", "--workspace"] in words(an)
     assert names(an) == ["a", "b", "c", "d", "e", "cargo", "g"]
 

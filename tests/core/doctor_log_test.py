@@ -35,14 +35,15 @@ def test_doctor_on_a_wired_repository(repo, capsys):
 def test_doctor_finds_a_dead_entry_point_and_a_bad_config(repo, capsys):
     assert install.main([str(repo)]) == 0
     p = repo / ".claude" / "settings.json"
-    p.write_text(p.read_text().replace(install.entry_point(), "/nowhere/.venv/bin/swarmgate"))
+    command, lead = install.hook_program(install.entry_point())   # the interpreter of this install
+    p.write_text(p.read_text().replace(json.dumps(command), json.dumps("/nowhere/.venv/bin/python")))
     (repo / ".claude" / "swarmgate.toml").write_text("[threads]\nheavy_default = -3\n")
     capsys.readouterr()
     assert doctor.main([str(repo)]) == 1
     out = capsys.readouterr().out
-    assert "not an existing absolute executable: /nowhere/.venv/bin/swarmgate" in out
+    assert "not an existing absolute executable: /nowhere/.venv/bin/python" in out
     assert "FAIL config:" in out and "heavy_default" in out
-    assert "FAIL the hook `/nowhere/.venv/bin/swarmgate hook PreToolUse` cannot start" in out
+    assert f"FAIL the hook `/nowhere/.venv/bin/python {' '.join(lead)} PreToolUse` cannot start" in out
 
 
 def test_doctor_finds_hooks_that_fail_open_and_missing_deny_rules(repo, capsys):

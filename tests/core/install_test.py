@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -51,6 +52,9 @@ def test_fresh_repository(repo, capsys):
     s = settings(repo)
     entry = I.entry_point()
     assert os.path.isabs(entry) and os.access(entry, os.X_OK)
+    command, lead = I.hook_program(entry)
+    # this install runs in a virtual environment: its interpreter, -I -S, on swarmgate/hook_start.py
+    assert command == sys.executable and lead[:2] == ["-I", "-S"] and lead[2].endswith("/swarmgate/hook_start.py")
     wanted = {(e, m) for e, m, _ in I.HOOK_GROUPS}
     got = set()
     for event, groups in s["hooks"].items():
@@ -60,7 +64,7 @@ def test_fresh_repository(repo, capsys):
             (h,) = g["hooks"]
             # the exec form (no shell); every group where a refusing guard runs blocks when the hook fails
             refusing = event in ("PreToolUse", "Stop", "SubagentStop")
-            assert h == {"type": "command", "command": entry, "args": ["hook", event], "timeout": 30,
+            assert h == {"type": "command", "command": command, "args": [*lead, event], "timeout": 30,
                          **({"onFailure": "block"} if refusing else {})}, (event, g.get("matcher"))
     assert got == wanted
     assert s["permissions"] == {"deny": list(I.PERMISSION_DENY)}
@@ -271,6 +275,21 @@ def test_our_groups_are_recognised_in_both_forms_and_nothing_else_is(tmp_path):
     for foreign in ({**h, "args": ["hook", "Stop", "--extra"]}, {**h, "command": "swarmgate"},
                     {**h, "command": "/x/not-swarmgate"}, {**h, "args": "hook Stop"}, {**h, "async": True}):
         assert not I.is_our_group({"hooks": [foreign]}), foreign
+
+
+def test_the_interpreter_form_is_ours_and_near_misses_are_not():
+    h = I.hook_entry(I.entry_point(), "PreToolUse", 30, refusing=True)
+    assert h["command"] == sys.executable and h["args"][-1] == "PreToolUse"
+    assert I.is_our_group({"matcher": "Bash", "hooks": [h]})
+    start = h["args"][2]
+    for foreign in ({**h, "args": ["-I", "-S", start, "PreToolUse", "x"]},   # an extra argument
+                    {**h, "args": ["-I", "-S", "/tmp/evil.py", "PreToolUse"]},   # another script
+                    {**h, "args": ["-S", start, "PreToolUse"]},                  # not isolated
+                    {**h, "command": "/usr/bin/node"},                           # not an interpreter of ours
+                    {**h, "command": "python3"}):                                # not absolute
+        assert not I.is_our_group({"hooks": [foreign]}), foreign
+    # a hook in another install's form: a different entry point keeps the console-script form
+    assert I.hook_entry("/opt/other/bin/swarmgate", "Stop", 3, refusing=True)["args"] == ["hook", "Stop"]
 
 
 def test_refusing_groups_come_from_the_registry():

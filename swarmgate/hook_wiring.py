@@ -1,0 +1,81 @@
+"""Which hook entries are swarmgate's, and whether a project's settings wire swarmgate for a call.
+
+`swarmgate install` writes its hook groups into .claude/settings.json (install.py); the plugin's
+hooks (plugin/hooks/hooks.json) call `hook_start.py --plugin EVENT`. When both are there, every
+call would be judged twice (two decisions, two log lines, two acts). So a hook started by the
+plugin first asks ``settings_wire`` whether the project's settings already run swarmgate for this
+event and tool; if they do, it defers to them: it answers nothing and records nothing
+(docs/plugin.md). Light at import: the plugin's hook asks this before loading the engine.
+"""
+from __future__ import annotations
+
+import os
+
+from swarmgate import fast_json
+from swarmgate.bounded_read import read_bytes
+from swarmgate.lazy_pattern import LazyPattern
+
+HOOK_START_FLAGS = ["-I", "-S"]   # isolated, no site: the interpreter's floor (swarmgate/hook_start.py)
+HOOK_START = "/swarmgate/hook_start.py"
+OUR_HOOK_KEYS = {"type", "command", "args", "timeout", "onFailure"}
+_SHELL_FORM = LazyPattern(r"(?:^|/|')swarmgate'? hook [A-Za-z]+$")   # what installs before the exec form wrote
+SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json")
+SETTINGS_MAX_BYTES = 1 << 20
+
+
+def _python_name(name: str) -> bool:
+    """python, python3, python3.11 (the interpreter of a virtual environment)."""
+    return name.startswith("python") and name[6:].replace(".", "").isdigit() or name == "python"
+
+
+def is_our_hook(h: object) -> bool:
+    """A hook handler swarmgate's install wrote: the interpreter on hook_start.py, the console
+    script `swarmgate hook EVENT` (exec form), or the shell form older installs wrote."""
+    if not isinstance(h, dict) or h.get("type") != "command" or not set(h) <= OUR_HOOK_KEYS:
+        return False
+    cmd = h.get("command")
+    if not isinstance(cmd, str):
+        return False
+    args = h.get("args")
+    if args is None:  # the shell form
+        return bool(_SHELL_FORM.search(cmd.strip()))
+    if not (isinstance(args, list) and all(isinstance(a, str) for a in args) and args and args[-1].isalpha()
+            and os.path.isabs(cmd)):
+        return False
+    if len(args) == 2:   # the console script: ENTRY hook EVENT
+        return args[0] == "hook" and os.path.basename(cmd) == "swarmgate"
+    # the interpreter on hook_start.py: PYTHON -I -S /abs/swarmgate/hook_start.py EVENT
+    return (len(args) == 4 and args[:2] == HOOK_START_FLAGS and os.path.isabs(args[2])
+            and args[2].endswith(HOOK_START) and _python_name(os.path.basename(cmd)))
+
+
+def is_our_group(group: object) -> bool:
+    """A group swarmgate wrote: only `matcher` and `hooks`, every hook one of ours."""
+    if not isinstance(group, dict) or not set(group) <= {"matcher", "hooks"}:
+        return False
+    hooks = group.get("hooks")
+    if not isinstance(hooks, list) or not hooks:
+        return False
+    return all(is_our_hook(h) for h in hooks)
+
+
+def _covers(group: dict, tool: str | None) -> bool:
+    matcher = group.get("matcher")
+    if matcher in (None, "", "*"):
+        return True
+    return tool is not None and isinstance(matcher, str) and tool in matcher.split("|")
+
+
+def settings_wire(project_dir: str, event: str, tool: str | None) -> str | None:
+    """The settings file (relative) of ``project_dir`` that runs swarmgate for (event, tool), or None.
+    A file that cannot be read or parsed wires nothing (the plugin then judges the call itself)."""
+    for rel in SETTINGS_FILES:
+        try:
+            data = fast_json.loads(read_bytes(os.path.join(project_dir, rel), SETTINGS_MAX_BYTES).decode("utf-8"))
+        except (OSError, ValueError):
+            continue
+        hooks = data.get("hooks") if isinstance(data, dict) else None
+        groups = hooks.get(event) if isinstance(hooks, dict) else None
+        if isinstance(groups, list) and any(is_our_group(g) and _covers(g, tool) for g in groups):
+            return rel
+    return None

@@ -1,0 +1,106 @@
+"""The hook's import budget: what a hook process imports, started as `swarmgate install` wires it
+(PYTHON -I -S swarmgate/hook_start.py EVENT), per event, against its list.
+
+Every module is paid on every call of that event, before every tool call of every agent
+(bench/hook_latency.py measures it against `python -I -S -c pass`). A module outside the list fails
+here: import it lazily where it is needed, or, if the hook really needs it on every such call, add it
+to the list in the same change and say why in the commit.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from swarmgate import install
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# what the interpreter imports before the first line of any script, with -I -S
+FLOOR = {"_abc", "_codecs", "_frozen_importlib_external", "_io", "_signal", "abc", "codecs", "encodings",
+         "encodings.aliases", "encodings.utf_8", "io", "marshal", "posix", "time", "zipimport", "_imp",
+         "_thread", "_warnings", "_weakref", "builtins", "sys", "_frozen_importlib"}
+# os and its parts, the C JSON scanner: the engine's own needs
+CORE = {"__future__", "_collections_abc", "_json", "_stat", "errno", "genericpath", "os", "os.path", "posixpath",
+        "stat"}
+ENGINE = {"swarmgate", "swarmgate.bounded_read", "swarmgate.break_switch", "swarmgate.config",
+          "swarmgate.config_toml", "swarmgate.decision_log", "swarmgate.fast_json", "swarmgate.guard",
+          "swarmgate.hook_engine", "swarmgate.hook_protocol", "swarmgate.hooks", "swarmgate.hooks.registry",
+          "swarmgate.sizes", "swarmgate.state_paths", "swarmgate.statefile", "swarmgate.hooks.derivations"}
+BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
+    "bash_lexical", "bash_parse", "bash_programs", "bash_results", "bash_tree", "bash_walker", "bash_words",
+    "bash_wrappers", "code_scan", "command_patterns", "containment", "env_changes", "git_args", "git_runs",
+    "heavy_commands", "heavy_guards", "interpreter_writes", "protected_paths", "resource_report", "scope_guards",
+    "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "test_runs", "timer_guards",
+    "write_scope")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
+# Write/Edit: the write scopes are globs (fnmatch, hence re)
+RE = {"re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre", "copyreg", "enum", "functools",
+      "_functools", "collections", "_collections", "itertools", "keyword", "operator", "_operator", "reprlib",
+      "types", "fnmatch"}
+WRITE = CORE | ENGINE | RE | {f"swarmgate.hooks.{m}" for m in (
+    "bash_wrappers", "file_guards", "protected_paths", "shell_event", "shell_writes", "write_scope")}
+NEVER = {"bashlex", "psutil", "rich", "pynvml", "filelock", "tomllib", "pathlib", "urllib", "ipaddress",
+         "typing", "dataclasses", "json", "importlib", "subprocess", "threading", "site"}
+
+COMMANDS = ["ls", "ls -la src", "git status", "git diff --stat HEAD~1", "cat README.md", "grep -r foo src",
+            "python script.py --input data.csv", "head -n 50 src/main.py | tail -n 20",
+            "find . -name '*.py' | wc -l", "echo done && git log --oneline -5"]
+
+
+def imported(argv: list[str], payload: dict, repo: Path, env: dict) -> set[str]:
+    p = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], input=json.dumps(payload), capture_output=True,
+                       text=True, cwd=repo, env=env, timeout=60)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert json.loads(p.stdout) is not None
+    return {ln.rsplit("|", 1)[1].strip() for ln in p.stderr.splitlines()
+            if ln.startswith("import time:") and ln.count("|") == 2 and "imported package" not in ln}
+
+
+@pytest.fixture
+def wired(repo, tmp_path):
+    assert install.main([str(repo)]) == 0
+    settings = json.loads((repo / ".claude" / "settings.json").read_text())
+    (group,) = [g for g in settings["hooks"]["PreToolUse"] if g.get("matcher") == "Bash|Monitor"]
+    h = group["hooks"][0]
+    argv = [h["command"], *h["args"]]
+    assert argv[1:3] == ["-I", "-S"], argv   # the floor: no site
+    env = {"PATH": "/usr/bin:/bin", "SWARMGATE_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path),
+           "CLAUDE_PROJECT_DIR": str(repo)}
+    # the steady state: the first call in a repository makes .swarmgate/log/ (statefile.ensure_dir)
+    subprocess.run(argv, input=json.dumps(_payload(repo, "Bash", {"command": "true"})), capture_output=True, text=True,
+                   cwd=repo, env=env, timeout=60, check=True)
+    return argv, env
+
+
+def _payload(repo: Path, tool: str, tool_input: dict) -> dict:
+    return {"session_id": "budget", "transcript_path": "", "cwd": str(repo), "hook_event_name": "PreToolUse",
+            "tool_name": tool, "tool_input": tool_input}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_benign_bash_call_imports_only_its_list(wired, repo, command):
+    argv, env = wired
+    got = imported(argv, _payload(repo, "Bash", {"command": command}), repo, env) - FLOOR
+    assert got - BASH == set(), f"outside the Bash hook's import budget: {sorted(got - BASH)}"
+    assert not {m.split(".")[0] for m in got} & NEVER
+
+
+def test_a_write_call_imports_only_its_list(wired, repo):
+    argv, env = wired
+    got = imported(argv, _payload(repo, "Write", {"file_path": str(repo / "src" / "x.py"), "content": "x\n"}),
+                   repo, env) - FLOOR
+    assert got - WRITE == set(), f"outside the Write hook's import budget: {sorted(got - WRITE)}"
+    assert not {m.split(".")[0] for m in got} & NEVER
+
+
+def test_the_budget_catches_an_import(wired, repo, tmp_path):
+    """The test can fail: a hook whose path imports json (through a sitecustomize-free shim that
+    imports it first) shows json outside the list."""
+    argv, env = wired
+    shim = tmp_path / "shim.py"
+    shim.write_text("import json, runpy, sys\n"
+                    "sys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n")
+    got = imported([argv[0], *argv[1:3], str(shim), *argv[3:]], _payload(repo, "Bash", {"command": "ls"}), repo, env)
+    assert "json" in got - FLOOR - BASH

@@ -1,0 +1,180 @@
+"""The package: `python -m build` makes a wheel and an sdist; pipx and `uv tool` install them (from
+the wheel and from a checkout); each install's `swarmgate install` wires a repository with its own
+interpreter and hook_start.py, and that hook refuses a subagent's heavy command and lets a benign
+one through. The wheel is built once per session, from a copy of this working tree (the build
+writes swarmgate.egg-info beside the sources). Every tool is pointed at test-owned places: PIPX_HOME,
+PIPX_BIN_DIR, UV_TOOL_DIR, UV_TOOL_BIN_DIR, UV_CACHE_DIR, HOME.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+pytestmark = pytest.mark.slow
+
+
+def _tool(name: str) -> str:
+    path = BIN / name
+    if not path.exists():
+        if os.environ.get("SWARMGATE_REQUIRE_REAL_PARTS") == "1":
+            pytest.fail(f"{name} is not installed in {BIN} (the test extras: ./install.sh --dev)")
+        pytest.skip(f"{name} is not installed in {BIN} (the test extras: ./install.sh --dev)")
+    return str(path)
+
+
+def _copy_tree(dest: Path) -> Path:
+    """The working tree as it is (tracked and untracked files git does not ignore), in ``dest``."""
+    files = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "-co", "--exclude-standard"],
+                           capture_output=True, check=True).stdout.split(b"\0")
+    for rel in filter(None, (f.decode() for f in files)):
+        src = ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory) -> dict:
+    """{"wheel": path, "sdist": path, "tree": a copy of the working tree}, built once."""
+    top = tmp_path_factory.mktemp("dist")
+    tree = _copy_tree(top / "tree")
+    out = top / "out"
+    proc = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(tree)],
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0 and "No module named build" in proc.stderr:
+        _tool("pyproject-build")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    (wheel,) = out.glob("swarmgate-*.whl")
+    (sdist,) = out.glob("swarmgate-*.tar.gz")
+    return {"wheel": wheel, "sdist": sdist, "tree": tree}
+
+
+def _env(tmp_path: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIPX_", "UV_", "VIRTUAL_ENV", "CLAUDE_"))}
+    env.update(HOME=str(tmp_path / "home"), PIPX_HOME=str(tmp_path / "pipx"), PIPX_BIN_DIR=str(tmp_path / "bin"),
+               PIPX_MAN_DIR=str(tmp_path / "man"), UV_TOOL_DIR=str(tmp_path / "uv-tools"),
+               UV_TOOL_BIN_DIR=str(tmp_path / "bin"), UV_CACHE_DIR=str(tmp_path / "uv-cache"),
+               UV_PYTHON_DOWNLOADS="never", SWARMGATE_STATE_DIR=str(tmp_path / "state"),
+               SWARMGATE_HOSTS_CONFIG=str(tmp_path / "no-hosts.toml"))
+    (tmp_path / "home").mkdir()
+    return env
+
+
+def _base_python() -> str:
+    """The interpreter under this venv: what a user's pipx or uv would find."""
+    return os.path.realpath(sys.executable)
+
+
+def _wired_hook(repo: Path) -> list[str]:
+    settings = json.loads((repo / ".claude" / "settings.json").read_text())
+    (group,) = [g for g in settings["hooks"]["PreToolUse"] if g.get("matcher") == "Bash|Monitor"]
+    h = group["hooks"][0]
+    assert h["onFailure"] == "block"
+    return [h["command"], *h["args"]]
+
+
+def _answer(argv: list[str], repo: Path, env: dict, command: str, subagent: bool) -> dict:
+    payload = {"session_id": "pkg", "transcript_path": "", "cwd": str(repo), "hook_event_name": "PreToolUse",
+               "tool_name": "Bash", "tool_input": {"command": command, "description": "t"}}
+    if subagent:
+        payload.update(agent_id="a1", agent_type="implementer")
+    proc = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, cwd=repo,
+                          env={"PATH": "/usr/bin:/bin", "SWARMGATE_STATE_DIR": env["SWARMGATE_STATE_DIR"],
+                               "HOME": env["HOME"], "SWARMGATE_HOSTS_CONFIG": env["SWARMGATE_HOSTS_CONFIG"]},
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _wires_and_guards(bin_dir: Path, venv: Path, tmp_path: Path, env: dict, kind: str) -> None:
+    """The install's own `swarmgate install` wires a repository with the install's interpreter and
+    hook_start.py; that hook refuses a subagent's heavy command and passes `ls`."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    proc = subprocess.run([str(bin_dir / "swarmgate"), "install", str(repo)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    argv = _wired_hook(repo)
+    assert argv[0] == str(venv / "bin" / "python"), argv      # the absolute interpreter of this install
+    assert argv[1:3] == ["-I", "-S"]
+    assert argv[3] == str(venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+                          / "swarmgate" / "hook_start.py"), argv
+    heavy = _answer(argv, repo, env, "cargo test --workspace", subagent=True)
+    assert heavy["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "[B01]" in heavy["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "permissionDecision" not in json.dumps(_answer(argv, repo, env, "ls -la", subagent=True))
+    got = subprocess.run([str(venv / "bin" / "python"), "-m", "swarmgate.install_kind", "--kind"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path).stdout.strip()
+    assert got == kind
+
+
+def test_the_wheel_and_the_sdist_carry_the_templates_and_the_hook_start(dist):
+    names = set(zipfile.ZipFile(dist["wheel"]).namelist())
+    for need in ("swarmgate/hook_start.py", "swarmgate/hook_engine.py", "swarmgate/hooks/registry.py",
+                 "swarmgate/rules/swarmgate.toml", "swarmgate/rules/main-agent.md",
+                 "swarmgate/rules/agent-common.md", "swarmgate/gate/gate_staged.py", "swarmgate/hosts/runner.py"):
+        assert need in names, need
+    for sub in ("rules", "agents"):
+        shipped = {n.rsplit("/", 1)[1] for n in names if n.startswith(f"swarmgate/rules/{sub}/")}
+        assert shipped == {p.name for p in (ROOT / "rules" / sub).glob("*.md")}, sub
+    assert not any(n.startswith(("tests/", "bench/", "hooks/")) for n in names)   # only the package
+    members = {m.split("/", 1)[1] for m in tarfile.open(dist["sdist"]).getnames() if "/" in m}
+    assert {"pyproject.toml", "README.md", "swarmgate/hook_start.py", "rules/swarmgate.toml"} <= members
+
+
+def test_pipx_installs_the_wheel_and_its_swarmgate_wires_a_repository(dist, tmp_path):
+    env = _env(tmp_path)
+    proc = subprocess.run([_tool("pipx"), "install", "--python", _base_python(), str(dist["wheel"])],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    _wires_and_guards(tmp_path / "bin", tmp_path / "pipx" / "venvs" / "swarmgate", tmp_path, env, "pipx")
+
+
+def test_uv_tool_installs_the_checkout_and_its_swarmgate_wires_a_repository(dist, tmp_path):
+    env = _env(tmp_path)
+    proc = subprocess.run([_tool("uv"), "tool", "install", "--python", _base_python(), str(dist["tree"])],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    _wires_and_guards(tmp_path / "bin", tmp_path / "uv-tools" / "swarmgate", tmp_path, env, "uv tool")
+
+
+def test_uv_tool_installs_the_wheel_too(dist, tmp_path):
+    env = _env(tmp_path)
+    proc = subprocess.run([_tool("uv"), "tool", "install", "--python", _base_python(), str(dist["wheel"])],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    _wires_and_guards(tmp_path / "bin", tmp_path / "uv-tools" / "swarmgate", tmp_path, env, "uv tool")
+
+
+def test_the_readme_first_command_gives_a_regular_install_that_wires_a_repository(dist, tmp_path):
+    """On a fresh clone (the copy of this tree, with git), `./install.sh --into PATH`: .venv holds a
+    regular (non-editable) install, and the repository's hooks run it."""
+    clone = tmp_path / "clone"
+    shutil.copytree(dist["tree"], clone, ignore=shutil.ignore_patterns("*.egg-info", "build"))
+    env = _env(tmp_path)
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    proc = subprocess.run(["./install.sh", "--into", str(repo)], cwd=clone, capture_output=True, text=True,
+                          env={**env, "PYTHON": _base_python()}, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    venv = clone / ".venv"
+    kind = subprocess.run([str(venv / "bin" / "python"), "-m", "swarmgate.install_kind", "--kind"],
+                          capture_output=True, text=True, cwd=tmp_path).stdout.strip()
+    assert kind == "regular"
+    assert not list(venv.glob("lib/python*/site-packages/__editable__*"))
+    assert not (clone / "build").exists()
+    argv = _wired_hook(repo)
+    assert argv[0] == str(venv / "bin" / "python") and "/site-packages/swarmgate/hook_start.py" in argv[3]
+    heavy = _answer(argv, repo, env, "cargo test --workspace", subagent=True)
+    assert heavy["hookSpecificOutput"]["permissionDecision"] == "deny"

@@ -1,0 +1,77 @@
+"""The plugin folder (plugin/, .claude-plugin/marketplace.json) is what swarmgate/plugin_files.py
+generates, and a plugin-started hook defers exactly when the project's settings wire swarmgate."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from swarmgate import hook_wiring, install, plugin_files
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_plugin_folder_is_up_to_date():
+    assert plugin_files.differences(str(ROOT)) == []
+
+
+def test_a_stale_plugin_file_is_found(tmp_path):
+    plugin_files.write(str(tmp_path))
+    assert plugin_files.differences(str(tmp_path)) == []
+    (tmp_path / "plugin" / "agents" / "gone.md").write_text("old\n")
+    hooks = tmp_path / "plugin" / "hooks" / "hooks.json"
+    hooks.write_text(hooks.read_text().replace('"onFailure": "block"', '"onFailure": "continue"'))
+    assert sorted(plugin_files.differences(str(tmp_path))) == [
+        "plugin/agents/gone.md: not generated (left from an older template?)", "plugin/hooks/hooks.json: differs"]
+
+
+def test_the_plugin_wires_the_groups_install_wires():
+    groups = plugin_files.hooks_json()["hooks"]
+    got = {(ev, g.get("matcher"), "onFailure" in g["hooks"][0]) for ev, gs in groups.items() for g in gs}
+    assert got == {(ev, m, install.refusing_group(ev, m)) for ev, m, _ in install.HOOK_GROUPS}
+
+
+def test_the_hook_defers_only_to_settings_that_wire_this_event_and_tool(tmp_path):
+    assert install.main([str(tmp_path)]) == 0
+    assert hook_wiring.settings_wire(str(tmp_path), "PreToolUse", "Bash") == ".claude/settings.json"
+    assert hook_wiring.settings_wire(str(tmp_path), "Stop", None) == ".claude/settings.json"
+    assert hook_wiring.settings_wire(str(tmp_path), "PreToolUse", "WebFetch") is None   # no group of ours
+    settings = tmp_path / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["hooks"]["PreToolUse"] = [g for g in data["hooks"]["PreToolUse"] if g.get("matcher") != "Bash|Monitor"]
+    settings.write_text(json.dumps(data))
+    assert hook_wiring.settings_wire(str(tmp_path), "PreToolUse", "Bash") is None
+    # a hook of someone else's that merely mentions swarmgate is not a wiring
+    data["hooks"]["PreToolUse"].append({"matcher": "Bash", "hooks": [{"type": "command", "command": "echo swarmgate"}]})
+    settings.write_text(json.dumps(data))
+    assert hook_wiring.settings_wire(str(tmp_path), "PreToolUse", "Bash") is None
+    settings.write_text("{not json")
+    assert hook_wiring.settings_wire(str(tmp_path), "PreToolUse", "Bash") is None
+
+
+def test_a_plugin_started_hook_answers_nothing_when_settings_wire_swarmgate(tmp_path):
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    payload = json.dumps({"session_id": "p", "cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                          "agent_id": "a1", "agent_type": "implementer",
+                          "tool_input": {"command": "cargo test --workspace"}})
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(repo)}
+    start = str(ROOT / "swarmgate" / "hook_start.py")
+
+    def plugin_hook() -> dict:
+        p = subprocess.run([sys.executable, "-I", "-S", start, "--plugin", "PreToolUse"], input=payload,
+                           capture_output=True, text=True, env=env, timeout=60)
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+
+    assert install.main([str(repo), "--dry-run"]) == 0
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "swarmgate.toml").write_bytes((ROOT / "rules" / "swarmgate.toml").read_bytes())
+    refused = plugin_hook()                        # no settings wiring: the plugin judges
+    assert refused["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert install.main([str(repo)]) == 0
+    assert plugin_hook() == {}                     # the settings' hook judges: the plugin's defers
+    log = (repo / ".swarmgate" / "log" / "decisions.jsonl").read_text().splitlines()
+    assert len(log) == 1                           # only the first, undeferred call was logged

@@ -1,0 +1,92 @@
+"""swarmgate as a Claude Code plugin, through the real binary's `claude plugin` commands.
+
+The checkout is the local marketplace (.claude-plugin/marketplace.json, source ./plugin). The
+plugin's hooks run the swarmgate install found on PATH (here: this test's own, through a
+directory holding only a `swarmgate` link); the repository's config still comes from
+`swarmgate install`. With the plugin alone, a subagent's heavy command is refused through the
+plugin's hooks; with the plugin and the repository's settings both wiring swarmgate, each call is
+judged once: one decision-log line.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from harness import CHECKOUT, agent_path, swarmgate_entry
+from messages_api import Conversation, bash, dispatch, done
+
+pytestmark = pytest.mark.e2e
+
+WORKER = "e2e-worker"
+
+
+def _plugin_install(claude_repo) -> None:
+    env = claude_repo.env()
+    for argv in (["plugin", "marketplace", "add", str(CHECKOUT)], ["plugin", "install", "swarmgate@swarmgate"]):
+        p = subprocess.run([claude_repo.claude_bin, *argv], capture_output=True, text=True, env=env,
+                           cwd=claude_repo.repo, timeout=120)
+        assert p.returncode == 0, (argv, p.stdout, p.stderr)
+    listed = subprocess.run([claude_repo.claude_bin, "plugin", "list"], capture_output=True, text=True, env=env,
+                            timeout=60).stdout
+    assert "swarmgate@swarmgate" in listed, listed
+
+
+def _path_with_swarmgate(claude_repo) -> str:
+    """PATH for the client: the agent's PATH and a directory holding only a `swarmgate` link (what a
+    `pipx install swarmgate` puts in ~/.local/bin)."""
+    d = claude_repo.root / "user-bin"
+    d.mkdir(exist_ok=True)
+    link = d / "swarmgate"
+    if not link.exists():
+        link.symlink_to(swarmgate_entry())
+    return f"{d}{os.pathsep}{agent_path()}"
+
+
+def _unwire_settings(claude_repo) -> None:
+    """Keep the repository's config, rules and agents; remove the hooks `swarmgate install` wrote."""
+    p = claude_repo.repo / ".claude" / "settings.json"
+    data = json.loads(p.read_text())
+    data.pop("hooks", None)
+    p.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _heavy_from_a_subagent(claude_repo, name: str):
+    claude_repo.add_agent(WORKER)
+    return claude_repo.run(f"script:{name}", [
+        Conversation(f"script:{name}", [
+            dispatch(WORKER, f"script:{name}-sub\nRun the tests.\nheavy test: do not run"),
+            done("dispatched"),
+        ]),
+        Conversation(f"script:{name}-sub", [bash("cargo test --workspace"), done("refused, reporting back")]),
+    ], env={"PATH": _path_with_swarmgate(claude_repo)})
+
+
+def test_the_plugins_hooks_refuse_a_subagents_heavy_command(claude_repo):
+    _unwire_settings(claude_repo)
+    _plugin_install(claude_repo)
+    run = _heavy_from_a_subagent(claude_repo, "plugin-only")
+    assert run.returncode == 0, run.describe()
+    (res,) = run.results_of("Bash", "script:plugin-only-sub")
+    assert res.is_error and res.text.startswith("PreToolUse:Bash hook error:"), run.describe()
+    assert "[B01]" in res.text, run.describe()
+    recs = run.decisions(event="PreToolUse", tool="Bash")
+    assert [(r["agent_type"], r["decision"]) for r in recs] == [(WORKER, "deny")], run.describe()
+    print("plugin e2e (plugin only):", res.text.splitlines()[0], "| log:", json.dumps(recs[0]["codes"]))
+
+
+def test_plugin_and_repository_settings_judge_each_call_once(claude_repo):
+    _plugin_install(claude_repo)   # the repository's settings wire swarmgate too (the harness's install)
+    run = _heavy_from_a_subagent(claude_repo, "plugin-and-settings")
+    assert run.returncode == 0, run.describe()
+    (res,) = run.results_of("Bash", "script:plugin-and-settings-sub")
+    assert res.is_error and "[B01]" in res.text, run.describe()
+    recs = run.decisions(event="PreToolUse", tool="Bash")
+    assert [(r["agent_type"], r["decision"]) for r in recs] == [(WORKER, "deny")], run.describe()
+    dispatches = run.decisions(event="PreToolUse", tool="Agent")
+    assert len(dispatches) == 1, run.describe()   # the dispatch too: one line, not two
+    starts = run.decisions(event="SessionStart")
+    assert len(starts) <= 1, run.describe()
+    print("plugin e2e (plugin + settings):", res.text.splitlines()[0], "| log lines for the Bash call:", len(recs))
