@@ -34,13 +34,13 @@ BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_wrappers", "code_scan", "command_patterns", "containment", "env_changes", "git_args", "git_runs",
     "heavy_commands", "heavy_guards", "interpreter_writes", "protected_paths", "resource_report", "scope_guards",
     "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "test_runs", "timer_guards",
-    "write_scope")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
+    "write_scope", "agent_worktree")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
 # Write/Edit: the write scopes are globs (fnmatch, hence re)
 RE = {"re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre", "copyreg", "enum", "functools",
       "_functools", "collections", "_collections", "itertools", "keyword", "operator", "_operator", "reprlib",
       "types", "fnmatch"}
 WRITE = CORE | ENGINE | RE | {f"swarmgate.hooks.{m}" for m in (
-    "bash_wrappers", "file_guards", "protected_paths", "shell_event", "shell_writes", "write_scope")}
+    "bash_wrappers", "file_guards", "protected_paths", "shell_event", "shell_writes", "write_scope", "agent_worktree")}
 NEVER = {"bashlex", "psutil", "rich", "pynvml", "filelock", "tomllib", "pathlib", "urllib", "ipaddress",
          "typing", "dataclasses", "json", "importlib", "subprocess", "threading", "site"}
 
