@@ -599,23 +599,33 @@ class Parser:
         (``1 << (n - 1)``) are arithmetic; two words side by side are commands."""
         s = self.s
         # the text up to the `))` that closes this `((`, nested parens and brackets blanked
-        depth, j, out = 0, i, []
+        # plain parentheses keep their text (`( cmd args )` inside is still commands); substitutions
+        # and subscripts (`$(...)`, `[...]`) are blanked
+        depth, blank, j, out = 0, 0, i, []
+        stack: list = []
         while j < len(s):
             c = s[j]
-            if c in "([":
+            if c == "(" or c == "[":
+                opening_blank = c == "[" or (c == "(" and j > 0 and s[j - 1] == "$")
+                stack.append(opening_blank)
+                blank += opening_blank
                 depth += 1
                 out.append(" ")
             elif c in ")]":
                 if depth == 0:
                     break
                 depth -= 1
+                blank -= stack.pop() if stack else 0
                 out.append(" ")
-            elif depth:
+            elif blank:
                 out.append("0" if c.isalnum() else " ")
             else:
                 out.append(c)
             j += 1
-        toks = "".join(out).split()
+        text = "".join(out)
+        if "'" in text or '"' in text or "\\" in text:
+            return True   # quotes are no arithmetic: read it as commands (the safe reading)
+        toks = text.split()
         for a, b in zip(toks, toks[1:]):
             if (a[-1:].isalnum() or a[-1:] == "_") and (
                     b[:1].isalpha() or b[:1] in "_./" or (b[:1] == "-" and len(b) > 1 and b[1].isalpha())):

@@ -9,6 +9,7 @@ import pytest
 
 import swarmgate
 from swarmgate.config import ConfigError, validate
+from swarmgate.hooks import bash_programs, bash_walker
 from swarmgate.hooks import bash_wrappers as bw
 from swarmgate.hooks import shell_event
 from swarmgate.hooks.bash_tree import analyze
@@ -329,6 +330,5 @@ def test_shipped_config_parses_and_documents_the_key():
 def test_lazy_reader_names_match_the_readers():
     """The walker imports bash_programs only for the names it reads (kept apart to stay off the
     hook's hot path): the two lists must say the same."""
-    from swarmgate.hooks import bash_programs, bash_walker
     assert set(bash_programs.READERS) == bash_walker.PROGRAM_READERS
     assert all(isinstance(bw.TABLE[n], bw.Wrapper) for n in list(bw.TABLE)[:5])
