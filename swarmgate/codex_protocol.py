@@ -19,7 +19,7 @@ Parsing and rendering only; no judging.
 """
 from __future__ import annotations
 
-from swarmgate.hook_protocol import HookInputError, dumps, event_from, load_object
+from swarmgate.hook_protocol import exit2_refusal, HookInputError, dumps, event_from, load_object
 
 CLIENT = "codex"
 
@@ -214,8 +214,4 @@ def output(event_name: str, decision: str, reason: str, context: str, note: str 
     return dumps(render(event_name, decision, reason, context, note, stop_hook_active)), 0, ""
 
 
-def refusal(event_name: str, msg: str) -> tuple[str, int, str]:
-    """The last resort: exit 2 with the reason on stderr refuses a tool call without any JSON."""
-    if event_name == "PreToolUse":
-        return "", 2, msg
-    return dumps({"systemMessage": msg}), 0, ""
+refusal = exit2_refusal  # the last resort: exit 2, the reason on stderr, nothing on stdout

@@ -20,7 +20,7 @@ Parsing and rendering only; no judging.
 """
 from __future__ import annotations
 
-from swarmgate.hook_protocol import dumps, event_from, load_object
+from swarmgate.hook_protocol import exit2_refusal, dumps, event_from, load_object
 
 CLIENT = "gemini"
 
@@ -137,8 +137,4 @@ def output(event_name: str, decision: str, reason: str, context: str, note: str 
     return dumps(render(event_name, decision, reason, context, note, stop_hook_active)), 0, ""
 
 
-def refusal(event_name: str, msg: str) -> tuple[str, int, str]:
-    """The last resort: exit 2, the reason on stderr and nothing on stdout refuses a tool call."""
-    if event_name == "PreToolUse":
-        return "", 2, msg
-    return dumps({"systemMessage": msg}), 0, ""
+refusal = exit2_refusal  # the last resort: exit 2, the reason on stderr, nothing on stdout

@@ -261,3 +261,12 @@ def output(event_name: str, decision: str, reason: str, context: str, note: str 
 def refusal(event_name: str, msg: str) -> tuple[str, int, str]:
     """The answer when the hook cannot judge (``unjudged``), as (stdout, exit code, stderr)."""
     return dumps(unjudged(event_name, msg)), 0, ""
+
+
+def exit2_refusal(event_name: str, msg: str) -> tuple[str, int, str]:
+    """``refusal`` for Codex CLI and Gemini CLI, which let a call through on anything they cannot parse:
+    a tool call is refused by exit 2 with the reason on stderr and nothing on stdout (the one answer both
+    honour without any JSON); any other event gets the reason as a note."""
+    if event_name == "PreToolUse":
+        return "", 2, msg
+    return dumps({"systemMessage": msg}), 0, ""

@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from collections.abc import Callable
 
-from loopback_api import Conversation, LoopbackAPI
+from loopback_api import Conversation, LoopbackAPI, RecordedRequest
 
 # how a BeforeTool refusal reaches the model (gemini-cli core, hook-utils.ts)
 BLOCKED = "Tool execution blocked: "
@@ -72,13 +72,7 @@ class FunctionResponse:
     text: str  # the response's output (or error), as the model reads it
 
 
-@dataclass
-class Request:
-    path: str
-    headers: dict
-    body: dict
-    conversation: str | None = None
-    reply: Turn | None = None
+class Request(RecordedRequest):
 
     @property
     def contents(self) -> list[dict]:
@@ -122,9 +116,7 @@ class GeminiAPI(LoopbackAPI):
 
     def __init__(self, conversations: list[Conversation] | None = None,
                  side: Callable[[Request], Turn] = lambda req: done("e2e")) -> None:
-        super().__init__()
-        self.conversations = list(conversations or [])
-        self.side = side
+        super().__init__(conversations, side)
 
     def _handle_post(self, h: BaseHTTPRequestHandler) -> None:
         body = self.read_json(h)

@@ -19,6 +19,18 @@ from collections.abc import Callable, Iterable
 
 
 @dataclass
+class RecordedRequest:
+    """One recorded POST: path (with query), headers and the parsed JSON body; the Conversation that
+    answered it (None for a side request) and the turn it got. Each API's Request adds how to read
+    its body (``first_user_text``, ``assistant_turns``, ``all_text``, the tool results)."""
+    path: str
+    headers: dict
+    body: dict
+    conversation: str | None = None
+    reply: Any = None
+
+
+@dataclass
 class Conversation:
     """A scripted conversation, recognised by ``marker`` in its first user message.
 
@@ -58,7 +70,9 @@ def pick(conversations: Iterable[Conversation], req: Any) -> Conversation | None
 class LoopbackAPI:
     """A scripted API server on a free loopback port. Use as a context manager; ``url`` is its base URL."""
 
-    def __init__(self) -> None:
+    def __init__(self, conversations: list[Conversation] | None = None, side: Callable | None = None) -> None:
+        self.conversations = list(conversations or [])
+        self.side = side  # answers a request no conversation claims (a title, a classifier)
         self.requests: list = []
         self.other: list[tuple[str, str]] = []  # (method, path) of anything no script answers
         self.errors: list[str] = []

@@ -36,7 +36,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from loopback_api import Conversation as _Conversation
-from loopback_api import LoopbackAPI, pick
+from loopback_api import LoopbackAPI, RecordedRequest, pick
 
 _ids = itertools.count(1)
 
@@ -129,14 +129,8 @@ class ToolResult:
     text: str
 
 
-@dataclass
-class Request:
-    """One recorded POST: path (with query), headers and the parsed JSON body."""
-    path: str
-    headers: dict
-    body: dict
-    conversation: str | None = None  # the Conversation name that answered it, None for side requests
-    reply: Turn | None = None
+class Request(RecordedRequest):
+    """One recorded Messages API POST (loopback_api.RecordedRequest)."""
 
     @property
     def messages(self) -> list[dict]:
@@ -288,9 +282,7 @@ class MessagesAPI(LoopbackAPI):
 
     def __init__(self, conversations: list[Conversation] | None = None,
                  side: Callable[[Request], Turn] = side_reply) -> None:
-        super().__init__()
-        self.conversations = list(conversations or [])
-        self.side = side
+        super().__init__(conversations, side)
 
     def not_found(self) -> dict:
         return {"type": "error", "error": {"type": "not_found_error", "message": "not scripted"}}

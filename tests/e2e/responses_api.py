@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from collections.abc import Callable
 
-from loopback_api import Conversation, LoopbackAPI
+from loopback_api import Conversation, LoopbackAPI, RecordedRequest
 
 _ids = itertools.count(1)
 
@@ -100,13 +100,7 @@ class ToolOutput:
     text: str
 
 
-@dataclass
-class Request:
-    path: str
-    headers: dict
-    body: dict
-    conversation: str | None = None
-    reply: Turn | None = None
+class Request(RecordedRequest):
 
     @property
     def items(self) -> list[dict]:
@@ -150,9 +144,7 @@ class ResponsesAPI(LoopbackAPI):
 
     def __init__(self, conversations: list[Conversation] | None = None,
                  side: Callable[[Request], Turn] = lambda req: done("e2e")) -> None:
-        super().__init__()
-        self.conversations = list(conversations or [])
-        self.side = side
+        super().__init__(conversations, side)
 
     def _handle_post(self, h: BaseHTTPRequestHandler) -> None:
         body = self.read_json(h)
