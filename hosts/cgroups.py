@@ -566,16 +566,21 @@ class CgroupV2(Backend):
                     pass
         raise OSError(errno.EBUSY, f"processes keep appearing in {parent}")
 
-    def create_agent(self, slice_name: str, name: str, cap: int, cpus: float | None) -> AgentCgroup:
+    def _agents_parent(self, slice_name: str) -> tuple[str, list[str]]:
+        """(the cgroup agent cgroups go in, the cgroups that must enable cpu for them, top first)."""
         slice_path = self.slice_path(slice_name)  # the caller made it (ensure_slice)
+        return slice_path, [os.path.dirname(slice_path), slice_path]
+
+    def create_agent(self, slice_name: str, name: str, cap: int, cpus: float | None) -> AgentCgroup:
+        parent, cpu_chain = self._agents_parent(slice_name)
         note, limited = "", False
         if cpus is not None:
             try:
-                self._enable(os.path.dirname(slice_path), "cpu")
-                self._enable(slice_path, "cpu")
+                for p in cpu_chain:
+                    self._enable(p, "cpu")
             except CgroupError as e:
                 note = f"agents are not CPU-limited: {e}"
-        path = self.run_path(slice_name, name)
+        path = os.path.join(parent, name)
         self._mkdir(path)
         try:
             self._set(path, "memory.max", cap)
@@ -667,8 +672,9 @@ def systemd_slice_dir(unit: str) -> str:
 class Systemd(CgroupV2):
     """systemd creates the scope and the slice; we read the counters through the v2 files.
 
-    Live only where systemd is PID 1 (never start a systemd instance to test it:
-    FACTS.md). Tests check the exact commands this class issues.
+    Live only where systemd is PID 1. Never start a systemd instance to test it on a machine
+    where it is not (FACTS.md): the tests run it live inside user-mode Linux (tests/vm, layout
+    ``systemd``) and check the exact commands it issues everywhere.
     """
 
     name = "systemd"
@@ -688,9 +694,6 @@ class Systemd(CgroupV2):
 
     def scope_unit(self, name: str) -> str:
         return f"swarmgate-{name}.scope"
-
-    def run_path(self, slice_name: str, name: str) -> str:
-        return os.path.join(self.slice_path(slice_name), self.scope_unit(name))
 
     def name_of(self, path: str) -> str:
         base = os.path.basename(path)
@@ -737,6 +740,89 @@ class Systemd(CgroupV2):
             return []
         pre, suf = "swarmgate-" + RUN_PREFIX, ".scope"
         return sorted(n[len("swarmgate-"):-len(suf)] for n in names if n.startswith(pre) and n.endswith(suf))
+
+    # --- agent cgroups: inside one scope per slice that systemd delegates to us ---
+    # systemd owns every cgroup it made; agent cgroups (joined by a shell writing its own pid) may only
+    # live in a delegated unit. The agents scope is a transient scope with Delegate=yes whose one
+    # process, a `sleep infinity` keeper, moves into <scope>/leaf (no internal processes) so the scope
+    # can enable memory and cpu for the agent cgroups beside it. It is stopped with its last agent.
+
+    def agents_unit(self, slice_name: str) -> str:
+        return f"swarmgate-agents-{self.slice_unit(slice_name)[:-len('.slice')]}.scope"
+
+    def agents_path(self, slice_name: str) -> str:
+        return os.path.join(self.slice_path(slice_name), self.agents_unit(slice_name))
+
+    def run_path(self, slice_name: str, name: str) -> str:
+        if name.startswith(AGENT_PREFIX):
+            return os.path.join(self.agents_path(slice_name), name)
+        return os.path.join(self.slice_path(slice_name), self.scope_unit(name))
+
+    def agents(self, slice_name: str) -> list[str]:
+        try:
+            names = os.listdir(self.agents_path(slice_name))
+        except OSError:
+            return []
+        return sorted(n for n in names if n.startswith(AGENT_PREFIX))
+
+    def enclosing_agent(self, slice_name: str) -> str | None:
+        cur = self.current()
+        base = self.agents_path(slice_name) + "/"
+        if not cur or not cur.startswith(base):
+            return None
+        first = cur[len(base):].split("/", 1)[0]
+        return base + first if first.startswith(AGENT_PREFIX) else None
+
+    def _agents_parent(self, slice_name: str) -> tuple[str, list[str]]:
+        scope = self._agents_scope(slice_name)
+        self._enable(scope, "memory")  # its keeper moves into the leaf first
+        return scope, [scope]
+
+    def _agents_scope(self, slice_name: str) -> str:
+        import subprocess
+
+        path = self.agents_path(slice_name)
+        if os.path.isdir(path):
+            return path
+        cmd = [self.SYSTEMD_RUN, "--scope", "--quiet", f"--unit={self.agents_unit(slice_name)}",
+               f"--slice={self.slice_unit(slice_name)}", "-p", "Delegate=yes", "--", "sleep", "infinity"]
+        keeper = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  start_new_session=True)
+        deadline = time.monotonic() + 30
+        while keeper.poll() is None and time.monotonic() < deadline:
+            if os.path.isdir(path) and keeper.pid in self.tree_pids(path):
+                keeper.stderr.close()
+                return path
+            time.sleep(0.02)
+        if keeper.poll() is None:
+            keeper.kill()
+        err = keeper.communicate()[1].decode(errors="replace").strip()
+        raise CgroupError(f"`{' '.join(cmd)}` did not make the delegated scope for agent cgroups: "
+                          f"{err or 'no scope after 30 s'}")
+
+    def remove_agent(self, slice_name: str, name: str, timeout_s: float = 2.0) -> bool:
+        ok = super().remove_agent(slice_name, name, timeout_s)
+        if not self.agents(slice_name):
+            ok = self._stop_agents_scope(slice_name) and ok
+        return ok
+
+    def _stop_agents_scope(self, slice_name: str) -> bool:
+        import subprocess
+
+        if not os.path.isdir(self.agents_path(slice_name)):
+            return True
+        try:
+            subprocess.run([self.SYSTEMCTL, "stop", self.agents_unit(slice_name)], capture_output=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+        deadline = time.monotonic() + 10
+        while os.path.isdir(self.agents_path(slice_name)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return not os.path.isdir(self.agents_path(slice_name))
+
+    def remove_slice(self, slice_name: str) -> bool:
+        ok = self._stop_agents_scope(slice_name)
+        return super().remove_slice(slice_name) and ok
 
 
 def systemd_is_pid1() -> bool:

@@ -3,14 +3,18 @@
     detached-run start --label NAME [--wall-clock SEC] -- COMMAND...
     detached-run status [NAME]      detached-run wait NAME [--timeout SEC]      detached-run stop NAME
 
-Where systemd runs as PID 1, the job becomes a transient systemd user service
-(`systemd-run --user --unit swarmgate-detached-NAME -p RuntimeMaxSec=...`).
-Elsewhere it runs under a fully detached supervisor (its own session, stdin
-from /dev/null, inherited descriptors closed) with its own registry under the
-state dir. Either way the exit code is written to the registry and readable
-at any time. The supervisor is a child subreaper: after the job, processes it
-left behind (capped runs started by the job, backgrounded children) are found
-and stopped one by one.
+The job runs under this tool's supervisor, which records the exit code in the registry under the
+state dir (readable at any time), enforces the wall clock (253), records a stop (247), and, being a
+child subreaper, finds and stops one by one what the job left behind: backgrounded children and
+capped runs the job started (under systemd those sit in scopes of their own, outside the job's
+unit, so stopping the unit alone would not stop them: the seed's case).
+
+Where systemd runs as PID 1 the supervisor is the main process of a transient service
+(`systemd-run [--user] --unit=swarmgate-detached-NAME.service -p KillMode=mixed ...`: the system
+manager for root, the user's manager otherwise), so the job outlives the session like any unit
+and `systemctl status` shows it. Elsewhere, or when systemd-run fails (said on stderr), the
+supervisor is a fully detached process (its own session, stdin from /dev/null, inherited
+descriptors closed).
 """
 from __future__ import annotations
 
@@ -40,6 +44,11 @@ from swarmgate.statefile import ensure_dir, read_json, write_json_atomic
 from swarmgate.tool_parser import ToolParser
 
 LABEL_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,80}")
+UNIT_PREFIX = "swarmgate-detached-"
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# set by systemd for its own processes: a unit gets its own
+NOT_PASSED = frozenset({"INVOCATION_ID", "JOURNAL_STREAM", "NOTIFY_SOCKET", "LISTEN_PID", "LISTEN_FDS",
+                        "LISTEN_FDNAMES", "SYSTEMD_EXEC_PID", "MANAGERPID", "WATCHDOG_PID", "WATCHDOG_USEC"})
 
 
 def say(msg: str) -> None:
@@ -62,13 +71,29 @@ def write_record(label: str, rec: dict) -> None:
     write_json_atomic(_rec_path(label), rec)
 
 
-def systemd_argv(label: str, command: list[str], wall_clock: float | None, cwd: str) -> list[str]:
-    """The exact systemd-run line used where systemd is PID 1."""
-    argv = ["systemd-run", "--user", "--unit", f"swarmgate-detached-{label}", "--collect",
-            "--property", "KillMode=control-group", f"--working-directory={cwd}"]
-    if wall_clock:
-        argv += ["--property", f"RuntimeMaxSec={int(wall_clock)}"]
-    return argv + ["--", *command]
+def unit_name(label: str) -> str:
+    return f"{UNIT_PREFIX}{label}.service"
+
+
+def passed_env(environ) -> list[str]:
+    """The caller's variables the unit gets (by name: systemd-run takes the value from its own environment,
+    so no value ever appears on a command line)."""
+    return sorted(k for k in environ if ENV_NAME.fullmatch(k) and k not in NOT_PASSED)
+
+
+def systemd_argv(label: str, cwd: str, log: str, grace: float, env_names: list[str], user: bool) -> list[str]:
+    """The exact systemd-run line where systemd is PID 1. The unit's main process is this tool's own
+    supervisor; KillMode=mixed: `stop` sends TERM to the supervisor alone, which stops the job's tree in
+    order and records 247, and systemd kills whatever is left in the unit after it exits."""
+    return ["systemd-run", *(["--user"] if user else []), f"--unit={unit_name(label)}", "--collect", "--quiet",
+            "--property=KillMode=mixed", f"--property=TimeoutStopSec={int(grace) + 30}",
+            f"--property=StandardOutput=append:{log}", f"--property=StandardError=append:{log}",
+            f"--working-directory={cwd}", *[f"--setenv={name}" for name in env_names],
+            "--", sys.executable, "-m", "swarmgate", "detached-run", "_supervise", label]
+
+
+def _systemctl(rec: dict) -> list[str]:
+    return ["systemctl", *(["--user"] if rec.get("manager") == "user" else [])]
 
 
 def state_of(rec: dict) -> str:
@@ -169,40 +194,42 @@ def start(label: str, command: list[str], wall_clock: float | None, grace: float
     rec = {"label": label, "command": command, "cwd": cwd, "started": time.time(), "wall_clock": wall_clock,
            "grace": grace, "log": log, "exit": None}
     if systemd_is_pid1() and os.environ.get("SWARMGATE_DETACHED_BACKEND", "auto") != "process":
-        argv = systemd_argv(label, command, wall_clock, cwd)
-        rec["backend"] = "systemd"
-        rec["unit"] = f"swarmgate-detached-{label}"
+        user = os.geteuid() != 0
+        rec.update(backend="systemd", unit=unit_name(label), manager="user" if user else "system")
         write_record(label, rec)
-        rc = subprocess.call(argv)
-        if rc != 0:
-            say(f"systemd-run exited {rc}")
-            return Exit.USAGE
-        print(f"started {label} as user unit {rec['unit']}")
-        return 0
-    rec["backend"] = "process"
+        argv = systemd_argv(label, cwd, log, grace, passed_env(os.environ), user)
+        try:
+            cp = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+            failure = (cp.stderr.strip() or f"exit {cp.returncode}") if cp.returncode else ""
+        except (OSError, subprocess.TimeoutExpired) as e:
+            failure = str(e)
+        if not failure:
+            return _started(label, log, f"as {rec['manager']} unit {rec['unit']}")
+        say(f"systemd-run could not start it as a unit ({failure}); starting it under this tool's own "
+            f"supervisor instead")
+    rec.update(backend="process", unit=None, manager=None)
     write_record(label, rec)
     with open(log, "ab") as out:
         subprocess.Popen([sys.executable, "-m", "swarmgate", "detached-run", "_supervise", label],
                          stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True,
                          close_fds=True, cwd=cwd)
-    for _ in range(100):
+    return _started(label, log, "")
+
+
+def _started(label: str, log: str, how: str, timeout_s: float = 30.0) -> int:
+    """Wait until the supervisor has started the job and say so."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
         r = read_record(label) or {}
         if r.get("pid"):
-            print(f"started {label}: pid {r['pid']}, output in {log}")
+            print(f"started {label}{' ' + how if how else ''}: pid {r['pid']}, output in {log}")
+            return 0
+        if r.get("exit") is not None:  # it ended before we looked
+            print(f"started {label}{' ' + how if how else ''}: already ended (exit {r['exit']}), output in {log}")
             return 0
         time.sleep(0.05)
     say(f"the supervisor of {label} did not start; see {log}")
     return Exit.USAGE
-
-
-def _systemd_exit(rec: dict) -> None:
-    """Fill the exit code from systemd (user unit) into the record."""
-    cp = subprocess.run(["systemctl", "--user", "show", rec["unit"], "-p", "ActiveState", "-p",
-                         "ExecMainStatus", "-p", "Result"], capture_output=True, text=True)
-    props = dict(line.split("=", 1) for line in cp.stdout.splitlines() if "=" in line)
-    if props.get("ActiveState") in ("inactive", "failed") and props.get("ExecMainStatus", "").isdigit():
-        rec["exit"] = int(props["ExecMainStatus"])
-        write_record(rec["label"], rec)
 
 
 def status(label: str | None) -> int:
@@ -217,8 +244,6 @@ def status(label: str | None) -> int:
                 say(f"no detached job labelled {lab!r}")
                 return Exit.USAGE
             continue
-        if rec.get("backend") == "systemd" and rec.get("exit") is None:
-            _systemd_exit(rec)
         st = state_of(rec)
         extra = f"exit {rec['exit']}" if st == "exited" else f"pid {rec.get('pid')}"
         if rec.get("reason"):
@@ -253,12 +278,18 @@ def stop(label: str) -> int:
     if rec is None:
         say(f"no detached job labelled {label!r}")
         return Exit.USAGE
-    if rec.get("backend") == "systemd":
-        return subprocess.call(["systemctl", "--user", "stop", rec["unit"]])
     if state_of(rec) != "running":
         print(f"{label} is not running")
         return 0
-    os.kill(rec["supervisor_pid"], signal.SIGTERM)
+    if rec.get("backend") == "systemd":
+        # TERM to the supervisor alone (KillMode=mixed); returns once the unit has stopped
+        cp = subprocess.run([*_systemctl(rec), "stop", rec["unit"]], capture_output=True, text=True,
+                            timeout=float(rec.get("grace", 30)) + 90)
+        if cp.returncode != 0:
+            say(f"`systemctl stop {rec['unit']}` failed: {cp.stderr.strip()}; stopping its supervisor directly")
+            os.kill(rec["supervisor_pid"], signal.SIGTERM)
+    else:
+        os.kill(rec["supervisor_pid"], signal.SIGTERM)
     code = wait(label, float(rec.get("grace", 30)) + 30)
     print(f"{label} stopped (exit {code})")
     return 0

@@ -4,11 +4,13 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import psutil
 import pytest
 
 from swarmgate.hosts import detached_run as DR
+from swarmgate.hosts.runner_selftest import Sandbox
 from swarmgate.selftest import run_suite
 
 
@@ -114,13 +116,99 @@ def test_running_label_refused_and_bad_input(env):
 
 
 def test_systemd_unit_command_is_exact():
-    argv = DR.systemd_argv("build", ["cargo", "test"], 7200, "/repo")
-    assert argv == ["systemd-run", "--user", "--unit", "swarmgate-detached-build", "--collect",
-                    "--property", "KillMode=control-group", "--working-directory=/repo",
-                    "--property", "RuntimeMaxSec=7200", "--", "cargo", "test"]
+    argv = DR.systemd_argv("build", "/repo", "/state/build/output.log", 30, ["HOME", "PATH"], user=False)
+    assert argv == ["systemd-run", "--unit=swarmgate-detached-build.service", "--collect", "--quiet",
+                    "--property=KillMode=mixed", "--property=TimeoutStopSec=60",
+                    "--property=StandardOutput=append:/state/build/output.log",
+                    "--property=StandardError=append:/state/build/output.log", "--working-directory=/repo",
+                    "--setenv=HOME", "--setenv=PATH",
+                    "--", sys.executable, "-m", "swarmgate", "detached-run", "_supervise", "build"]
+    assert DR.systemd_argv("b", "/r", "/l", 30, [], user=True)[:2] == ["systemd-run", "--user"]
+    assert DR.passed_env({"PATH": "/bin", "INVOCATION_ID": "x", "BASH_FUNC_f%%": "() {", "A_1": ""}) == ["A_1", "PATH"]
 
 
 def test_selftest(tmp_path, monkeypatch):
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "st"))
     res = run_suite(DR.selftest_suite())
     assert res.ok, res.rows
+
+
+# --- live under systemd as PID 1 (inside user-mode Linux: tests/vm) ---
+
+def _systemd_env(tmp_path) -> dict:
+    env = dict(os.environ, SWARMGATE_STATE_DIR=str(tmp_path / "state"))
+    env.pop("SWARMGATE_DETACHED_BACKEND", None)
+    return env
+
+
+def _unit_state(unit: str) -> str:
+    cp = subprocess.run(["systemctl", "show", unit, "-p", "ActiveState", "--value"], capture_output=True, text=True)
+    return cp.stdout.strip()
+
+
+@pytest.mark.layout("systemd")
+def test_under_systemd_the_job_is_a_unit_and_its_exit_code_is_recorded(tmp_path):
+    env = _systemd_env(tmp_path)
+    cp = _dr(env, "start", "--label", "unit1", "--", "sh", "-c", "echo hello from the unit; sleep 1; exit 9")
+    assert cp.returncode == 0 and "as system unit swarmgate-detached-unit1.service" in cp.stdout, cp.stderr
+    rec = _rec(tmp_path, "unit1")
+    assert rec["backend"] == "systemd"
+    with open(f"/proc/{rec['pid']}/cgroup") as f:  # the job runs inside the unit's cgroup
+        assert "/swarmgate-detached-unit1.service" in f.read()
+    assert _dr(env, "wait", "unit1", "--timeout", "60").returncode == 9
+    rec = _rec(tmp_path, "unit1")
+    assert rec["exit"] == 9 and "hello from the unit" in open(rec["log"]).read()
+    assert "unit1: exited, exit 9" in _dr(env, "status", "unit1").stdout
+    _wait_for(lambda: _unit_state("swarmgate-detached-unit1.service") in ("inactive", ""), "the unit to go")
+
+
+@pytest.mark.layout("systemd")
+def test_under_systemd_wall_clock_is_253_and_stop_is_247(tmp_path):
+    env = _systemd_env(tmp_path)
+    _dr(env, "start", "--label", "slow", "--wall-clock", "1", "--grace", "2", "--", "sleep", "60")
+    assert _dr(env, "wait", "slow", "--timeout", "60").returncode == 253
+    assert "wall clock" in _rec(tmp_path, "slow")["reason"]
+    _dr(env, "start", "--label", "tostop", "--grace", "2", "--", "sh", "-c", "sleep 60 & sleep 60; wait")
+    rec = _rec(tmp_path, "tostop")
+    tree = _wait_for(lambda: _tree_with_sleeps(rec["pid"], 2), "the job's two sleeps to start")
+    assert _unit_state("swarmgate-detached-tostop.service") == "active"
+    cp = _dr(env, "stop", "tostop", timeout=120)
+    assert cp.returncode == 0 and "exit 247" in cp.stdout, cp.stderr
+    assert _rec(tmp_path, "tostop")["exit"] == 247
+    _wait_for(lambda: all(_gone(p) for p in tree), f"the stopped tree {tree} to be gone")
+    _wait_for(lambda: _unit_state("swarmgate-detached-tostop.service") in ("inactive", ""), "the unit to go")
+
+
+def _capped_sleeper(sb, pidfile) -> list[str]:
+    """A job that starts a capped run in the background and ends at once, leaving the run behind."""
+    runner = " ".join(sb.argv(["64M", "--label", "left-behind", "--"]))
+    return ["sh", "-c", f"{runner} sh -c 'echo $$ > {pidfile}; exec sleep 600' & "
+                        f"while [ ! -s {pidfile} ]; do sleep 0.1; done; exit 0"]
+
+
+@pytest.mark.layout("systemd")
+def test_under_systemd_a_capped_run_the_job_left_in_its_own_scope_is_stopped_after_the_job(tmp_path):
+    """The seed's case: the capped run's scope is not in the job's unit, so stopping the unit would
+    not stop it; the supervisor finds it after the job and stops it."""
+    sb = Sandbox(prefix="sgdr", backend="systemd")
+    try:
+        env = dict(sb.env(), SWARMGATE_STATE_DIR=sb.state)
+        env.pop("SWARMGATE_DETACHED_BACKEND", None)
+        pidfile = tmp_path / "inner.pid"
+        cp = subprocess.run([sys.executable, "-m", "swarmgate", "detached-run", "start", "--label", "leaky",
+                             "--grace", "2", "--", *_capped_sleeper(sb, pidfile)],
+                            env=env, cwd=sb.repo, capture_output=True, text=True, timeout=120)
+        assert cp.returncode == 0, cp.stderr
+        inner = int(_wait_for(lambda: pidfile.exists() and pidfile.read_text().strip(), "the capped run"))
+        with open(f"/proc/{inner}/cgroup") as f:
+            where = f.read()
+        assert "swarmgate-run-" in where and "swarmgate-detached-leaky" not in where, where
+        wait = subprocess.run([sys.executable, "-m", "swarmgate", "detached-run", "wait", "leaky", "--timeout", "60"],
+                              env=env, capture_output=True, text=True, timeout=120)
+        assert wait.returncode == 0, wait.stderr
+        rec = json.loads((Path(sb.state) / "detached" / "leaky" / "run.json").read_text())
+        assert rec["leftovers_stopped"], rec
+        _wait_for(lambda: _gone(inner), f"the capped run's process {inner} to be stopped")
+        _wait_for(lambda: sb.backend().runs(sb.slice) == [], "the capped run's scope to go")
+    finally:
+        sb.cleanup()

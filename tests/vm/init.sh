@@ -66,16 +66,19 @@ case "$sgvm_layout" in
       mount --bind /run/sgvm/machine-id /etc/machine-id
     fi
     mkdir -p /run/systemd/system
+    # the tests start at basic.target, like services on a real machine: sysinit's one-shot units (among
+    # them systemd-tmpfiles-setup, which empties /tmp) run once at boot, never under a running test
     cat > /run/systemd/system/swarmgate-vm.target <<EOF
 [Unit]
 Description=swarmgate tests inside user-mode Linux
-Wants=swarmgate-vm.service systemd-journald.socket
+Wants=swarmgate-vm.service basic.target
 EOF
     cat > /run/systemd/system/swarmgate-vm.service <<EOF
 [Unit]
 Description=swarmgate test run
 DefaultDependencies=no
-After=systemd-journald.socket
+Requires=basic.target
+After=basic.target
 SuccessAction=poweroff-force
 FailureAction=poweroff-force
 [Service]
