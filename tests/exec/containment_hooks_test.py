@@ -11,6 +11,9 @@ import time
 
 import pytest
 
+from swarmgate.agents import swarm_watch as W
+from swarmgate.config import load_config
+from swarmgate.hooks import exec_shims
 from swarmgate.hosts import cgroups
 from tests.runner.conftest import cgroups_writable, need_real
 
@@ -223,3 +226,56 @@ def test_doctor_says_in_one_line_whether_subagents_are_contained(session):
     (line,) = [x for x in p.stdout.splitlines() if "contained" in x]
     assert line.startswith("FAIL subagents are NOT contained (no per-agent memory cap):") and "/proc" in line
     assert p.returncode == 1
+
+
+def test_swarm_watch_reports_a_heavy_program_in_a_subagents_cgroup_and_the_next_hook_shows_it(session):
+    cmd = session.pre("true")["updatedInput"]["command"].replace(
+        "\ntrue",
+        f"\n{sys.executable} -c 'import time; time.sleep(300)' make check-full >/dev/null 2>&1 & echo $!")
+    pid = int(_run(cmd).stdout.split()[0])
+    owner = next(iter(session.agent_bookings().values()))["pid"]
+    try:
+        reports = W.tick("sess-c", str(session.repo), owner, load_config(str(session.repo)))
+        mine = [r for r in reports if r.kind == "heavy-in-agent-cgroup"]
+        assert len(mine) == 1 and mine[0].pid == pid and "make check-full" in mine[0].message
+        (alert,) = [a for a in session.alerts() if a["kind"] == "heavy-in-agent-cgroup"]
+        assert alert["source"] == "swarm-watch" and alert["pid"] == pid
+        W.tick("sess-c", str(session.repo), owner, load_config(str(session.repo)))   # still running: no new alert
+        assert len([a for a in session.alerts() if a["kind"] == "heavy-in-agent-cgroup"]) == 1
+        # the next hook of the subagent shows it (it was pending), once
+        out = session.hook("PostToolUse", {"tool_name": "Bash", "agent_id": "ag1", "agent_type": "implementer",
+                                           "tool_input": {"command": "ls"}, "tool_response": {"stdout": ""}})
+        assert "heavy program(s) ran inside a subagent's containment cgroup" in json.dumps(out)
+        again = session.hook("PostToolUse", {"tool_name": "Bash", "agent_id": "ag1", "agent_type": "implementer",
+                                             "tool_input": {"command": "ls"}, "tool_response": {"stdout": ""}})
+        assert "heavy program(s) ran inside" not in json.dumps(again)
+    finally:
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+
+
+def test_the_commit_gate_runs_its_heavy_stage_under_the_shims_with_the_hooks_grant(session, tmp_path):
+    """The main agent's `SWARMGATE_HEAVY=commit gate-staged` in an agent session: the hook grants the
+    heavy stage, the gate's runner takes the grant, the stage's heavy program passes the shim.
+    Without the grant the same stage is refused where make starts (exit 249)."""
+    marker = tmp_path / "full-ran"
+    (session.repo / "Makefile").write_text(f"check-full:\n\ttouch {marker}\n")
+    cfg = session.repo / ".claude" / "swarmgate.toml"
+    stage = '[gate]\ncommon = false\n[[gate.stages]]\ncap = "64M"'
+    cfg.write_text(cfg.read_text().replace('[[gate.stages]]', stage, 1))
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=session.repo, check=True, capture_output=True)
+    shims = session.state / "sessions" / "sess-c" / "shims"
+    exec_shims.write_dir(str(shims), load_config(str(session.repo)), repo=str(session.repo), session="sess-c")
+    env = session.env(PATH=os.pathsep.join([str(shims), os.path.dirname(sys.executable), "/usr/bin", "/bin"]),
+                      SWARMGATE_HEAVY="commit")
+    gate = [os.path.join(os.path.dirname(sys.executable), "gate-staged"), "--stage", "full", "--no-cache"]
+    refused = subprocess.run(gate, cwd=session.repo, env=env, capture_output=True, text=True, timeout=300)
+    assert refused.returncode != 0 and not marker.exists(), refused.stdout + refused.stderr
+    assert "[X01]" in refused.stdout + refused.stderr
+    session.pre("SWARMGATE_HEAVY=commit gate-staged --stage full", agent=None)
+    ran = subprocess.run(gate, cwd=session.repo, env=env, capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert marker.exists()

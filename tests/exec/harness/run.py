@@ -43,14 +43,14 @@ def available() -> str | None:
 
 
 def run(cases: list[dict], *, timeout: float = 20.0, python: str | None = None,
-        guards_off: tuple = ()) -> tuple[dict, list[dict]]:
+        guards_off: tuple = (), config: str | None = None) -> tuple[dict, list[dict]]:
     """(session start report, results) of ``cases`` run in a fresh sandbox; ``guards_off`` are
     switched off in the repository's config (e.g. ("B01",): what the other layers stop alone)."""
     why = available()
     if why:
         raise HarnessUnavailable(why)
     spec = {"cases": cases, "slice": f"sgexec-h{os.getpid()}-{int(time.time()) % 100000}", "timeout": timeout,
-            "guards_off": list(guards_off)}
+            "guards_off": list(guards_off), "config": config}
     env = dict(os.environ)
     env["EXEC_HOST_PATH"] = env.get("PATH", "")
     env.pop("SWARMGATE_STATE_DIR", None)
@@ -119,21 +119,25 @@ def table(fig: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, CHECKOUT)
-    from tests.exec.corpus import exec_corpus  # noqa: PLC0415 - run as a script: the checkout joins sys.path first
+    from tests.exec.corpus import exec_corpus, reader_corpus  # noqa: PLC0415 - run as a script: the checkout first
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--json", action="store_true")
     p.add_argument("--class", dest="cls", action="append", default=[])
     p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--corpus", choices=("exec", "reader"), default="exec",
+                   help="exec: this harness's own corpus; reader: the bash reader's (tests/corpus/)")
     p.add_argument("--off", action="append", default=[], metavar="CODE",
                    help="switch a guard off in the repository's config (--off B01: the layers behind reading)")
     args = p.parse_args(argv)
-    cases = exec_corpus.cases()
+    cases, config = exec_corpus.cases(), None
+    if args.corpus == "reader":
+        cases, config = reader_corpus.cases(), reader_corpus.config()
     if args.cls:
         cases = [c for c in cases if c["class"] in args.cls]
     if args.limit:
         cases = cases[:args.limit]
-    start, results = run(cases, guards_off=tuple(args.off))
+    start, results = run(cases, guards_off=tuple(args.off), config=config)
     fig = figures(results)
     if args.json:
         print(json.dumps({"figures": fig, "results": results, "session_start": start}, indent=1))

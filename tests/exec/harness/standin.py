@@ -181,9 +181,17 @@ def _package_script(name: str) -> list:
     return [x for x in (scripts.get("pre" + name), scripts.get(name), scripts.get("post" + name)) if x]
 
 
+MARKER_PROGRAMS = {"qemu-system-x86_64": "qemu", "herd7": "herd7", "playwright": "playwright"}
+
+
 def main() -> int:
     name = os.path.basename(sys.argv[0])
     args = sys.argv[1:]
+    if name in MARKER_PROGRAMS:   # heavy targets of the reader's corpus: running them is the heavy run
+        if name != "playwright" or "test" in args:
+            marker(MARKER_PROGRAMS[name])
+        print(f"stand-in {name} {' '.join(args)}")
+        return 0
     if name == "cargo":
         return cargo(args)
     if name == "rustup":

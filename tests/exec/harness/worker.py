@@ -38,7 +38,8 @@ STANDIN = os.path.join(ROOT, "standin")
 ENV_FILE = os.path.join(ROOT, "session-env", "sessionstart-hook-0.sh")
 CWD_FILE = os.path.join(ROOT, "cwd")
 CASE_ENV = "EXEC_HARNESS_CASE"
-STANDIN_NAMES = ("cargo", "rustup", "firejail", "bwrap", "numactl", "unbuffer", "chronic", "xvfb-run", "uvx",
+STANDIN_NAMES = ("qemu-system-x86_64", "herd7", "playwright",
+                 "cargo", "rustup", "firejail", "bwrap", "numactl", "unbuffer", "chronic", "xvfb-run", "uvx",
                  "pipx", "conda", "hyperfine", "watchexec", "entr", "expect", "just", "task", "tox", "nox",
                  "yarn", "pnpm", "pre-commit", "docker", "uv", "poetry", "faketime", "eatmydata")
 
@@ -92,7 +93,7 @@ def setup(spec: dict) -> dict:
                 os.symlink(target, os.path.join(d, n))
     if shutil.which("docker"):
         sh("mount", "--bind", standin_py, shutil.which("docker"))
-    world.build(ROOT, spec["slice"], tuple(spec.get("guards_off") or ()))
+    world.build(ROOT, spec["slice"], tuple(spec.get("guards_off") or ()), spec.get("config"))
     env = base_env(spec, tc_bins)
     start = hook("SessionStart", {"session_id": world.SESSION, "cwd": REPO, "transcript_path": "",
                                   "hook_event_name": "SessionStart", "source": "startup"},
@@ -169,6 +170,8 @@ def case_pids(token: str) -> list[int]:
 def run_case(case: dict, ctx: dict, timeout: float) -> dict:
     reset_repo()
     for rel, text in (case.get("files") or {}).items():
+        if case.get("instrument"):
+            text = world.instrument(rel, text)
         path = os.path.join(REPO, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:

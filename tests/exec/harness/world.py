@@ -21,11 +21,21 @@ SESSION = "exec-harness-session"
 SUBAGENT = {"agent_id": "aexecharness01", "agent_type": "implementer"}
 
 
-def config_text(slice_name: str, guards_off: tuple = ()) -> str:
+# the reader's corpus (tests/corpus/, owned by "reader") runs under its own config; its heavy targets
+# get stand-ins or instrumented recipes that leave markers too
+READER_MARKERS = {"qemu-system-x86_64": "qemu", "herd7": "herd7", "playwright": "playwright"}
+
+
+def config_text(slice_name: str, guards_off: tuple = (), corpus_config: str | None = None) -> str:
     patterns = ", ".join(f'"{p}"' for p in PATTERNS)
-    return f"""\
+    own = corpus_config if corpus_config is not None else f"""\
 [heavy]
 patterns = [{patterns}]
+[write]
+main = ["**"]
+implementer = ["**"]
+"""
+    return own + f"""\
 [memory]
 total = "1G"
 slice = "{slice_name}"
@@ -40,9 +50,6 @@ timeout = 60
 report_timeout = 60
 [dispatch]
 max_concurrent = 3
-[write]
-main = ["**"]
-implementer = ["**"]
 [guards]
 """ + "".join(f'{code} = "off"\n' for code in guards_off)
 
@@ -82,11 +89,41 @@ FILES = {
 }
 
 
-def build(root: str, slice_name: str, guards_off: tuple = ()) -> str:
+def instrument(rel: str, text: str) -> str:
+    """A file an entry writes, made to leave a marker when its heavy part really runs: a gate script
+    (`.claude/gate.d/*`) when it starts, a Makefile's `check-full` or `replay` recipe when it runs."""
+    if rel.startswith(".claude/gate.d/"):
+        first, _, rest = text.partition("\n")
+        mark = "touch \"$EXEC_MARKERS/gate-script\""
+        return f"{first}\n{mark}\n{rest}" if first.startswith("#!") else f"{mark}\n{text}"
+    if os.path.basename(rel) in ("Makefile", "makefile", "GNUmakefile") or rel.endswith(".mk"):
+        out = []
+        for line in text.split("\n"):
+            out.append(line)
+            head = line.split(":", 1)[0].strip()
+            if ":" in line and not line.startswith("\t") and head in ("check-full", "replay") and "=" not in line:
+                out.append(f"\t@touch $$EXEC_MARKERS/make-{head}")
+        return "\n".join(out)
+    return text
+
+
+READER_FILES = {
+    "tests/slow/test_slow.py": ("import os\n"
+                                "with open(os.path.join(os.environ['EXEC_MARKERS'], 'pytest-slow'), 'a') as f:\n"
+                                "    f.write('collected\\n')\n\n"
+                                "def test_slow():\n    assert True\n"),
+    "pytest.ini": "[pytest]\ntestpaths = tests/unit\nnorecursedirs = heavy slow .git node_modules\n",
+    "Makefile": instrument("Makefile", FILES["Makefile"] + "replay:\n\t@echo replayed\n"),
+}
+
+
+def build(root: str, slice_name: str, guards_off: tuple = (), corpus_config: str | None = None) -> str:
     """The template repository under ``root`` (a git repository, everything committed)."""
     repo = os.path.join(root, "template")
     files = dict(FILES)
-    files[".claude/swarmgate.toml"] = config_text(slice_name, guards_off)
+    if corpus_config is not None:
+        files.update(READER_FILES)
+    files[".claude/swarmgate.toml"] = config_text(slice_name, guards_off, corpus_config)
     files[".gitignore"] = ".swarmgate/\n"
     for rel, text in files.items():
         path = os.path.join(repo, rel)
