@@ -55,10 +55,10 @@ def check_shims(event, config):
     if not _session_start(event) or _broken("x01-no-shims"):
         return None
     if not os.environ.get("CLAUDE_ENV_FILE"):
-        return G.Finding("X01", "exec-time shims are NOT active in this session: the client gave this hook no "
+        return G.Finding("X01", "[X01] exec-time shims are NOT active in this session: the client gave this hook no "
                                 "CLAUDE_ENV_FILE to put them on the commands' PATH (Claude Code 2.1.332 does); "
                                 "heavy programs are judged only by reading the commands.", decision=G.CONTEXT)
-    return G.Finding("X01", "exec-time shims active: heavy programs (cargo, make, npm, pytest, ...) are checked "
+    return G.Finding("X01", "[X01] exec-time shims active: heavy programs (cargo, make, npm, pytest, ...) are checked "
                             "where they start; a heavy run needs the main agent's "
                             "`SWARMGATE_HEAVY=commit run-with-memory-cap ...` typed in the Bash tool.",
                      decision=G.CONTEXT)
@@ -76,10 +76,10 @@ def act_install_shims(event, config):
     try:
         exec_shims.write_dir(shim_dir, config, repo=event.repo, session=event.session_id)
     except Exception as e:  # noqa: BLE001 - said in one line, the session goes on
-        return G.Finding("X01", f"exec-time shims are NOT active in this session: the shim directory {shim_dir} "
+        return G.Finding("X01", f"[X01] exec-time shims are NOT active in this session: the shim directory {shim_dir} "
                                 f"could not be written ({type(e).__name__}: {e}).", decision=G.CONTEXT)
     if env_file and not exec_shims.add_to_env_file(env_file, shim_dir):
-        return G.Finding("X01", f"exec-time shims are NOT active in this session: {env_file} could not be "
+        return G.Finding("X01", f"[X01] exec-time shims are NOT active in this session: {env_file} could not be "
                                 f"written.", decision=G.CONTEXT)
     return None   # the judged line stands
 
@@ -109,7 +109,7 @@ def check_grants(event, config):
         return None
     from shlex import join
     runs = "; ".join(f"`{join(argv)[:120]}`" for argv, _ in found[:4])
-    return G.Finding("X01", f"authorized once, for the next {_grant_ttl(event):.0f} s: {runs} may start heavy "
+    return G.Finding("X01", f"[X01] authorized once, for the next {_grant_ttl(event):.0f} s: {runs} may start heavy "
                             f"programs inside its capped run (nowhere else).", decision=G.CONTEXT)
 
 
@@ -151,7 +151,8 @@ def check_contain(event, config):
     try:
         backend = agent_cgroups.backend_for(config)
     except agent_cgroups.ContainmentError as e:
-        return G.Finding("X02", f"this subagent command runs WITHOUT a containment cgroup: {e}.", decision=G.CONTEXT)
+        return G.Finding("X02", f"[X02] this subagent command runs WITHOUT a containment cgroup: {e}.",
+                         decision=G.CONTEXT)
     owner = _owner()
     name = cgroups.agent_name(int(owner["pid"]), owner.get("start"), _agent_key(event))
     return G.Finding("X02", "", decision=G.REWRITE,
@@ -166,7 +167,7 @@ def act_contain(event, config):
     try:
         made = agent_cgroups.ensure(config, _owner(), _agent_key(event), event.agent_type or "", event.session_id)
     except agent_cgroups.ContainmentError as e:
-        return G.Finding("X02", f"this subagent command runs WITHOUT a containment cgroup (no per-agent memory "
+        return G.Finding("X02", f"[X02] this subagent command runs WITHOUT a containment cgroup (no per-agent memory "
                                 f"cap): {e}.", decision=G.CONTEXT)
     return G.Finding("X02", "", decision=G.REWRITE, updated_input=_rewrite(event, made.paths))
 
@@ -187,7 +188,7 @@ def check_oom(event, config):
     from swarmgate.sizes import human
 
     return G.Finding(
-        "X02", f"{v['news']} process(es) of this subagent were killed by the kernel for memory: they went past "
+        "X02", f"[X02] {v['news']} process(es) of this subagent were killed by the kernel for memory: they went past "
                f"YOUR AGENT'S OWN memory cap ({human(v['cap'])}), not the machine's; the machine and the other "
                f"agents go on. A command that ended with exit 137 (killed) died of this.",
         "split the work into smaller steps (one crate, one test file), or report back that it needs more "
@@ -213,7 +214,7 @@ def check_release(event, config):
     if v is None:
         return None
     peak = f"peak {human(v['peak'])} of its {human(v['cap'])} cap" if v["peak"] else f"cap {human(v['cap'])}"
-    return G.Finding("X02", f"subagent {_agent_key(event)}'s containment cgroup is removed at hand-back ({peak}, "
+    return G.Finding("X02", f"[X02] subagent {_agent_key(event)}'s containment cgroup is removed at hand-back ({peak}, "
                             f"{v['kills']} OOM kill(s) inside it).", decision=G.CONTEXT)
 
 
@@ -228,7 +229,7 @@ def act_release(event, config):
         return None
     if not notes:
         return None   # the judged line stands
-    return G.Finding("X02", f"subagent {_agent_key(event)} handed back; its containment cgroup was removed: "
+    return G.Finding("X02", f"[X02] subagent {_agent_key(event)} handed back; its containment cgroup was removed: "
                             + "; ".join(notes), decision=G.CONTEXT)
 
 
@@ -243,8 +244,8 @@ def check_containment_status(event, config):
         agent_cgroups.backend_for(config)
         cap, cpus = agent_cgroups.sizes(config)
     except (agent_cgroups.ContainmentError, ValueError) as e:
-        return G.Finding("X02", f"subagents are NOT contained (no per-agent memory cap): {e}", decision=G.CONTEXT)
-    return G.Finding("X02", f"subagent containment: each subagent's shell commands run in its own cgroup "
+        return G.Finding("X02", f"[X02] subagents are NOT contained (no per-agent memory cap): {e}", decision=G.CONTEXT)
+    return G.Finding("X02", f"[X02] subagent containment: each subagent's shell commands run in its own cgroup "
                             f"(memory cap {human(cap)}, {cpus:g} CPU), booked against the runner's total.",
                      decision=G.CONTEXT)
 
@@ -255,7 +256,7 @@ def act_probe(event, config):
     from swarmgate.hosts import agent_cgroups
 
     line = agent_cgroups.probe(config)
-    return G.Finding("X02", line, decision=G.CONTEXT) if line else None
+    return G.Finding("X02", "[X02] " + line, decision=G.CONTEXT) if line else None
 
 
 def _no_judge(event, config):  # noqa: ARG001 - the act does the work
@@ -285,7 +286,7 @@ def check_sightings(event, config):
         return None
     lines = "\n".join(f"- subagent {s.agent_id}: {s.describe()}" for s in found[:8])
     return G.Finding(
-        "X03", f"RED: {len(found)} heavy program(s) ran inside a subagent's containment cgroup although nothing "
+        "X03", f"[X03] RED: {len(found)} heavy program(s) ran inside a subagent's containment cgroup although nothing "
                f"authorized them (every other layer missed them):\n{lines}",
         "the main agent decides: stop it (`kill PID`) or let it finish knowingly; it is bounded by the agent's "
         "memory cap.", decision=G.CONTEXT)

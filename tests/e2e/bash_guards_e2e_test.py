@@ -51,7 +51,8 @@ def test_main_agents_prefixed_capped_heavy_test_passes_with_the_r01_host_report(
     assert "hook error" not in res.text, run.describe()
     assert run.permission_denials == []
     (rec,) = run.decisions(event="PreToolUse", tool="Bash")
-    assert rec["agent_type"] is None and rec["decision"] == "context" and rec["codes"] == ["R01"], rec
+    # R01's host report, and X01's single-use authorization for exactly this run (docs/exec-shims.md)
+    assert rec["agent_type"] is None and rec["decision"] == "context" and rec["codes"] == ["R01", "X01"], rec
     # R01's report reached the model in the next request as PreToolUse additional context
     after = run.conversation("script:b01-main-ok")[1]
     assert "PreToolUse:Bash hook additional context: [R01] host resources" in after.all_text, run.describe()
