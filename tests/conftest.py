@@ -21,11 +21,15 @@ It costs one scan of /proc and a listing of those few directories at each end of
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import tempfile
 import time
 
 import pytest
+
+from swarmgate import break_switch
 
 # the `layout` marker (v1 here; v2 and systemd inside user-mode Linux): tests/vm/plugin.py
 pytest_plugins = ("tests.vm.plugin",)
@@ -133,6 +137,51 @@ def _written_since(before: dict[str, int]) -> list[str]:
     return sorted(p for p, m in _files().items() if before.get(p) != m)[:50]
 
 
+# ---------------------------------------------------------------- the one isolation fixture
+
+# what a test must never inherit from the shell that started pytest (a real session's ids, switches,
+# a Claude Code project, the caller's git or config dirs)
+UNSET = ("CLAUDE_PROJECT_DIR", "CLAUDE_CONFIG_DIR", "CLAUDE_PID", "CLAUDE_CODE_SESSION_ID", "CLAUDE_ENV_FILE",
+         "SWARMGATE_BREAK", "SWARMGATE_SELFTEST_TOKEN", "SWARMGATE_SELFTEST_CASE", "SWARMGATE_SESSION_ID",
+         "SWARMGATE_HEAVY", "SWARMGATE_SHIM_HOPS", "XDG_CONFIG_HOME", "CARGO_HOME")
+GIT_IDENTITY = {"GIT_AUTHOR_NAME": "swarmgate test", "GIT_AUTHOR_EMAIL": "test@swarmgate.invalid",
+                "GIT_COMMITTER_NAME": "swarmgate test", "GIT_COMMITTER_EMAIL": "test@swarmgate.invalid",
+                "GIT_CONFIG_NOSYSTEM": "1"}
+REFUSED_STATE = "state-dir-REFUSED-each-test-sets-SWARMGATE_STATE_DIR"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    """Every test: its own HOME (so ~/.claude and ~/.config/swarmgate are its own), its own state dir
+    and hosts config, a git identity and no global or system git config, none of the caller's
+    session variables or break switches. A test that needs something else sets it after this."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    for k in list(os.environ):
+        if k.startswith("GIT_") or k in UNSET:
+            monkeypatch.delenv(k, raising=False)
+    for k, v in GIT_IDENTITY.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", str(tmp_path / "no-hosts.toml"))
+    break_switch._cache.clear()
+    yield
+    break_switch._cache.clear()
+
+
+def _refuse_the_real_state_dir(config) -> None:
+    """Between tests (session fixtures, collection) SWARMGATE_STATE_DIR points below a regular file:
+    whatever uses it fails at once (ENOTDIR, root included) instead of writing to the machine's
+    /var/tmp/swarmgate. Each test gets a directory of its own from ``_isolated``."""
+    blocker = tempfile.NamedTemporaryFile(prefix="swarmgate-test-", suffix=".refused", delete=False)
+    blocker.write(b"SWARMGATE_STATE_DIR must be set by the test (tests/conftest.py, _isolated)\n")
+    blocker.close()
+    config._swarmgate_blocker = blocker.name
+    os.environ["SWARMGATE_STATE_DIR"] = os.path.join(blocker.name, REFUSED_STATE)
+
+
 # Module-level caches filled from os.environ on first use. Tests monkeypatch HOME and friends, so a
 # cache filled during one test would leak that test's values into every later one (order-dependent
 # failures). A hook process is fresh per call, so in production the cache never sees a change.
@@ -156,6 +205,7 @@ def _mode() -> str:
 
 
 def pytest_configure(config):
+    _refuse_the_real_state_dir(config)
     if hasattr(config, "workerinput"):
         return  # an xdist worker: the controller guards the run
     token = f"{os.getpid()}-{time.time_ns()}"
@@ -167,6 +217,13 @@ def _basetemp(config) -> str | None:
     factory = getattr(config, "_tmp_path_factory", None)
     base = getattr(factory, "_basetemp", None) if factory else None
     return str(base) if base else None
+
+
+def pytest_unconfigure(config):
+    blocker = getattr(config, "_swarmgate_blocker", None)
+    if blocker:
+        with contextlib.suppress(OSError):
+            os.unlink(blocker)
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -6,23 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from swarmgate import break_switch
 from swarmgate.agents import records
 from tests.agents.support import install_templates
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path, monkeypatch):
-    """Never touch $HOME, /var/tmp/swarmgate, or the caller's session ids."""
-    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
-    for var in ("CLAUDE_PROJECT_DIR", "SWARMGATE_BREAK", "SWARMGATE_SELFTEST_TOKEN",
-                "SWARMGATE_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR",
-                "CLAUDE_PID"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    break_switch._cache.clear()
-    yield
-    break_switch._cache.clear()
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import subprocess
 import pytest
 
 from swarmgate.agents import work_dir_owner as wdo
-from swarmgate.procinfo import is_alive
 from tests.agents.support import tool
+from tests.processes import terminate
 
 
 @pytest.fixture
@@ -26,10 +26,7 @@ def procs():
     started = []
     yield started
     for p in started:
-        if p.poll() is None:
-            p.kill()
-        p.wait()
-        assert not is_alive(p.pid, None)
+        terminate(p)
 
 
 def cli(*args, env=None):
@@ -105,8 +102,7 @@ def test_clean_deletes_only_mine_and_unused(root, procs):
     assert "for a person (not deleted):" in out and "owned by session other" in out and "unowned" in out
     # once nothing uses them, they go
     for pr in procs:
-        pr.kill()
-        pr.wait()
+        terminate(pr)
     p = cli("clean", "--root", str(root), "--session", "me")
     assert not os.path.exists(mine_cwd) and not os.path.exists(mine_open) and os.path.isdir(theirs)
 

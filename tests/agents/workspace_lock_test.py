@@ -15,6 +15,7 @@ from swarmgate.agents import workspace_lock as wl
 from swarmgate.procinfo import is_alive, start_time
 from swarmgate.statefile import StateError
 from tests.agents.support import tool
+from tests.processes import terminate
 
 
 @pytest.fixture
@@ -29,9 +30,7 @@ def sleeper():
 
     yield start
     for p in procs:
-        if p.poll() is None:
-            p.kill()
-        p.wait()
+        terminate(p)
         assert not is_alive(p.pid, None)
 
 

@@ -12,6 +12,7 @@ from swarmgate import break_switch as bs
 from swarmgate.procinfo import start_time
 from swarmgate.state_paths import selftest_marker_dir
 from swarmgate.statefile import ensure_private_dir
+from tests.processes import terminate
 
 
 @pytest.fixture(autouse=True)
@@ -151,8 +152,7 @@ def test_a_marker_must_name_this_process_or_an_ancestor(monkeypatch):
         assert bs.broken("x")
         os.unlink(path)
     finally:
-        other.kill()
-        other.wait()
+        terminate(other)
 
 
 def test_a_child_of_the_self_test_is_vouched_for_and_another_process_is_not(tmp_path):

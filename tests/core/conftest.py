@@ -9,26 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from swarmgate import break_switch
+from tests import builders as build
 
 BIN = Path(sys.executable).parent
 SWARMGATE = str(BIN / "swarmgate")
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path, monkeypatch):
-    """Never touch $HOME, /var/tmp/swarmgate or the caller's Claude Code project."""
-    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", str(tmp_path / "no-hosts.toml"))
-    for var in ("CLAUDE_PROJECT_DIR", "SWARMGATE_BREAK", "SWARMGATE_SELFTEST_TOKEN"):
-        monkeypatch.delenv(var, raising=False)
-    for k, v in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                 "GIT_COMMITTER_EMAIL": "t@t"}.items():
-        monkeypatch.setenv(k, v)
-    break_switch._cache.clear()
-    yield
-    break_switch._cache.clear()
 
 
 @pytest.fixture
@@ -61,8 +46,7 @@ def answer_of(proc: subprocess.CompletedProcess) -> dict:
 
 
 def payload(repo, tool: str = "Bash", **tool_input) -> str:
-    return json.dumps({"session_id": "sess-1", "transcript_path": "", "cwd": str(repo),
-                       "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input})
+    return json.dumps(build.payload("PreToolUse", repo=repo, tool=tool, tool_input=tool_input, session="sess-1"))
 
 
 @pytest.fixture

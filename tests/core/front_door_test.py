@@ -59,14 +59,9 @@ def _argv(tool: tool_table.Tool) -> list[str]:
 
 
 @pytest.fixture
-def tool_env(tmp_path) -> dict:
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("SWARMGATE_BREAK", "SWARMGATE_SELFTEST", "CLAUDE_"))}
-    env.update(HOME=str(home), SWARMGATE_STATE_DIR=str(tmp_path / "state"),
-               SWARMGATE_HOSTS_CONFIG=str(tmp_path / "no-hosts.toml"))
-    return env
+def tool_env() -> dict:
+    """The environment the suite's isolation fixture set up (own HOME, state dir, no hosts config)."""
+    return dict(os.environ)
 
 
 def _one_line_251(cp: subprocess.CompletedProcess) -> str:

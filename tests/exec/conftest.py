@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from swarmgate import break_switch
 from swarmgate.config import load_config
 from swarmgate.hooks import exec_shims
 
@@ -20,21 +19,6 @@ printf '%s\\n' "REAL {name} $*"
 printf '%s\\n' "{name} $*" >> {log}
 exit ${{STANDIN_EXIT:-0}}
 """
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path, monkeypatch):
-    """Never touch $HOME, /var/tmp/swarmgate, the caller's session or hosts config."""
-    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", str(tmp_path / "no-hosts.toml"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    for var in ("CLAUDE_PROJECT_DIR", "SWARMGATE_BREAK", "SWARMGATE_SELFTEST_TOKEN", "CLAUDE_CODE_SESSION_ID",
-                "CLAUDE_ENV_FILE", "SWARMGATE_SHIM_HOPS", "CARGO_HOME"):
-        monkeypatch.delenv(var, raising=False)
-    (tmp_path / "home").mkdir()
-    break_switch._cache.clear()
-    yield
-    break_switch._cache.clear()
 
 
 class Shimmed:

@@ -99,22 +99,9 @@ class Repo:
 
 
 @pytest.fixture
-def gate_env(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    home.mkdir()
-    state = tmp_path / "state"
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(state))
-    for k in list(os.environ):
-        if k.startswith("GIT_") or k in ("SWARMGATE_BREAK", "SWARMGATE_HEAVY", "CLAUDE_PROJECT_DIR"):
-            monkeypatch.delenv(k, raising=False)
-    monkeypatch.setenv("GIT_AUTHOR_NAME", "gate test")
-    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "gate@test.invalid")
-    monkeypatch.setenv("GIT_COMMITTER_NAME", "gate test")
-    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "gate@test.invalid")
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-    return state
+def gate_env(tmp_path):
+    """The test's state dir (HOME, git identity and config are the suite's isolation: tests/conftest.py)."""
+    return tmp_path / "state"
 
 
 @pytest.fixture

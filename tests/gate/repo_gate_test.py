@@ -2,7 +2,6 @@
 `swarmgate docs --check` on exactly HEAD + the index, and .pre-commit-config.yaml runs the same."""
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -26,18 +25,10 @@ def test_pre_commit_hooks_are_the_gate_stages():
 
 
 @pytest.fixture
-def clone(tmp_path, monkeypatch) -> Path:
+def clone(tmp_path) -> Path:
     """This repository at HEAD, with the working tree's gate files staged and the checkout's .venv linked."""
     if not (ROOT / ".venv" / "bin" / "ruff").exists():
         pytest.skip(".venv/bin/ruff is missing (./install.sh installs it)")
-    home = tmp_path / "home"
-    home.mkdir()
-    for k in list(os.environ):
-        if k.startswith("GIT_"):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
     repo = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(repo)], check=True)
     for rel in OWN_FILES:

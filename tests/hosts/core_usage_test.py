@@ -9,6 +9,7 @@ import pytest
 from swarmgate.alerts import all_alerts
 from swarmgate.hosts import core_usage
 from swarmgate.selftest import run_suite
+from tests.processes import terminate
 
 
 @pytest.fixture
@@ -30,16 +31,10 @@ def _wait_burners(proc, n, timeout=60.0):
 
 
 def _stop(proc):
-    parent = psutil.Process(proc.pid)
-    kids = parent.children(recursive=True)
+    kids = psutil.Process(proc.pid).children(recursive=True)
     for k in kids:
-        k.kill()
-    proc.kill()
-    proc.wait()
-    psutil.wait_procs(kids, timeout=5)
-    assert not psutil.pid_exists(proc.pid) or psutil.Process(proc.pid).status() == psutil.STATUS_ZOMBIE
-    for k in kids:
-        assert not psutil.pid_exists(k.pid)
+        terminate(k)
+    terminate(proc)
 
 
 def test_measure_is_pure_arithmetic():

@@ -9,6 +9,7 @@ import pytest
 from swarmgate.hosts import gpu_quiesce_run as GQ
 from swarmgate.procinfo import start_time
 from swarmgate.selftest import run_suite
+from tests.processes import terminate
 
 FAKES = os.path.join(os.path.dirname(GQ.__file__), "selftest_fakes")
 
@@ -94,8 +95,7 @@ def test_foreign_gpu_job_is_78_and_never_killed(env, tmp_path):
         assert cp.returncode == 0 and marker.exists()
     finally:
         for p in (other, yielder):
-            p.kill()
-            p.wait()
+            terminate(p)
 
 
 def test_wait_for_foreign_job_to_end(env, tmp_path):
@@ -105,8 +105,7 @@ def test_wait_for_foreign_job_to_end(env, tmp_path):
         cp = _run(e, hosts, "echo", "ran", wait=20)
         assert cp.returncode == 0 and "ran" in cp.stdout
     finally:
-        other.kill()
-        other.wait()
+        terminate(other)
 
 
 def test_no_gpu_is_78(tmp_path):

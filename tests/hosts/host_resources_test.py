@@ -11,6 +11,7 @@ from swarmgate.hosts import collector
 from swarmgate.hosts import history as H
 from swarmgate.hosts import host_resources as HR
 from swarmgate.selftest import run_suite
+from tests.processes import terminate
 
 FAKE_NVML = os.path.join(os.path.dirname(HR.__file__), "selftest_fakes")
 GIB = 1 << 30
@@ -85,8 +86,7 @@ def test_fake_nvml_cards_and_yield_service_share(state, tmp_path, monkeypatch):
     finally:
         sys.modules.pop("pynvml", None)
         for p in (yielder, other):
-            p.kill()
-            p.wait()
+            terminate(p)
 
 
 def test_cli_json_and_unknown_host(state):

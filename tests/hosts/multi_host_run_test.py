@@ -11,6 +11,7 @@ import pytest
 
 from swarmgate.hosts import proc_tree
 from tests.hosts.cgroups import remove_tree
+from tests.processes import terminate
 
 VENV_BIN = os.path.dirname(sys.executable)
 RUNNER = os.path.join(VENV_BIN, "run-with-memory-cap")
@@ -160,9 +161,7 @@ def test_proc_tree_catches_children_born_during_freeze():
         for pid in before:
             assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+        terminate(p)
 
 
 def test_local_mode_goes_through_runner_usage_errors(tmp_path, git_repo):

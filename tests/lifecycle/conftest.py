@@ -10,25 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from swarmgate import break_switch
 from swarmgate.hook_engine import answer as engine_answer
+from tests import builders as build
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"
 RULES = Path(__file__).resolve().parents[2] / "rules"
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path, monkeypatch):
-    """Never touch $HOME, /var/tmp/swarmgate or the caller's session ids."""
-    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
-    for var in ("CLAUDE_PROJECT_DIR", "SWARMGATE_BREAK", "SWARMGATE_SELFTEST_TOKEN",
-                "SWARMGATE_SESSION_ID", "CLAUDE_CODE_SESSION_ID"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    break_switch._cache.clear()
-    yield
-    break_switch._cache.clear()
 
 
 def git(repo, *args):
@@ -66,8 +53,7 @@ def hook(event: str, payload: dict, repo: Path, session: str = "s1", via_parent:
     via_parent=True runs it under a short-lived python process that exits afterwards:
     that process is then the hook's "session process", dead once this returns.
     """
-    full = {"session_id": session, "transcript_path": "", "cwd": str(repo), "hook_event_name": event}
-    full.update(payload)
+    full = build.payload(event, repo=repo, session=session, **payload)
     argv = [sys.executable, "-m", "swarmgate", "hook", event]
     env = dict(os.environ)
     if via_parent:
@@ -91,21 +77,14 @@ def context(answer: dict) -> str:
     return (answer.get("hookSpecificOutput") or {}).get("additionalContext", "")
 
 
-GOOD = "task: add the header parser\nexit criterion: tests pass\nheavy test: do not run\nthread cap: 31\n"
-
-
-def dispatch(prompt: str = GOOD, agent_type: str = "implementer", tool_use_id: str = "toolu_1",
-             **extra) -> dict:
-    ti = {"description": "implement", "prompt": prompt, "subagent_type": agent_type}
-    ti.update(extra)
-    return {"tool_name": "Agent", "tool_use_id": tool_use_id, "tool_input": ti}
+GOOD = build.GOOD_PROMPT
+dispatch = build.dispatch
 
 
 def answer(event: str, payload: dict, repo: Path, session: str = "s1") -> dict:
     """The hook's answer computed in this process (hook_engine.answer): fast, same code path
     after stdin. The session process is then this test process's parent, which lives."""
-    full = {"session_id": session, "transcript_path": "", "cwd": str(repo), "hook_event_name": event}
-    full.update(payload)
+    full = build.payload(event, repo=repo, session=session, **payload)
     out, code = engine_answer(event, json.dumps(full))
     assert code == 0
     return json.loads(out)

@@ -14,9 +14,10 @@ from swarmgate.agents.dispatch_prompt import skeleton
 from swarmgate.config import load_config
 from swarmgate.hooks import scratch_locks
 from swarmgate.hooks import session_state as S
-from swarmgate.procinfo import is_alive, start_time
+from swarmgate.procinfo import start_time
 from swarmgate.statefile import write_json_atomic
 from tests.lifecycle.conftest import GOOD, answer, denied, dispatch, hook
+from tests.processes import terminate
 
 
 def codes(reason: str) -> set:
@@ -231,9 +232,7 @@ def test_d16_dead_holder_is_stale(repo, tmp_path):
         _plant_lock(tmp_path / "e", p.pid, st)
         assert "D16" in codes(denied(answer("PreToolUse", dispatch(_scratch_prompt(tmp_path / "e")), repo)))
     finally:
-        p.kill()
-        p.wait()
-    assert not is_alive(p.pid, st)
+        terminate(p)
     assert denied(answer("PreToolUse", dispatch(_scratch_prompt(tmp_path / "e"), tool_use_id="n"), repo)) == ""
 
 

@@ -14,6 +14,7 @@ from swarmgate.config import load_config
 from swarmgate.hosts import agent_cgroups as A
 from swarmgate.hosts import ledger, status
 from swarmgate.procinfo import identity
+from tests.processes import terminate
 
 # flush: the guest of tests/vm has no PYTHONUNBUFFERED, and a buffered "held" arrives only when the process ends
 ALLOC = ("import sys; b = bytearray(int(sys.argv[1]) << 20); b[::4096] = b'x' * len(b[::4096]); "
@@ -105,8 +106,7 @@ def test_past_its_cap_an_agent_is_oom_killed_inside_its_own_cgroup_and_another_a
         assert A.oom_view(cfg, "s", "hog")["news"] == 0     # reported once
         assert A.oom_view(cfg, "s", "calm")["news"] == 0
     finally:
-        calm.kill()
-        calm.wait()
+        terminate(calm)
     assert not A.remove(cfg, owner, "hog") and not A.remove(cfg, owner, "calm")
 
 

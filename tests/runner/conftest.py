@@ -50,8 +50,6 @@ def sandbox(request, monkeypatch):
     sb = Sandbox(prefix="sgtest", backend=kind)
     monkeypatch.setenv("SWARMGATE_STATE_DIR", sb.state)
     monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", os.path.join(sb.tmp, "hosts.toml"))
-    monkeypatch.delenv("SWARMGATE_BREAK", raising=False)
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
     backend = sb.backend()
     slice_path = backend.slice_path(sb.slice)
     try:

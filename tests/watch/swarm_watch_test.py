@@ -15,6 +15,7 @@ from swarmgate.config import Config, validate
 from swarmgate.hosts import ledger
 from swarmgate.procinfo import start_time
 from swarmgate.selftest import run_suite
+from tests.processes import terminate
 
 SESSION = "sess-watch-1"
 
@@ -138,9 +139,8 @@ def test_rss_over_bound_escalates_to_a_stop_only_when_unacknowledged(env, tmp_pa
     finally:
         alive = psutil.pid_exists(session_proc.pid)
         for p in psutil.Process(session_proc.pid).children(recursive=True) if alive else []:
-            p.kill()
-        session_proc.kill()
-        session_proc.wait()
+            terminate(p)
+        terminate(session_proc)
 
 
 def test_stalled_file_and_work_after_handback(tmp_path):
@@ -198,8 +198,7 @@ def test_a01_starts_one_watchdog_per_session_which_ends_with_its_project(env, tm
         assert not _running(started), "the watchdog outlived its project"
     finally:
         if _running(started):  # never leave the watchdog behind, even when an assertion failed
-            psutil.Process(started).kill()
-            psutil.Process(started).wait(10)
+            terminate(started)
 
 
 def _running(pid):
@@ -264,9 +263,7 @@ def test_a_long_capped_run_using_too_few_cores_is_reported(env, tmp_path, heavy_
             assert [r.kind for r in third].count("too-few-cores") == 1
             assert [a["kind"] for a in all_alerts()].count("watch:too-few-cores") == 1
     finally:
-        burner.kill()
-        burner.wait()
-    assert not psutil.pid_exists(burner.pid) or psutil.Process(burner.pid).status() == psutil.STATUS_ZOMBIE
+        terminate(burner)
 
 
 def test_a_young_run_is_not_judged(env):
@@ -277,5 +274,4 @@ def test_a_young_run_is_not_judged(env):
         assert W.long_runs(SESSION, time.time(), 10) == []
         assert [r["label"] for r in W.long_runs(SESSION, time.time() + 600, 10)] == ["replay --all"]
     finally:
-        burner.kill()
-        burner.wait()
+        terminate(burner)

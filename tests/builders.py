@@ -1,0 +1,83 @@
+"""The events and configs the tests build, in one place: a hook payload as Claude Code sends it
+(main agent or subagent), a dispatch, a validated repository config, files in a temporary tree."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from swarmgate.config import Config, parse_toml, validate
+from swarmgate.hook_protocol import HookEvent
+
+SESSION = "s1"
+AGENT_ID = "agent-1"
+
+
+def payload(event: str = "PreToolUse", *, repo, tool: str | None = None, tool_input: dict | None = None,
+            session: str = SESSION, agent_type: str | None = None, agent_id: str = AGENT_ID,
+            cwd=None, **extra) -> dict:
+    """A hook payload: the fields every event carries, a tool call when ``tool`` is given, and the
+    subagent's identity when ``agent_type`` is (the main agent's calls carry none)."""
+    out = {"session_id": session, "transcript_path": "", "cwd": str(cwd or repo), "hook_event_name": event}
+    if tool is not None:
+        out["tool_name"] = tool
+    if tool is not None or tool_input is not None:
+        out["tool_input"] = dict(tool_input or {})
+    if agent_type is not None:
+        out["agent_id"] = agent_id
+        out["agent_type"] = agent_type
+    out.update(extra)
+    return out
+
+
+def bash(command: str, *, repo, tool: str = "Bash", tool_input: dict | None = None, **kw) -> dict:
+    """A Bash (or Monitor) call running ``command``."""
+    ti = dict(tool_input or {})
+    ti["command"] = command
+    return payload("PreToolUse", repo=repo, tool=tool, tool_input=ti, **kw)
+
+
+GOOD_PROMPT = "task: add the header parser\nexit criterion: tests pass\nheavy test: do not run\nthread cap: 31\n"
+
+
+def dispatch(prompt: str = GOOD_PROMPT, agent_type: str = "implementer", tool_use_id: str = "toolu_1",
+             **tool_input) -> dict:
+    """The tool part of an Agent call (merge it into a payload, or give it to the hook helpers)."""
+    ti = {"description": "implement", "prompt": prompt, "subagent_type": agent_type}
+    ti.update(tool_input)
+    return {"tool_name": "Agent", "tool_use_id": tool_use_id, "tool_input": ti}
+
+
+def event(p: dict, repo) -> HookEvent:
+    """The engine's view of a payload."""
+    return HookEvent(p["hook_event_name"], p, str(repo))
+
+
+def write_files(root, files: dict) -> None:
+    """Files under ``root`` (str or bytes content); `*.sh` are made executable."""
+    for rel, content in files.items():
+        path = os.path.join(str(root), rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb" if isinstance(content, bytes) else "w") as f:
+            f.write(content)
+        if rel.endswith(".sh"):
+            os.chmod(path, 0o755)
+
+
+def config(repo, text: str = "") -> Config:
+    """The repository's validated config: ``text`` written to .claude/swarmgate.toml first (none: defaults)."""
+    repo = str(repo)
+    raw, path = {}, None
+    if text:
+        path = os.path.join(repo, ".claude", "swarmgate.toml")
+        write_files(repo, {".claude/swarmgate.toml": text})
+        raw = parse_toml(path)
+    return Config(validate(raw, path), path, repo, raw)
+
+
+def git_repo(path) -> Path:
+    """An empty git repository at ``path`` (identity and config: the suite's isolation fixture)."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    return path
