@@ -2,9 +2,10 @@
 """Hook latency per client: Claude Code's, Codex CLI's and Gemini CLI's hook on the same benign Bash
 commands, against a bare interpreter, interleaved in one run so all see the same machine load.
 
-  - `swarmgate hook PreToolUse` with Claude Code's payload (the hot path before the clients existed);
-  - `swarmgate hook --client codex PreToolUse` with Codex's payload (tool `Bash`);
-  - `swarmgate hook --client gemini BeforeTool` with Gemini's payload (tool `run_shell_command`);
+  - Claude Code's hook (`PreToolUse`, Claude's payload), as install wires it (the venv's interpreter
+    on swarmgate/hook_start.py, `-I -S`);
+  - Codex's (`--client codex PreToolUse`, tool `Bash`) and Gemini's (`--client gemini BeforeTool`,
+    tool `run_shell_command`), started the same way;
   - with --before ENTRY, Claude Code's hook from another checkout (e.g. one from before the client
     dialects), so "the Claude path costs what it cost" is measured side by side, not remembered;
   - `python -c pass` with the entry point's interpreter.
@@ -50,10 +51,13 @@ def payload(client: str, repo: str, command: str) -> bytes:
     return json.dumps(p).encode()
 
 
-def argv_of(entry: str, client: str) -> list[str]:
+def argv_of(entry: str, client: str, program: tuple | None = None) -> list[str]:
+    """What the hook entries install wrote run: ``program`` (install.hook_program: the interpreter on
+    hook_start.py) when given, else the console script ``entry`` with `hook`."""
+    command, lead = program or (entry, ["hook"])
     if client == "claude":
-        return [entry, "hook", "PreToolUse"]
-    return [entry, "hook", "--client", client, "PreToolUse" if client == "codex" else "BeforeTool"]
+        return [command, *lead, "PreToolUse"]
+    return [command, *lead, "--client", client, "PreToolUse" if client == "codex" else "BeforeTool"]
 
 
 def run(argv: list[str], stdin: bytes, cwd: str, env: dict) -> tuple[float, float, subprocess.CompletedProcess]:
@@ -105,7 +109,11 @@ def main(argv: list[str] | None = None) -> int:
         env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "SWARMGATE_BREAK")}
         env["SWARMGATE_STATE_DIR"] = os.path.join(tmp, "state")
         repo = wire(entry, tmp, "repo", env, ("claude", "codex", "gemini"))
-        paths = {c: (argv_of(entry, c), repo) for c in ("claude", "codex", "gemini")}
+        # this checkout's hooks start as install wires them (the same interpreter runs this bench)
+        sys.path.insert(0, os.path.dirname(here))
+        from swarmgate.install import hook_program
+        program = hook_program(entry)
+        paths = {c: (argv_of(entry, c, program), repo) for c in ("claude", "codex", "gemini")}
         if args.before:
             before = os.path.abspath(args.before)
             paths["claude (before)"] = (argv_of(before, "claude"), wire(before, tmp, "repo-before", env, ()))

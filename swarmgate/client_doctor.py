@@ -199,7 +199,8 @@ def check_codex_trust(repo: str) -> D.Check:
     if hooks is None:
         return D.Check(D.NOTE, f"the project is trusted; Codex's view of the hooks is unknown ({err})",
                      "open /hooks in codex and check swarmgate's hooks are trusted")
-    ours = [h for h in hooks if " hook --client codex " in str(h.get("command"))]
+    ours = [h for h in hooks if " --client codex " in str(h.get("command"))
+            and ("swarmgate" in str(h.get("command")))]
     if not ours:
         why = next((w for w in warnings if "trusted" in w), "")
         return D.Check(D.FAIL, "Codex lists none of swarmgate's hooks for this repository"

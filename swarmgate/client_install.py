@@ -57,12 +57,15 @@ _FALLBACK = ('{ echo "swarmgate: the hook failed (exit $?) and could not judge t
              '(fail closed). Run: swarmgate doctor" >&2; exit 2; }')
 
 
-def hook_command(entry: str, client: str, event: str, refuses: bool) -> str:
-    """The shell command of one hook. A refusing hook that cannot run refuses (exit 2). Under
-    Gemini any other hook that cannot run exits 1, Gemini's "warning" code: there every exit code
-    but 0 and 1 is a refusal, and a refused AfterAgent makes the agent retry, forever when the
-    hook can never run (measured with a deleted entry point)."""
-    cmd = f"{shlex.quote(entry)} hook --client {client} {event}"
+def hook_command(entry: str, client: str, event: str, refuses: bool, program: tuple | None = None) -> str:
+    """The shell command of one hook: the program Claude Code's hooks start too (install.hook_program:
+    the venv's interpreter on swarmgate/hook_start.py at the interpreter's floor, else the console
+    script ``entry``), then `--client CLIENT EVENT`. A refusing hook that cannot run refuses (exit
+    2). Under Gemini any other hook that cannot run exits 1, Gemini's "warning" code: there every
+    exit code but 0 and 1 is a refusal, and a refused AfterAgent makes the agent retry, forever when
+    the hook can never run (measured with a deleted entry point)."""
+    command, lead = program or (entry, ["hook"])
+    cmd = " ".join(shlex.quote(w) for w in (command, *lead)) + f" --client {client} {event}"
     if refuses:
         return f"{cmd} || {_FALLBACK}"
     return f"{cmd} || exit 1" if client == "gemini" else cmd
@@ -79,7 +82,8 @@ def desired_groups(client: str, entry: str, hooks_cfg: dict) -> dict[str, list[d
         group: dict[str, Any] = {}
         if matcher is not None:
             group["matcher"] = matcher
-        handler: dict[str, Any] = {"type": "command", "command": hook_command(entry, client, event, refuses),
+        handler: dict[str, Any] = {"type": "command",
+                                   "command": hook_command(entry, client, event, refuses, I.hook_program(entry)),
                                    "timeout": _timeout(client, int(hooks_cfg[timeout_key]))}
         if client == "gemini":
             handler["name"] = f"swarmgate {event}"
@@ -89,7 +93,11 @@ def desired_groups(client: str, entry: str, hooks_cfg: dict) -> dict[str, list[d
 
 
 def _our_command(client: str) -> re.Pattern:
-    return re.compile(r"(?:^|/|')swarmgate'? hook --client " + client + r" [A-Za-z]+(?: \|\| (?:\{ .*\}|exit 1))?$")
+    """The console script (`.../swarmgate hook`) or the interpreter on hook_start.py
+    (`.../python3 -I -S .../swarmgate/hook_start.py`), then `--client CLIENT EVENT` and a fallback."""
+    start = (r"(?:(?:^|/|')swarmgate'? hook|(?:^|/|')python[0-9.]*'? -I -S "
+             r"(?:'[^']*/swarmgate/hook_start\.py'|/\S*/swarmgate/hook_start\.py))")
+    return re.compile(start + " --client " + client + r" [A-Za-z]+(?: \|\| (?:\{ .*\}|exit 1))?$")
 
 
 def our_group_test(client: str):

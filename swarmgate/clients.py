@@ -23,8 +23,6 @@ from __future__ import annotations
 
 CLIENTS = ("claude", "codex", "gemini")
 NAMES = {"claude": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI"}
-DIALECTS = {"claude": "swarmgate.hook_protocol", "codex": "swarmgate.codex_protocol",
-            "gemini": "swarmgate.gemini_protocol"}
 
 FULL, PARTIAL, OFF = "full", "partial", "off"
 
@@ -139,12 +137,18 @@ CANNOT = {
 
 
 def dialect(client: str):
-    """The dialect module of ``client`` (ValueError for an unknown client)."""
-    import importlib
-
-    if client not in DIALECTS:
-        raise ValueError(f"unknown client {client!r} (known: {', '.join(CLIENTS)})")
-    return importlib.import_module(DIALECTS[client])
+    """The dialect module of ``client`` (ValueError for an unknown client). Imported by name, not
+    through importlib (which costs the hook an import of its own)."""
+    if client == "codex":
+        from swarmgate import codex_protocol
+        return codex_protocol
+    if client == "gemini":
+        from swarmgate import gemini_protocol
+        return gemini_protocol
+    if client == "claude":
+        from swarmgate import hook_protocol
+        return hook_protocol
+    raise ValueError(f"unknown client {client!r} (known: {', '.join(CLIENTS)})")
 
 
 def coverage(client: str, code: str) -> tuple[str, str]:

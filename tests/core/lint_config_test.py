@@ -16,9 +16,8 @@ PACKAGE_DIRS = {"swarmgate": "swarmgate", "swarmgate.hooks": "hooks", "swarmgate
 # the entry points whose start-up every agent tool call or every capped command pays
 HOT_ENTRIES = ("swarmgate.cli", "swarmgate.hook_engine", "swarmgate.hosts.runner_cli")
 # modules that import others by name (a string): the registry loads the guard modules that way, the
-# bash walker the readers of project files (by their name in the package), the client table each
-# client's dialect
-BY_NAME = ("swarmgate.hooks.registry", "swarmgate.hooks.bash_walker", "swarmgate.clients")
+# bash walker the readers of project files (by their name in the package)
+BY_NAME = ("swarmgate.hooks.registry", "swarmgate.hooks.bash_walker")
 
 
 def _ruff() -> list[str]:

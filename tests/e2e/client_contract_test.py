@@ -11,11 +11,12 @@ When one of these fails after a pin moved, read docs/clients.md "Contract drift"
 from __future__ import annotations
 
 import json
+import os
+import shlex
 
 import gemini_api as GA
 import pytest
 import responses_api as R
-from harness import swarmgate_entry
 from loopback_api import Conversation
 from messages_api import bash, done
 
@@ -48,11 +49,13 @@ def test_gemini_honours_the_deny(gemini_repo):
 
 
 def _break_entry_point(path, client_repo) -> None:
-    """Point every swarmgate hook at an entry point that is gone (a deleted virtualenv)."""
+    """Point every swarmgate hook at a program that is gone (a deleted virtualenv)."""
     text = path.read_text()
-    gone = str(client_repo.root / "gone" / "swarmgate")
-    assert swarmgate_entry() in text
-    path.write_text(text.replace(json.dumps(swarmgate_entry())[1:-1], gone))
+    hooks = json.loads(text)["hooks"]
+    program = next(shlex.split(h["command"])[0] for groups in hooks.values() if isinstance(groups, list)
+                   for g in groups for h in g["hooks"] if "--client" in h["command"])
+    assert os.path.isabs(program)
+    path.write_text(text.replace(json.dumps(program)[1:-1], str(client_repo.root / "gone" / "python3")))
 
 
 def test_codex_refuses_through_the_fallback_when_the_hook_cannot_run(codex_repo):
