@@ -19,16 +19,13 @@ expansion (``bash_words``), parsing front ends (``bash_parse``, with
 (``bash_wrappers``), readers of project files (``makefile_reader``) and the
 walker (``bash_walker``). This module is the entry point.
 
-Wrappers unwrapped (the wrapper is yielded too; the wrapped command carries
-the wrapper in ``via`` and ``wrappers``): ``bash|sh|zsh|dash|ksh -c STR``
-(any short-option cluster ending in c: ``-lc``, ``-ec``, ``-xc``; parsed
-again, depth+1), ``eval``, ``env``, ``nice``, ``nohup``, ``timeout``,
-``time``, ``command`` (not with -v/-V), ``builtin``, ``exec``, ``sudo``,
-``doas``, ``setsid``, ``stdbuf``, ``ionice``, ``chrt``, ``taskset``,
-``xargs``, ``find -exec/-execdir/-ok/-okdir``, ``parallel``, ``watch``,
-``flock``, ``run-with-memory-cap``, ``host-dispatch``, ``multi-host-run``,
-``gpu-quiesce-run``, ``detached-run start``, ``swarmgate preflight``,
-``srun``/``systemd-run`` (the command after their options).
+Wrappers (the wrapper is yielded too; the wrapped command carries it in ``via`` and
+``wrappers``): every program of the one wrapper table (``bash_wrappers``: env, nice,
+timeout, sudo, strace, docker run, uv run, ssh, ... and ``[bash] wrappers`` from the
+config), the programs ``bash_programs`` reads (xargs, parallel, tmux, sed ``e``, awk
+``system()``, tar, hyperfine, expect, vim), shells with ``-c``, ``eval``, and the runners
+of project files (npm/yarn/pnpm/bun scripts, make, just, task, tox, nox, ninja, cargo
+aliases, git aliases and hooks, pre-commit: see docs/bash-tree.md).
 
 Decisions documented here (the guards rely on them):
 - Command names are normalised: quotes and backslashes removed, basename
