@@ -20,10 +20,9 @@ import time
 
 from swarmgate.hooks import command_patterns as cp
 from swarmgate.hooks.bash_results import Unverifiable
+from swarmgate.hooks.bash_words import c_unescape as _unescape
 
 _LITERAL_BUDGET_S = 0.2
-_ESC = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "0": "\0",
-        "\\": "\\", "'": "'", '"': '"', "`": "`", "e": "\x1b", "$": "$"}
 _PRINTERS = ("print(", "print ", "console.log(", "console.error(", "console.info(", "puts ", "puts(",
              "say ", "say(", "echo ", "printf(", "println(", "println!(", "logging.info(", "logger.info(",
              "log(", "warn(", "printf ", "System.out.println(", "sys.stdout.write(", "sys.stderr.write(",
@@ -113,39 +112,6 @@ def _literal_commands(lit: str, cwd: str | None, deadline: float | None) -> list
         return analyze(lit, cwd=cwd or "/", max_depth=2, budget_s=budget).commands
     except Exception:  # noqa: BLE001 - a literal that cannot be read runs nothing we can see
         return []
-
-
-def _unescape(body: str) -> str:
-    out, i, n = [], 0, len(body)
-    while i < n:
-        c = body[i]
-        if c == "\\" and i + 1 < n:
-            e = body[i + 1]
-            if e in "xuU":
-                width = {"x": 2, "u": 4, "U": 8}[e]
-                j = i + 2
-                while j < n and j < i + 2 + width and body[j] in "0123456789abcdefABCDEF":
-                    j += 1
-                if j > i + 2:
-                    try:
-                        out.append(chr(int(body[i + 2:j], 16)))
-                    except (ValueError, OverflowError):
-                        out.append(body[i:j])
-                    i = j
-                    continue
-            if e in "01234567" and i + 2 < n and body[i + 2] in "01234567":
-                j = i + 1
-                while j < n and j < i + 4 and body[j] in "01234567":
-                    j += 1
-                out.append(chr(int(body[i + 1:j], 8) & 0xFF))
-                i = j
-                continue
-            out.append(_ESC.get(e, "\\" + e))
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
 
 
 def _scan(code: str):

@@ -171,30 +171,38 @@ def _just_value(v: str, variables: dict, backticks: list):
     return None
 
 
-def _just_interpolate(line: str, values: dict) -> str:
+def _interpolate(s: str, values: dict, unknown: str, task_style: bool = False) -> str:
+    """``{{ expr }}`` replaced by its value, else by an unknown shell variable ``${UNKNOWN_expr}``
+    (so a pattern is never completed silently by it). just escapes ``{{`` as ``{{{{``; task
+    names variables ``{{.NAME}}``."""
     out, i = [], 0
-    while i < len(line):
-        if line.startswith("{{{{", i):
+    while i < len(s):
+        if not task_style and s.startswith("{{{{", i):
             out.append("{{")
             i += 4
             continue
-        if line.startswith("{{", i):
-            j = line.find("}}", i + 2)
+        if s.startswith("{{", i):
+            j = s.find("}}", i + 2)
             if j < 0:
-                out.append(line[i:])
+                out.append(s[i:])
                 break
-            expr = line[i + 2:j].strip()
-            v = values.get(expr)
+            expr = s[i + 2:j].strip()
+            key = expr[1:] if task_style and expr.startswith(".") else expr
+            v = values.get(key)
             if v is None:
-                safe = "".join(c if c.isalnum() else "_" for c in expr)[:30] or "x"
-                out.append("${JUST_" + safe + "}")
+                safe = "".join(c if c.isalnum() else "_" for c in key)[:30] or "x"
+                out.append("${" + unknown + "_" + safe + "}")
             else:
                 out.append(v)
             i = j + 2
             continue
-        out.append(line[i])
+        out.append(s[i])
         i += 1
     return "".join(out)
+
+
+def _just_interpolate(line: str, values: dict) -> str:
+    return _interpolate(line, values, "JUST")
 
 
 def run_just(wk, name, args, largs, env, ctx, text):
@@ -334,26 +342,7 @@ _TASKFILES = ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml", 
 
 
 def _task_template(s: str, values: dict) -> str:
-    out, i = [], 0
-    while i < len(s):
-        if s.startswith("{{", i):
-            j = s.find("}}", i + 2)
-            if j < 0:
-                out.append(s[i:])
-                break
-            expr = s[i + 2:j].strip()
-            key = expr[1:] if expr.startswith(".") else expr
-            v = values.get(key)
-            if v is None:
-                safe = "".join(c if c.isalnum() else "_" for c in key)[:30] or "x"
-                out.append("${TASK_" + safe + "}")
-            else:
-                out.append(v)
-            i = j + 2
-            continue
-        out.append(s[i])
-        i += 1
-    return "".join(out)
+    return _interpolate(s, values, "TASK", task_style=True)
 
 
 def run_task(wk, name, args, largs, env, ctx, text):

@@ -128,7 +128,7 @@ def test_both_parsers_read_every_corpus_command():
     compared = 0
     for text in [e.command for e in ALL] + [x["command"] for x in REAL_WORLD]:
         bash_parse.clear_cache()
-        an = analyze(text, cwd="/", budget_s=5.0)
+        an = analyze(text, cwd="/", budget_s=5.0, parser="auto")   # bashlex, the oracle
         seq, unsure = bash_lexical.parse(text)
         w = bash_walker.Walker(Analysis(), "/", 6, float("inf"), 1 << 20)
         try:
