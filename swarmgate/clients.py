@@ -113,7 +113,8 @@ CANNOT = {
     "codex": (
         "`ask`: a PreToolUse `ask` makes Codex let the call through, so swarmgate refuses instead and says why",
         "a failure of the hook (crash, non-JSON output, timeout) lets the call through: there is no onFailure; "
-        "install appends `|| exit 2` to each command, and the engine answers within its own time budget",
+        "install ends the refusing hook's command in a fallback that exits 2, and the engine answers within its "
+        "own time budget",
         "an answer with a field Codex does not know is invalid, and an invalid answer lets the call through: "
         "the Codex dialect writes only the fields its parser accepts for each event",
         "hooks of an untrusted project, and hooks whose definition changed since a person trusted them, are "
