@@ -38,7 +38,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool("preflight", "swarmgate.gate.preflight:main", None,
          "check a script's admission and run conditions, then run it"),
     Tool("doctor", "swarmgate.doctor:main", None, "check that this machine and repository are wired correctly"),
-    Tool("docs", "swarmgate.docs:main", None, "write the generated docs (guards, exit codes); --check compares"),
+    Tool("docs", "swarmgate.docs:main", None, "write the generated docs (guards, exit codes, checklists); --check compares"),
     Tool("sop", "swarmgate.agents.sop:main", "swarmgate.agents.sop:selftest_suite",
          "the upstream rules copy: check the stamp, sync"),
     Tool("records", "swarmgate.agents.records:main", "swarmgate.agents.records:selftest_suite",
