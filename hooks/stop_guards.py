@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
 
 
 MAX_AUDITED_CALLS = 400
-AUDIT_TOOLS = G.SHELL_TOOLS + G.FILE_TOOLS   # the calls that change the machine or the files
+AUDIT_TOOLS = G.SHELL_TOOLS + G.FILE_TOOLS + ("PowerShell",)   # the calls that change the machine or the files
 # first-line marks of a tool_result for a call that did not run: a hook's deny
 # ("PreToolUse:Bash hook error: ..."), Claude Code's permission refusals
 _NOT_RUN_MARKS = ("hook error", "requires approval", "doesn't want to proceed", "swarmgate refused")

@@ -49,6 +49,7 @@ HOOK_GROUPS: dict[str, tuple[tuple[str, str | None, str, bool], ...]] = {
         ("AfterTool", "^run_shell_command$", "timeout", False),
         ("SessionStart", None, "timeout", False),
         ("AfterAgent", None, "timeout", False),
+        ("Notification", None, "timeout", False),   # N01: waiting for a person becomes an alert
     ),
 }
 

@@ -54,6 +54,9 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "D21": (OFF, "Codex's agent roles live in its config.toml [agents], not in [dispatch] agents_dir"),
         "D30": (FULL, "on spawn_agent's message"),
         "M01": (OFF, "Codex's send_input/send_message are not mapped onto SendMessage"),
+        "Q01": (FULL, "on request_user_input (mapped onto AskUserQuestion)"),
+        "B40": (OFF, "Codex has no PowerShell tool"),
+        "N01": (OFF, "Codex has no Notification event"),
         "C02": (FULL, ""),
         "H01": (PARTIAL, "directories registered with work-dir-owner are checked; the dispatch's `scratch:` "
                          "directories are not known (the dispatch record is not linked to Codex's subagent: "
@@ -93,6 +96,9 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "D21": (OFF, "Gemini's agents live in .gemini/agents, not in [dispatch] agents_dir"),
         "D30": (FULL, "on invoke_agent's prompt"),
         "M01": (OFF, "Gemini has no tool that messages a running subagent"),
+        "Q01": (OFF, _NO_IDENTITY + ": a subagent's ask_user cannot be told from the main agent's"),
+        "B40": (OFF, "Gemini has no PowerShell tool"),
+        "N01": (FULL, "on Notification (ToolPermission)"),
         "C02": (OFF, "Gemini sends no SubagentStart"),
         "H01": (OFF, "Gemini sends no SubagentStop"),
         "H02": (OFF, "Gemini sends no SubagentStop (and H02 " + _TRANSCRIPTS.format(name="Gemini") + ")"),

@@ -43,6 +43,7 @@ TOOLS = {
     "apply_patch": "Edit",
     "write_stdin": "Bash",
     "spawn_agent": "Agent",
+    "request_user_input": "AskUserQuestion",   # asks the person (Q01)
 }
 
 _PATCH_HEADERS = ("*** Add File: ", "*** Delete File: ", "*** Update File: ", "*** Move to: ")

@@ -106,6 +106,11 @@ def _wrappers(v: Any) -> dict[str, Any]:
     return from_config(v)
 
 
+def _mcp_tools(v: Any) -> dict[str, Any]:
+    from swarmgate.hooks.mcp_tools import from_config   # only when a config is parsed
+    return from_config(v)
+
+
 def _optional(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return check  # absence is handled by the default None
 
@@ -216,6 +221,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "guard_budget_ms": Key(3000, _int(10), "time budget of one guard"),
         "timeout": Key(30, _int(1, 600), "timeout written into settings.json for each hook"),
         "report_timeout": Key(30, _int(1, 600), "timeout for hooks that build host reports"),
+        "ask_when_headless": Key("deny", _choice("deny", "defer", "ask"),
+                                 "what a guard's `ask` becomes where nobody can answer (a session with "
+                                 "CLAUDE_CODE_SESSION_ATTENDED=0: claude -p, background sessions): deny, defer "
+                                 "(the run stops with the call pending for a person), or ask"),
     },
     "records": {
         "dir": Key("records", _str(), "where scheduling records live"),
@@ -235,6 +244,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "workdirs": {
         "root": Key("", _str(False), "work root whose directories carry ownership files"),
+    },
+    "mcp": {
+        "tools": Key({}, _mcp_tools, "MCP tools judged as what they do: name -> { writes = \"<path argument>\" } "
+                     "(W01, G01), { runs = \"<command argument>\" } (the shell guards) or { asks = true } (Q01)"),
     },
 }
 

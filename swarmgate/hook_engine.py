@@ -104,8 +104,10 @@ def _failure(g: Guard, what: str, refuses: bool | None = None) -> Finding:
 def hook_timeout_s(config: Config, event_name: str, tool: str | None) -> int:
     """The timeout Claude Code gives this hook call: what `swarmgate install` wrote for it
     ([hooks] report_timeout for the shell tools' PreToolUse group, else [hooks] timeout)."""
-    if event_name == "PreToolUse" and tool in G.SHELL_TOOLS:
-        return int(config["hooks"]["report_timeout"])
+    if event_name == "PreSkillShellCommand":   # judged as a Bash call (hook_protocol.ALIASES)
+        event_name, tool = "PreToolUse", "Bash"
+    if event_name == "PreToolUse" and (tool in G.SHELL_TOOLS or (tool or "").startswith("mcp__")):
+        return int(config["hooks"]["report_timeout"])   # an MCP runner ([mcp] tools) is judged as Bash
     return int(config["hooks"]["timeout"])
 
 
@@ -295,11 +297,35 @@ def decide(event: HookEvent, config: Config, guards: Iterable[Guard], deadline: 
     active = _active(event, config, guards)
     findings = judge(event, config, active, deadline)
     stop_active = bool(event.payload.get("stop_hook_active"))
-    decision, reason, context = combine(event.name, findings, stop_active)
+    decision, reason, context = unattended(event, config, *combine(event.name, findings, stop_active))
     if goes_ahead(event.name, decision, stop_active):
         findings = act(event, config, active, findings, deadline)
-        decision, reason, context = combine(event.name, findings, stop_active)
+        decision, reason, context = unattended(event, config, *combine(event.name, findings, stop_active))
     return Outcome(findings, decision, reason, context, rewritten_input(event.name, findings, decision))
+
+
+def headless(event: HookEvent) -> bool:
+    """Nobody can answer a question in this session: Claude Code says so to its hooks with
+    CLAUDE_CODE_SESSION_ATTENDED=0 (a `claude -p` run, a background session). Unknown (other
+    clients, older releases) counts as attended: their dialects turn an ask into a deny anyway."""
+    return event.client == "claude" and os.environ.get("CLAUDE_CODE_SESSION_ATTENDED") == "0"
+
+
+def unattended(event: HookEvent, config: Config, decision: str, reason: str, context: str) -> tuple[str, str, str]:
+    """An `ask` where nobody can answer becomes what [hooks] ask_when_headless says: "deny" (said so),
+    "defer" (Claude Code 2.1.332 stops the run with the call pending, `deferred_tool_use` in its
+    result, for a person to decide and resume), or stays "ask"."""
+    if decision != "ask" or not headless(event):
+        return decision, reason, context
+    mode = config["hooks"]["ask_when_headless"]
+    if mode == "deny":
+        return "deny", (reason + "\nNobody can answer in this session (headless: CLAUDE_CODE_SESSION_ATTENDED=0), "
+                        "so this is refused ([hooks] ask_when_headless = \"deny\"). Way out: do it another way, "
+                        "or leave it for a person and say so in your report."), context
+    if mode == "defer":
+        return "defer", (reason + "\nNobody can answer in this session (headless), so the call is deferred for a "
+                         "person ([hooks] ask_when_headless = \"defer\")."), context
+    return decision, reason, context
 
 
 def judge_recorded(payload: dict, config: Config, repo: str, guards: Iterable[Guard] | None = None,
@@ -410,6 +436,12 @@ def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: 
         out, code, err = dialect.refusal(canonical, msg)
         return out, code, err or f"swarmgate: {e}"
 
+    if event.tool_name and event.tool_name.startswith("mcp__"):   # judged as what it does ([mcp] tools)
+        from swarmgate.hooks.mcp_tools import apply
+        why = apply(event, config)
+        if why:
+            _log_failure(canonical, event, [], why, t0, client)
+            return dialect.refusal(canonical, why)
     if registry is None:
         from swarmgate.hooks import registry as registry_module
         registry = registry_module.guards_for(canonical, event.tool_name)
@@ -421,8 +453,15 @@ def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: 
     deadline = t0 + total_budget_s(config, canonical, event.tool_name)
     outcome = decide(event, config, registry, deadline)
     findings, decision, reason, context = outcome.findings, outcome.decision, outcome.reason, outcome.context
-    out, code, err = dialect.output(canonical, decision, reason, context, stop_hook_active=stop_active,
-                                    updated_input=outcome.updated_input)
+    if client == "claude" and event_name == "PreSkillShellCommand":   # judged as Bash, answered as a skill's
+        from swarmgate.hook_protocol import skill_output
+        out, code, err = skill_output(decision, reason, context)
+        event.client_tool = "PreSkillShellCommand"
+    else:
+        # a rewrite is of the judged input: not for an MCP call judged as the tool it stands for
+        mapped = client == "claude" and bool(event.client_tool)
+        out, code, err = dialect.output(canonical, decision, reason, context, stop_hook_active=stop_active,
+                                        updated_input=None if mapped else outcome.updated_input)
 
     logged = decision
     if canonical in STOP_EVENTS and decision == "deny":

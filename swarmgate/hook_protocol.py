@@ -180,19 +180,20 @@ def stop_word(stop_hook_active: bool) -> str:
 def goes_ahead(event_name: str, decision: str, stop_hook_active: bool = False) -> bool:
     """Whether the combined decision lets the call go ahead: not denied (an asked tool call may
     run once the person agrees, so it goes ahead), and a stop not blocked (a refused stop goes
-    through once a stop hook has continued it). A PostToolUse the hook blocks does not go ahead
+    through once a stop hook has continued it). A deferred call (headless: it waits for a person
+    who decides later) does not go ahead now. A PostToolUse the hook blocks does not go ahead
     either, though its tool has run: one rule for every event. The engine runs the guards'
     acts only then (swarmgate/guard.py)."""
     if event_name in STOP_EVENTS:
         return not stop_blocked(decision, stop_hook_active)
-    return decision != "deny"
+    return decision not in ("deny", "defer")
 
 
 def render(event_name: str, decision: str, reason: str, context: str, note: str = "",
            stop_hook_active: bool = False, updated_input: dict | None = None) -> dict:
     """The JSON answer for ``event_name``.
 
-    decision: "deny" | "ask" | "allow"; reason: why (deny/ask); context: text
+    decision: "deny" | "ask" | "defer" | "allow"; reason: why (deny/ask/defer); context: text
     added to the agent's context; note: a line for the person (systemMessage);
     updated_input: PreToolUse only, the whole tool input to run instead (Claude Code
     2.1.332 runs it, for subagents too; never sent with a deny).
@@ -200,7 +201,7 @@ def render(event_name: str, decision: str, reason: str, context: str, note: str 
     out: dict = {}
     if event_name == "PreToolUse":
         hso: dict = {"hookEventName": "PreToolUse"}
-        if decision in ("deny", "ask"):
+        if decision in ("deny", "ask", "defer"):
             hso["permissionDecision"] = decision
             hso["permissionDecisionReason"] = reason
         if context:
@@ -222,6 +223,9 @@ def render(event_name: str, decision: str, reason: str, context: str, note: str 
             out["reason"] = reason
         if context:
             out["hookSpecificOutput"] = {"hookEventName": event_name, "additionalContext": context}
+    elif context:
+        # an event whose answer cannot reach the model (Notification): the note goes to the person
+        note = "\n".join(x for x in (note, context) if x)
     if note:
         out["systemMessage"] = note
     return out
@@ -247,9 +251,27 @@ def dumps(answer: dict) -> str:
 CLIENT = "claude"
 
 
+# Claude Code events judged as another: a skill's shell command (PreSkillShellCommand, outside the
+# Bash tool) arrives shaped as a PreToolUse of Bash (tool_name "Bash", tool_input.command; measured
+# with 2.1.332) and goes through the Bash guards.
+ALIASES = {"PreSkillShellCommand": "PreToolUse"}
+
+
 def canonical_event(name: str) -> str | None:
     """swarmgate's event for the client's event name (None: not one this client sends)."""
-    return name if name in EVENTS else None
+    return ALIASES.get(name) or (name if name in EVENTS else None)
+
+
+def skill_output(decision: str, reason: str, context: str) -> tuple[str, int, str]:
+    """The answer to PreSkillShellCommand: ``{"decision": "block", "reason"}`` refuses the skill's
+    command (an ask or a defer too: a skill cannot wait for a person, and Claude Code 2.1.332 blocks
+    them itself); a rewrite of the command is not supported there, so none is sent."""
+    out: dict = {}
+    if decision in ("deny", "ask", "defer"):
+        out = {"decision": "block", "reason": reason}
+    if context:
+        out["systemMessage"] = context
+    return dumps(out), 0, ""
 
 
 def output(event_name: str, decision: str, reason: str, context: str, note: str = "",

@@ -51,6 +51,7 @@ from swarmgate.front_door import entry
 from swarmgate.hook_start import search_path
 from swarmgate.hook_wiring import HOOK_START_FLAGS, is_our_group
 from swarmgate.hook_wiring import is_our_hook as _is_our_hook  # noqa: F401 - the name older callers use
+from swarmgate.hook_protocol import ALIASES
 from swarmgate.gate import git_hook
 from swarmgate.hooks import registry
 from swarmgate.tool_parser import ToolParser
@@ -68,6 +69,9 @@ HOOK_GROUPS: tuple[tuple[str, str | None, str], ...] = (
     ("PreToolUse", "Write|Edit|MultiEdit|NotebookEdit", "timeout"),
     ("PreToolUse", "SendMessage", "timeout"),
     ("PreToolUse", "CronCreate|ScheduleWakeup", "timeout"),
+    ("PreToolUse", "AskUserQuestion|ExitPlanMode", "timeout"),   # Q01: a subagent does not ask a person
+    ("PreToolUse", "PowerShell", "timeout"),   # B40: a PowerShell command cannot be read here
+    ("PreToolUse", "mcp__.*", "report_timeout"),   # MCP tools: [mcp] tools judged as writers, runners, askers
     ("PostToolUse", "Bash|Monitor", "timeout"),
     ("PostToolUse", "Agent|Task", "timeout"),
     ("PostToolUseFailure", "Bash|Monitor", "timeout"),  # P01: failed commands (exit != 0) come only here
@@ -75,6 +79,8 @@ HOOK_GROUPS: tuple[tuple[str, str | None, str], ...] = (
     ("SubagentStart", None, "timeout"),
     ("SubagentStop", None, "timeout"),
     ("Stop", None, "timeout"),
+    ("Notification", None, "timeout"),   # N01: a client waiting for a person becomes an alert
+    ("PreSkillShellCommand", None, "report_timeout"),   # a skill's shell command: the Bash guards
 )
 
 # template (relative to the rules package) -> destination (relative to the repository)
@@ -204,6 +210,10 @@ def hook_entry(entry: str, event: str, timeout: int, refusing: bool) -> dict[str
 
 def refusing_group(event: str, matcher: str | None) -> bool:
     """Whether a refusing (non-advisory) guard runs in the group for (event, matcher)."""
+    if event in ALIASES:   # judged as another event: a skill's shell command as a Bash call
+        event, matcher = ALIASES[event], matcher or "Bash"
+    if matcher == "mcp__.*":   # an MCP tool listed in [mcp] tools is judged as Write, Bash or AskUserQuestion
+        matcher = "Write|Bash|AskUserQuestion"
     tools = set(matcher.split("|")) if matcher else None
     for g in registry.guards():
         if g.advisory or event not in g.events:

@@ -63,14 +63,15 @@ def test_fresh_repository(repo, capsys):
             got.add((event, g.get("matcher")))
             (h,) = g["hooks"]
             # the exec form (no shell); every group where a refusing guard runs blocks when the hook fails
-            refusing = event in ("PreToolUse", "Stop", "SubagentStop")
+            refusing = event in ("PreToolUse", "PreSkillShellCommand", "Stop", "SubagentStop")
             assert h == {"type": "command", "command": command, "args": [*lead, event], "timeout": 30,
                          **({"onFailure": "block"} if refusing else {})}, (event, g.get("matcher"))
     assert got == wanted
     assert s["permissions"] == {"deny": list(I.PERMISSION_DENY)}
     for m in ("Agent|Task", "Bash|Monitor", "Write|Edit|MultiEdit|NotebookEdit", "SendMessage",
-              "CronCreate|ScheduleWakeup"):
+              "CronCreate|ScheduleWakeup", "AskUserQuestion|ExitPlanMode", "PowerShell", "mcp__.*"):
         assert ("PreToolUse", m) in got
+    assert ("PreSkillShellCommand", None) in got and ("Notification", None) in got
     assert (repo / ".claude" / "swarmgate.toml").read_bytes() == open(
         os.path.join(I.templates_dir(), "swarmgate.toml"), "rb").read()
     assert (repo / ".swarmgate" / ".gitignore").read_text().endswith("*\n")
@@ -96,7 +97,9 @@ def test_merge_keeps_the_users_settings_and_groups(repo):
     assert s["env"] == before["env"]
     # the user's rules first, untouched; ours appended
     assert s["permissions"] == {"allow": ["Bash(ls:*)"], "deny": ["Read(./.env)", *I.PERMISSION_DENY]}
-    assert s["hooks"]["Notification"] == before["hooks"]["Notification"]
+    # the user's Notification group first, untouched; ours (N01) after it
+    assert s["hooks"]["Notification"][0] == before["hooks"]["Notification"][0]
+    assert len(s["hooks"]["Notification"]) == 2 and len(our(s["hooks"]["Notification"])) == 1
     pre = s["hooks"]["PreToolUse"]
     assert pre[0] == before["hooks"]["PreToolUse"][0]  # the user's group first, untouched
     n = sum(1 for e, _, _ in I.HOOK_GROUPS if e == "PreToolUse")
