@@ -211,6 +211,10 @@ class Backend:
         """The run's name (``run-<pid>-<start>``) from its cgroup path: ``run_path`` inverted."""
         return os.path.basename(path)
 
+    def unit_of(self, path: str) -> str | None:
+        """The systemd unit that is this run (its journal names it), or None."""
+        return None
+
     def command(self, slice_name: str, name: str, cap: int, argv: list[str]) -> list[str]:
         """The argv that actually runs (systemd wraps it; the others run it as is)."""
         return list(argv)
@@ -694,6 +698,9 @@ class Systemd(CgroupV2):
 
     def scope_unit(self, name: str) -> str:
         return f"swarmgate-{name}.scope"
+
+    def unit_of(self, path: str) -> str | None:
+        return os.path.basename(path)
 
     def name_of(self, path: str) -> str:
         base = os.path.basename(path)

@@ -55,8 +55,12 @@ def classify(returncode: int, *, signalled: int | None = None, timed_out: bool =
 
 
 def explain(code: int, *, cap: str, label: str, timeout: float | None = None,
-            total: str = "", peak: str = "") -> str | None:
+            total: str = "", peak: str = "", killer: str = "", killer_said: str = "") -> str | None:
     """The one line on stderr that says what happened and what to do."""
+    if code == Exit.PUSHED_OUT and killer:
+        return (f"run-with-memory-cap: exit 254: killed by {killer}, a userspace OOM killer acting on the "
+                f"machine's memory pressure, not because of the run's own cap; its result is void: rerun it "
+                f"(label {label!r} now books its full cap {cap}). {killer} said: {killer_said}")
     if code == Exit.OWN_CAP:
         return (f"run-with-memory-cap: exit 250: the run hit its own memory cap {cap} (peak {peak}); "
                 f"raise the cap (run-with-memory-cap BIGGER ...) or make the job smaller. Label {label!r}.")

@@ -405,10 +405,14 @@ def _status_code(status: int) -> int:
 
 
 class _Sampler:
-    """The run's counters read while it lives, for a backend whose run cgroup vanishes the moment the
-    run ends (systemd removes a scope's cgroup when its last process exits, and stops the scope right
-    after an OOM kill under OOMPolicy=stop). ``final()`` reads the cgroup if it is still there, else
-    gives the last sample; the peak is the highest seen either way. Other backends: the final read."""
+    """What the run's cgroup holds, read while the run lives (every 0.5 s, and once at the start):
+
+    - its processes, so a userspace OOM killer's line about a pid can be matched to the run later;
+    - for a backend whose run cgroup vanishes the moment the run ends (systemd removes a scope's
+      cgroup when its last process exits, and stops it right after an OOM kill under
+      OOMPolicy=stop), its counters: ``final()`` reads the cgroup if it is still there, else gives
+      the last sample, with the highest peak seen. Other backends: the final read alone.
+    """
 
     EVERY_S = 0.5
 
@@ -417,6 +421,7 @@ class _Sampler:
         self.enabled = path is not None and bool(getattr(backend, "transient_runs", False))
         self.last = None
         self.peak: int | None = None
+        self.pids: set[int] = set()
         self.next = 0.0
 
     def _read(self):
@@ -429,8 +434,12 @@ class _Sampler:
         return c
 
     def tick(self, now: float) -> None:
-        if self.enabled and now >= self.next:
-            self.next = now + self.EVERY_S
+        if self.path is None or now < self.next:
+            return
+        self.next = now + self.EVERY_S
+        if len(self.pids) < 10000:
+            self.pids.update(self.backend.tree_pids(self.path))
+        if self.enabled:
             self.last = self._read() or self.last
 
     def final(self):
@@ -668,6 +677,7 @@ def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
                 uncapped_ok: bool) -> tuple[int, str | None, int | None]:
     """Create the cgroup, run, classify. Returns (exit code, history outcome, peak)."""
     from swarmgate.hosts.admission import OOM_SCORE_ADJ
+    from swarmgate.hosts import oom_killers
     from swarmgate.hosts.cgroups import CgroupError, Counters
     from swarmgate.hosts.kernel_log import KernelLog, gpu_oom, oom_lines
     from swarmgate.hosts.outcome import classify, explain, oom_kind
@@ -713,6 +723,9 @@ def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
                     os.close(fd)
         pumps = [_Pump(out_r, 1), _Pump(err_r, 2)]
         sampler = _Sampler(backend, path)
+        sampler.pids.add(pid)
+        since = time.time()
+        marks = oom_killers.oomd_marks(os.path.dirname(path), backend.hierarchy_root()) if path else {}
         rc, timed_out = supervise(pid, pumps, backend, path, stop, opts.timeout, wake_r, sampler)
     finally:
         signal.set_wakeup_fd(old_wakeup)
@@ -738,6 +751,14 @@ def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
         c = counters or Counters()  # a cgroup gone before any read: the kernel's line alone decides
         kind = oom_kind(c.oom, c.oom_kill, c.failcnt, oom_lines(messages) if kernel_readable else None, rel,
                         misread_parent=broken("misread-parent-oom-as-own"))
+    killed_by = None
+    if kind is None and path is not None and rc != 0 and stop.signum is None and not timed_out:
+        # not the kernel: earlyoom or systemd-oomd? (a journal look only for a TERM/KILL death)
+        killed_by = oom_killers.find(path, backend.hierarchy_root(), marks,
+                                     sampler.pids if rc in (128 + signal.SIGTERM, 128 + signal.SIGKILL) else set(),
+                                     since, time.time(), unit=backend.unit_of(path))
+        if killed_by is not None:
+            kind = "total"
     code = classify(rc, signalled=stop.signum, timed_out=timed_out, oom=kind,
                     gpu_kernel=gpu_oom(messages), gpu_output=any(p.gpu_oom for p in pumps))
     peak = None
@@ -748,7 +769,8 @@ def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
     if outcome is None:
         outcome = "signalled" if stop.signum else ("ok" if code == 0 else "failed")
     text = explain(code, cap=opts.cap_text, label=opts.label, timeout=opts.timeout,
-                   total="of the enclosing run" if nested else human(opts.total), peak=human(peak or 0))
+                   total="of the enclosing run" if nested else human(opts.total), peak=human(peak or 0),
+                   killer=killed_by.killer if killed_by else "", killer_said=killed_by.detail if killed_by else "")
     if text:
         say(text[len("run-with-memory-cap: "):])
     return code, outcome, peak

@@ -63,7 +63,8 @@ CODES: tuple[ExitCode, ...] = (
              runner="`--timeout` passed; every process of the run was stopped"),
     ExitCode(254, "PUSHED_OUT", "pushed out by the total cap: not its fault",
              "its result is void: rerun (it now books its cap)",
-             runner="it was killed because the **shared total** was full, not because of its own cap"),
+             runner="it was killed because the **shared total** was full, or by the machine's own OOM killer "
+                    "or a userspace one (earlyoom, systemd-oomd, named in its line), not because of its own cap"),
 )
 
 # what else run-with-memory-cap can end with: the command's own codes, passed through

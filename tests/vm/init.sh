@@ -88,8 +88,8 @@ StandardOutput=tty
 StandardError=tty
 TTYPath=/dev/console
 EOF
-    exec /lib/systemd/systemd --unit=swarmgate-vm.target --log-target=console --log-level=notice \
-      --show-status=false
+    # logging as on a real machine (journal, else kmsg): the runner reads systemd's unit lines there
+    exec /lib/systemd/systemd --unit=swarmgate-vm.target --show-status=false
     ;;
 esac
 say "unknown layout $sgvm_layout"
