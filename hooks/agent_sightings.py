@@ -50,8 +50,8 @@ def scan(config, repo: str, owner: dict | None = None, agent_id: str | None = No
     """Heavy processes in the agent cgroups of ``owner`` (the session process; None: every
     session's), or of one agent. [] where there is no backend or no slice."""
     from swarmgate.hooks import exec_shims
-    from swarmgate.hooks.command_patterns import basename, split_words
-    from swarmgate.hooks.exec_argv import heavy_argv
+    from swarmgate.hooks.command_patterns import basename
+    from swarmgate.hooks.exec_argv import heavy_argv, pattern_programs
     from swarmgate.hosts import cgroups
     from swarmgate.hosts.agent_cgroups import cmdline
     from swarmgate.procinfo import start_time
@@ -61,17 +61,7 @@ def scan(config, repo: str, owner: dict | None = None, agent_id: str | None = No
     except cgroups.CgroupError:
         return []
     slice_name = config["memory"]["slice"]
-    names = set()
-    for p in config["heavy"]["patterns"]:
-        try:
-            w = split_words(p)
-        except ValueError:
-            continue
-        if w:
-            names.add(basename(w[0]))
-    if config["bash"]["make_targets"]:
-        names |= {"make", "gmake"}
-    quick = names | set(exec_shims.RUNNERS) | set(exec_shims.PYTHONS) | set(exec_shims.LAUNCHERS)
+    quick = pattern_programs(config) | set(exec_shims.RUNNERS) | set(exec_shims.PYTHONS) | set(exec_shims.LAUNCHERS)
     out: list[Sighting] = []
     seen = 0
     for name in backend.agents(slice_name):

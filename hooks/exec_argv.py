@@ -128,15 +128,11 @@ def _via_argvs(cmd) -> list[list[str]]:
 
 # --- the judge -------------------------------------------------------------------------------
 
-def heavy_argv(argv: list[str], config, cwd: str, repo: str, env=None) -> tuple[str, list] | None:
-    """(pattern, the argv that matched) when ``argv`` runs a heavy command, else None. Reads the
-    files the program reads (aliases, scripts, recipes, ini files) but changes nothing."""
+def pattern_programs(config) -> set:
+    """The programs the heavy patterns name (their first words, basenames; make when
+    `[bash] make_targets` is set)."""
     from swarmgate.hooks.command_patterns import basename, split_words
-    from swarmgate.hooks.heavy_commands import heavy_match
 
-    if not argv:
-        return None
-    env = os.environ if env is None else env
     names = set()
     for p in config["heavy"]["patterns"]:
         try:
@@ -147,6 +143,19 @@ def heavy_argv(argv: list[str], config, cwd: str, repo: str, env=None) -> tuple[
             names.add(basename(w[0]))
     if config["bash"]["make_targets"]:
         names |= {"make", "gmake"}
+    return names
+
+
+def heavy_argv(argv: list[str], config, cwd: str, repo: str, env=None) -> tuple[str, list] | None:
+    """(pattern, the argv that matched) when ``argv`` runs a heavy command, else None. Reads the
+    files the program reads (aliases, scripts, recipes, ini files) but changes nothing."""
+    from swarmgate.hooks.command_patterns import basename
+    from swarmgate.hooks.heavy_commands import heavy_match
+
+    if not argv:
+        return None
+    env = os.environ if env is None else env
+    names = pattern_programs(config)
 
     def judge(words: list[str]):
         hit = heavy_match(Argv(words), config, cwd, repo)

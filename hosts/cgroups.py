@@ -312,12 +312,15 @@ class Backend:
 
     def runs(self, slice_name: str) -> list[str]:
         """Names of the run cgroups under the slice."""
+        return self._children(slice_name, RUN_PREFIX)
+
+    def _children(self, slice_name: str, prefix: str) -> list[str]:
+        """Names (as run_path takes them) of the cgroups under the slice whose names start with ``prefix``."""
         try:
             names = os.listdir(self.slice_path(slice_name))
         except OSError:
             return []
-        return sorted(n for n in names if n.startswith(RUN_PREFIX)
-                      and os.path.isdir(self.run_path(slice_name, n)))
+        return sorted(n for n in names if n.startswith(prefix) and os.path.isdir(self.run_path(slice_name, n)))
 
     def remove_slice(self, slice_name: str) -> bool:
         """Kill, then remove every run and agent cgroup and the slice itself (tests and self-tests)."""
@@ -336,12 +339,7 @@ class Backend:
     # --- agent cgroups (per-subagent containment) ---
     def agents(self, slice_name: str) -> list[str]:
         """Names of the agent cgroups under the slice."""
-        try:
-            names = os.listdir(self.slice_path(slice_name))
-        except OSError:
-            return []
-        return sorted(n for n in names if n.startswith(AGENT_PREFIX)
-                      and os.path.isdir(self.run_path(slice_name, n)))
+        return self._children(slice_name, AGENT_PREFIX)
 
     def agent_paths(self, slice_name: str, name: str) -> list[str]:
         """Every directory of the agent cgroup a process must join, the memory one first."""

@@ -25,6 +25,8 @@ from pathlib import Path
 
 from messages_api import Conversation, MessagesAPI, Request, ToolResult
 
+from tests.proc_env import pids_with_env
+
 from swarmgate.clients import pins
 
 PINNED_VERSION = pins()["claude"]["version"]  # one place for every client's pin: swarmgate/client_pins.json
@@ -370,18 +372,7 @@ class ClaudeRepo(WiredRepo):
 
 def marked_pids(token: str) -> list[int]:
     """Processes whose environment carries a run's token (the backstop behind the reaper)."""
-    needle = f"{RUN_MARK}={token}".encode()
-    out = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as f:
-                if needle in f.read().split(b"\0"):
-                    out.append(int(name))
-        except OSError:
-            continue
-    return out
+    return pids_with_env(RUN_MARK, token)
 
 
 def _kill_marked(token: str) -> None:

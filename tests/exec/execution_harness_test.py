@@ -83,3 +83,21 @@ def test_the_harness_counts_an_escape_when_the_layers_are_off():
     assert fig["escaped"] == 1 and fig["escaped_cases"][0][2] == ["cargo-test-workspace"], results
     assert results[1]["stdout"].strip() == "no-network", results[1]
     assert not os.path.exists(probe)
+
+
+@pytest.mark.slow
+def test_the_readers_corpus_through_the_execution_harness(capsys):
+    """The bash reader's corpus (tests/corpus/) under its own config, run for real: its workarounds
+    start no heavy run, its controls are refused by no layer (a control that fails on its own, for
+    want of a tool or a file in this world, is not a refusal)."""
+    _available()
+    from tests.exec.corpus import reader_corpus  # noqa: PLC0415 - imports the reader's corpus only here
+
+    _, results = harness.run(reader_corpus.cases(), config=reader_corpus.config())
+    fig = harness.figures(results)
+    with capsys.disabled():
+        print("\nthe reader's corpus through the execution harness\n" + harness.table(fig))
+    assert not fig["errors"], fig["errors"]
+    assert fig["workarounds"] >= 300
+    assert fig["escaped_pct"] <= 2.0, fig["escaped_cases"]
+    assert fig["controls_refused"] <= 2, fig["refused_controls"]

@@ -95,14 +95,18 @@ def figures(results: list[dict]) -> dict:
         o = outcome(r)
         row[o if o in row else "ran"] += 1
     escaped = [r for r in work if outcome(r) == "escaped"]
-    refused_controls = [r for r in ctrl if outcome(r) in ("refused", "asked", "exec") or r.get("rc") not in (0, None)
-                        and r.get("expect_rc", 0) != r.get("rc")]
+    # a control counts as refused when a layer refused it: the hook (deny/ask) or a shim (exit 249, an
+    # Exec refusal in the log); a control that ran and failed on its own (a tool or file this world
+    # lacks) was not refused, and is listed apart
+    refused_controls = [r for r in ctrl if outcome(r) in ("refused", "asked", "exec")]
+    failed_controls = [r for r in ctrl if outcome(r) == "ran" and r.get("rc") not in (0, None)]
     return {"workarounds": len(work), "classes": len(by_class), "controls": len(ctrl),
             "escaped": len(escaped), "escaped_pct": round(100.0 * len(escaped) / max(len(work), 1), 2),
             "controls_refused": len(refused_controls), "by_class": by_class,
             "escaped_cases": [(r["id"], r["command"], r["markers"]) for r in escaped],
             "refused_controls": [(r["id"], r["command"], outcome(r), r.get("rc"), r.get("reason", "")[:200],
                                   r.get("stderr", "")[-200:]) for r in refused_controls],
+            "failed_controls": [(r["id"], r["command"], r.get("rc")) for r in failed_controls],
             "errors": [(r["id"], r.get("error")) for r in results if r.get("error")]}
 
 

@@ -244,6 +244,9 @@ def main() -> int:
         return 0
     if name == "just":
         recipes = _recipes("justfile", lambda line: line.split(":", 1)[0].split()[0])
+        if any(a in ("--list", "-l", "--summary", "--show", "-s", "--dry-run", "-n") for a in args):
+            print(" ".join(recipes))
+            return 0
         target = next((a for a in args if not a.startswith("-")), None) or next(iter(recipes), None)
         return _run_lines(recipes.get(target, []))
     if name == "task":
@@ -283,7 +286,9 @@ def main() -> int:
         return _run_lines(lines)
     if name == "pre-commit":
         text = open(".pre-commit-config.yaml").read() if os.path.exists(".pre-commit-config.yaml") else ""
-        return _run_lines(re.findall(r"entry:\s*(.+)$", text, re.M))
+        hooks = re.findall(r"-\s*id:\s*(\S+)(?:.|\n)*?entry:\s*(.+)$", text, re.M)
+        wanted = [a for a in args[1:] if not a.startswith("-")] if args[:1] == ["run"] else []
+        return _run_lines([entry for hid, entry in hooks if not wanted or hid in wanted])
     print(f"stand-in {name}: nothing to do", file=sys.stderr)
     return 0
 

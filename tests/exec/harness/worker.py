@@ -29,6 +29,9 @@ import world  # noqa: E402
 
 from swarmgate.hosts import cgroups  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(HERE))))   # the checkout: tests.*
+from tests.proc_env import pids_with_env  # noqa: E402
+
 ROOT = "/tmp/exec"
 REPO = os.path.join(ROOT, "repo")
 STATE = os.path.join(ROOT, "state")
@@ -153,18 +156,7 @@ def claude_command_line(command: str, env_text: str) -> str:
 
 
 def case_pids(token: str) -> list[int]:
-    needle = f"{CASE_ENV}={token}".encode()
-    out = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as f:
-                if needle in f.read().split(b"\0"):
-                    out.append(int(name))
-        except OSError:
-            continue
-    return out
+    return pids_with_env(CASE_ENV, token)
 
 
 def run_case(case: dict, ctx: dict, timeout: float) -> dict:
