@@ -16,6 +16,7 @@ from swarmgate.hooks import exec_shims
 STANDIN = """#!/bin/sh
 # stand-in for the real {name}: says how it was called, and leaves a line in the log
 printf '%s\\n' "REAL {name} $*"
+[ -z "$STANDIN_SHOW_HOPS" ] || printf 'hops=%s\\n' "${{SWARMGATE_SHIM_HOPS%%|*}}"
 printf '%s\\n' "{name} $*" >> {log}
 exit ${{STANDIN_EXIT:-0}}
 """

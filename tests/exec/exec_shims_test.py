@@ -131,9 +131,16 @@ def test_the_real_program_is_found_past_a_doubled_symlinked_or_relative_shim_dir
     link.symlink_to(shimmed.shims)
     rel = os.path.relpath(shimmed.shims, shimmed.repo)
     path = shimmed.path(str(shimmed.shims), str(link), rel, str(shimmed.shims), str(shimmed.standin))
-    r = shimmed.run("cargo build; cargo test --workspace", path=path)
-    assert r.stdout.strip() == "REAL cargo build"
+    r = shimmed.run("cargo build; cargo test --workspace", path=path, STANDIN_SHOW_HOPS="1")
+    assert r.stdout.split("\n")[0] == "REAL cargo build"
+    assert r.stdout.split("\n")[1].endswith(":1"), r.stdout   # straight to the real one: no hop through a shim
     assert r.returncode == 249, r.stderr
+    # another shim directory (a copy, another session's) is skipped by its marker, not entered
+    other = tmp_path / "other-session-shims"
+    shutil.copytree(shimmed.shims, other)
+    r = shimmed.run("cargo build", path=shimmed.path(str(other), str(shimmed.shims), str(shimmed.standin)),
+                    STANDIN_SHOW_HOPS="1")
+    assert r.stdout.split("\n")[0] == "REAL cargo build" and r.stdout.split("\n")[1].endswith(":1"), r.stdout
 
 
 def test_a_copied_or_linked_shim_is_skipped_and_copies_cannot_loop(shimmed, tmp_path):
@@ -143,8 +150,9 @@ def test_a_copied_or_linked_shim_is_skipped_and_copies_cannot_loop(shimmed, tmp_
     two.mkdir()
     shutil.copy(shimmed.shims / "cargo", one / "cargo")
     (two / "cargo").symlink_to(shimmed.shims / "cargo")
-    r = shimmed.run("cargo build", path=shimmed.path(str(one), str(two), str(shimmed.standin)))
-    assert r.stdout.strip() == "REAL cargo build", r.stderr
+    r = shimmed.run("cargo build", path=shimmed.path(str(one), str(two), str(shimmed.standin)), STANDIN_SHOW_HOPS="1")
+    assert r.stdout.split("\n")[0] == "REAL cargo build", r.stderr
+    assert r.stdout.split("\n")[1].endswith(":2"), r.stdout   # the copy skipped itself; one hop through the link
     # two copies and no real program behind them: each passes the other once, then nothing is left
     (two / "cargo").unlink()
     shutil.copy(shimmed.shims / "cargo", two / "cargo")
