@@ -267,7 +267,7 @@ def _judged(event: HookEvent, config: Config) -> dict:
     now = time.time()
     window = float(config["dispatch"]["pending_seconds"])
     if _counting(config):
-        out["D07"] = _d07_judgement(S.load(event.session_id), now, window, int(config["dispatch"]["max_concurrent"]))
+        out["D07"] = _d07_all(event, config, S.load(event.session_id), now, window)
     scratch = lockable_scratch(event, parsed)
     if _locking(config, scratch):
         conflicts = scratch_locks.conflicts(scratch, _owner(event, config), event.cwd or event.repo, window, now)
@@ -276,21 +276,52 @@ def _judged(event: HookEvent, config: Config) -> dict:
     return out
 
 
-def _d07_judgement(st: dict, now: float, window: float, limit: int) -> Finding | None:
-    """D07's finding on ``st`` (a refusal at the limit; a note while the state was rebuilt lately)."""
+def _d07_judgement(st: dict, now: float, window: float, limit: int, mates: list | None = None) -> Finding | None:
+    """D07's finding on ``st`` (a refusal at the limit; a note while the state was rebuilt lately).
+    ``mates``: busy teammates this session leads (each counts as a running agent)."""
     from swarmgate.hooks import session_state as S
 
     run = S.running(st)
     pend = S.pending(st, now, window)
+    mates = mates or []
     note = S.rebuilt_note(st, now)
-    if len(run) + len(pend) >= limit:
-        f = _d07_finding(run, pend, limit, now)
+    if len(run) + len(pend) + len(mates) >= limit:
+        f = _d07_finding(run, pend, limit, now, mates)
         if note:
             f.message += " Note: " + note
         return f
     if note:
         return G.Finding("D07", "swarmgate D07: " + note, decision=G.CONTEXT)
     return None
+
+
+def _d07_repo(event: HookEvent, config: Config, st: dict, now: float, window: float) -> Finding | None:
+    """D07 across the repository: every live session's running subagents, dispatches not started yet
+    and busy teammates (hooks/repo_sessions.py) against [dispatch] max_concurrent_repo (0: no cap)."""
+    from swarmgate.hooks import repo_sessions as R
+
+    limit = int(config["dispatch"]["max_concurrent_repo"])
+    if limit <= 0:
+        return None
+    total, parts = R.count(event.repo, now, window, own=event.session_id, own_state=st)
+    if total < limit:
+        return None
+    return G.Finding(
+        "D07", f"{total} agents are already running on this repository across its sessions, the limit is {limit} "
+               f"([dispatch] max_concurrent_repo): {'; '.join(parts) or 'counted'}.",
+        "wait until one hands back (in any session: `swarmgate status` shows them), then dispatch; or fold this "
+        "work into the next batch of the scheduling record.")
+
+
+def _d07_all(event: HookEvent, config: Config, st: dict, now: float, window: float) -> Finding | None:
+    """The session's cap (its subagents, dispatches and the teammates it leads), then the repository's."""
+    from swarmgate.hooks import repo_sessions as R
+
+    mates = R.teammates_of(event.repo, event.session_id)
+    f = _d07_judgement(st, now, window, int(config["dispatch"]["max_concurrent"]), mates)
+    if f is not None and f.decision == G.DENY:
+        return f
+    return _d07_repo(event, config, st, now, window) or f
 
 
 # --- act: count again and record, under the locks ---------------------------------------
@@ -320,7 +351,7 @@ def admit_dispatch(event: HookEvent, config: Config) -> list[Finding] | None:
     def step(st: dict) -> None:
         refused = False
         if _counting(config):
-            f = _d07_judgement(st, now, window, int(config["dispatch"]["max_concurrent"]))
+            f = _d07_all(event, config, st, now, window)
             if f is not None:
                 late.append(f)
                 refused = f.decision == G.DENY and on["D07"] == "on"
@@ -337,7 +368,14 @@ def admit_dispatch(event: HookEvent, config: Config) -> list[Finding] | None:
                               scratch=list(dict.fromkeys(parsed.scratch)),
                               prompt_digest=prompt_digest(prompt_of(event)))
 
-    S.update(event.session_id, step)
+    from swarmgate.hooks import repo_sessions as R
+    from swarmgate.statefile import ensure_dir, locked
+
+    # the repository's lock first (D07 counts every session of it), then the session's own
+    ensure_dir(R.repo_dir(event.repo))
+    with locked(R.lock_path(event.repo), timeout=10.0):
+        S.update(event.session_id, step)
+        R.note(event.repo, event.session_id, {"pid": proc.get("pid"), "start": proc.get("start")}, held=True)
     return late or None
 
 
@@ -349,13 +387,16 @@ def _clock(t: float | str) -> str:
         return "?"
 
 
-def _d07_finding(run: list, pend: list, limit: int, now: float) -> Finding:
+def _d07_finding(run: list, pend: list, limit: int, now: float, mates: list | None = None) -> Finding:
+    mates = mates or []
     parts = [f"{aid} ({a.get('type') or '?'}{', ' + a['name'] if a.get('name') else ''}, since "
              f"{_clock(a.get('started'))})" for aid, a in run]
     parts += [f"{d.get('name') or d.get('type')} (dispatched {now - float(d.get('time') or now):.0f}s ago, "
               f"not started yet)" for d in pend]
+    parts += [f"teammate {m.get('name')} (busy)" for m in mates]
     return G.Finding(
-        "D07", f"{len(run) + len(pend)} subagents are already running in this session, the limit is {limit} "
+        "D07", f"{len(run) + len(pend) + len(mates)} subagents are already running in this session, the limit is "
+               f"{limit} "
                f"([dispatch] max_concurrent): {'; '.join(parts)}.",
         "wait until one hands back (a background agent notifies you when it completes), then dispatch; "
         "or fold this work into the next batch of the scheduling record.")
@@ -461,7 +502,8 @@ GUARDS = (
                    _dispatch("task: x\n- heavy test: do not run\n"), fires=False, files=_FILES),
         )),
     G.Guard(
-        code="D07", summary="at most [dispatch] max_concurrent subagents run at once in one session",
+        code="D07", summary="at most [dispatch] max_concurrent subagents run at once in one session, "
+                            "max_concurrent_repo across the repository's sessions",
         events=("PreToolUse",), tools=G.DISPATCH_TOOLS, check=_check("D07"), budget_ms=BUDGET_MS,
         needs=_NEEDS, act=admit_dispatch, act_refuses=True,
         doc=G.GuardDoc(
@@ -473,7 +515,8 @@ GUARDS = (
                 "do not count.",
             example="a sixth Agent call while five subagents of this session are running",
             instead="Wait for one to hand back (background agents notify on completion), then dispatch.",
-            exceptions="Subagents of other sessions are not counted (each session has its own budget)."),
+            exceptions="Subagents of other sessions count only against [dispatch] max_concurrent_repo (every live "
+                       "session of the repository, busy teammates included; 0: no repository cap)."),
         breaks={"d07-no-limit": "any number of subagents may run at once"},
         cases=(
             G.Case("sixth-subagent", "PreToolUse", _dispatch(), fires=True, breaks=("d07-no-limit",),

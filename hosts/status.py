@@ -1,4 +1,6 @@
-"""`swarmgate status [--json]`: the runner's ledger, the slice's use, history peaks.
+"""`swarmgate status [--json]`: the runner's ledger, the slice's use, history peaks, the live sessions
+of this repository with their subagents and teammates, scratch locks and the last day's alerts; rows of
+the caller's session (its CLAUDE_CODE_SESSION_ID, or --session) are marked "yours".
 
 Reading the ledger reconciles it first (a dead wrapper's booking and run
 cgroup are removed, as the next run would), so what is shown is live.
@@ -14,7 +16,10 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from swarmgate.config import ConfigError, load_config
+from swarmgate.alerts import all_alerts
+from swarmgate.config import ConfigError, find_repo, load_config
+from swarmgate.hooks import repo_sessions, scratch_locks
+from swarmgate.hooks import session_state as S
 from swarmgate.front_door import entry
 from swarmgate.hosts import cgroups, history, ledger
 from swarmgate.hosts.runner_cli import runner_total
@@ -91,8 +96,35 @@ def gather(session: str | None = None) -> dict:
                "ceiling_hit": bool(v.get("ceiling_hit")), "pushed_out": bool(v.get("pushed_out")),
                "last_outcome": v.get("last_outcome")}
               for k, v in sorted(hist["labels"].items(), key=lambda kv: -(kv[1].get("last") or 0))]
-    return {"total": total, "slice": sl, "bookings": bookings, "agents": agents, "waiters": waiters,
-            "history": labels, "notes": notes, "session": mine}
+    rep = {"total": total, "slice": sl, "bookings": bookings, "agents": agents, "waiters": waiters,
+           "history": labels, "notes": notes, "session": mine}
+    rep.update(sessions_and_locks(mine, now))
+    return rep
+
+
+ALERT_HOURS = 24
+
+
+def sessions_and_locks(mine: str | None, now: float) -> dict:
+    """The live sessions of this repository (with their running subagents and teammates), the scratch
+    locks held and the alerts of the last day, each marked "yours" when it is ``mine``'s."""
+    repo = find_repo()
+    sessions = []
+    for rec in repo_sessions.live_sessions(repo):
+        sid = str(rec["session"])
+        st = S.load(sid)
+        mate = rec.get("teammate") if isinstance(rec.get("teammate"), dict) else None
+        sessions.append({"session": sid, "yours": bool(mine) and sid == mine, "pid": (rec.get("proc") or {}).get("pid"),
+                         "running": [{"agent_id": a, "type": x.get("type"), "name": x.get("name")}
+                                     for a, x in S.running(st)],
+                         "teammate": mate})
+    locks = [{"path": r.get("path"), "session": r.get("session"), "dispatch": r.get("name") or r.get("dispatch"),
+              "type": r.get("type"), "yours": bool(mine) and r.get("session") == mine}
+             for r in scratch_locks.held()]
+    alerts = [{"time": a.get("time"), "kind": a.get("kind"), "message": a.get("message"),
+               "session": a.get("session"), "yours": bool(mine) and a.get("session") == mine}
+              for a in all_alerts(since=now - ALERT_HOURS * 3600)][-50:]
+    return {"repo": repo, "sessions": sessions, "scratch_locks": locks, "alerts": alerts}
 
 
 def render(rep: dict) -> None:
@@ -136,6 +168,31 @@ def render(rep: dict) -> None:
         con.print(w)
     else:
         con.print("nobody waiting")
+    st = Table(title=f"sessions on {rep.get('repo')}")
+    for col in ("session", "pid", "running subagents", "teammate"):
+        st.add_column(col)
+    for x in rep.get("sessions") or []:
+        mate = x.get("teammate")
+        st.add_row(whose(x) if x.get("yours") else str(x["session"])[:8], str(x.get("pid")),
+                   ", ".join(f"{a['agent_id'][:10]} ({a.get('type')})" for a in x["running"]) or "-",
+                   f"{mate.get('name')} of {str(mate.get('parent'))[:8]} ({'busy' if mate.get('busy') else 'idle'})"
+                   if mate else "-")
+    con.print(st if rep.get("sessions") else "no live session recorded for this repository")
+    if rep.get("scratch_locks"):
+        lt = Table(title="scratch locks (D16)")
+        for col in ("path", "session", "dispatch", "type"):
+            lt.add_column(col)
+        for x in rep["scratch_locks"]:
+            lt.add_row(str(x["path"]), whose(x), str(x.get("dispatch")), str(x.get("type")))
+        con.print(lt)
+    if rep.get("alerts"):
+        at = Table(title=f"alerts of the last {ALERT_HOURS} h")
+        for col in ("when", "kind", "session", "message"):
+            at.add_column(col)
+        for x in rep["alerts"][-15:]:
+            at.add_row(time.strftime("%H:%M:%S", time.localtime(float(x.get("time") or 0))), str(x.get("kind")),
+                       whose(x), str(x.get("message"))[:100])
+        con.print(at)
     ht = Table(title="history (peak per label)")
     for col in ("label", "peak", "runs", "duration", "marks", "last"):
         ht.add_column(col)

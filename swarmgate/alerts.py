@@ -2,7 +2,9 @@
 and SessionStart surfaces.
 
 Each alert is one JSON line in <state>/alerts/alerts.jsonl:
-{"id", "time" (epoch s), "kind", "source", "message", "session"?, ...fields}.
+{"id", "time" (epoch s), "kind", "source", "message", "session"?, ...fields}. The session is the
+writer's agent session when it does not name one (CLAUDE_CODE_SESSION_ID / SWARMGATE_SESSION_ID in
+its environment): a runner's or core-usage's alert belongs to the session that ran it.
 Readers track what they have seen per reader (e.g. per session) with a cursor
 file holding the last id read, so "unread alerts" is cheap and survives crashes.
 """
@@ -27,6 +29,9 @@ def write_alert(kind: str, message: str, *, source: str = "", **fields) -> dict:
     """Append an alert; returns the record. Never raises for a state-dir problem."""
     rec = {"id": f"{time.time_ns():x}-{os.getpid()}", "time": round(time.time(), 3),
            "kind": kind, "source": source, "message": message}
+    if not fields.get("session"):   # whose it is: the agent session that wrote it, when there is one
+        from swarmgate.hosts.ledger import session_of
+        fields["session"] = session_of()
     rec.update({k: v for k, v in fields.items() if v is not None})
     try:
         append_jsonl(_log_path(), rec)

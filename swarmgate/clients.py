@@ -56,6 +56,7 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "M01": (OFF, "Codex's send_input/send_message are not mapped onto SendMessage"),
         "Q01": (FULL, "on request_user_input (mapped onto AskUserQuestion)"),
         "B40": (OFF, "Codex has no PowerShell tool"),
+        "A02": (OFF, "Codex has no agent teams (no TaskCreated, TaskCompleted, TeammateIdle)"),
         "N01": (OFF, "Codex has no Notification event"),
         "C02": (FULL, ""),
         "H01": (PARTIAL, "directories registered with work-dir-owner are checked; the dispatch's `scratch:` "
@@ -98,6 +99,7 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "M01": (OFF, "Gemini has no tool that messages a running subagent"),
         "Q01": (OFF, _NO_IDENTITY + ": a subagent's ask_user cannot be told from the main agent's"),
         "B40": (OFF, "Gemini has no PowerShell tool"),
+        "A02": (OFF, "Gemini has no agent teams"),
         "N01": (FULL, "on Notification (ToolPermission)"),
         "C02": (OFF, "Gemini sends no SubagentStart"),
         "H01": (OFF, "Gemini sends no SubagentStop"),

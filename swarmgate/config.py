@@ -149,6 +149,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "dispatch": {
         "max_concurrent": Key(5, _int(1, 1000), "subagents running at once in one session (D07)"),
+        "max_concurrent_repo": Key(10, _int(0, 10000),
+                                   "agents running at once on the repository across all its live sessions: "
+                                   "subagents, dispatches not started yet, busy teammates (D07; 0: no cap)"),
         "denied_types": Key(["general-purpose"], _strlist, "subagent types that may not be dispatched (D12)"),
         "heavy_line": Key("heavy test: do not run", _str(), "the line every dispatch prompt must carry (D01)"),
         "thread_cap_line": Key("thread cap", _str(), "label of the thread cap line (D15)"),
@@ -228,6 +231,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "records": {
         "dir": Key("records", _str(), "where scheduling records live"),
+    },
+    "teams": {
+        "agent_type": Key("teammate", _str(), "the agent type a teammate of an agent team is judged as (its "
+                          "[write] row, its rules): teammates are sessions of their own, not subagents"),
     },
     "sop": {
         "path": Key(".claude/sop", _str(), "the repository's copy of the upstream rules"),

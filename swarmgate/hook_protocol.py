@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
 
 
 EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart", "SubagentStart", "SubagentStop", "Stop",
-          "UserPromptSubmit", "PreCompact", "Notification", "SessionEnd")
+          "UserPromptSubmit", "PreCompact", "Notification", "SessionEnd", "TaskCreated", "TaskCompleted",
+          "TeammateIdle")
 CONTEXT_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart", "SubagentStart",
                   "UserPromptSubmit")
 STOP_EVENTS = ("Stop", "SubagentStop")

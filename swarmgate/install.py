@@ -81,6 +81,9 @@ HOOK_GROUPS: tuple[tuple[str, str | None, str], ...] = (
     ("Stop", None, "timeout"),
     ("Notification", None, "timeout"),   # N01: a client waiting for a person becomes an alert
     ("PreSkillShellCommand", None, "report_timeout"),   # a skill's shell command: the Bash guards
+    ("TaskCreated", None, "timeout"),    # A02: agent teams, counted by D07
+    ("TaskCompleted", None, "timeout"),
+    ("TeammateIdle", None, "timeout"),
 )
 
 # template (relative to the rules package) -> destination (relative to the repository)
