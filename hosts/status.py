@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
+from swarmgate import heavy_grants
 from swarmgate.alerts import all_alerts
 from swarmgate.config import ConfigError, find_repo, load_config
 from swarmgate.hooks import repo_sessions, scratch_locks
@@ -96,7 +97,9 @@ def gather(session: str | None = None) -> dict:
                "ceiling_hit": bool(v.get("ceiling_hit")), "pushed_out": bool(v.get("pushed_out")),
                "last_outcome": v.get("last_outcome")}
               for k, v in sorted(hist["labels"].items(), key=lambda kv: -(kv[1].get("last") or 0))]
-    rep = {"total": total, "slice": sl, "bookings": bookings, "agents": agents, "waiters": waiters,
+    grants = [{"argv": g.get("argv"), "session": g.get("session"), "pattern": g.get("pattern"),
+               "expires_in_s": round(float(g.get("expires") or now) - now, 1)} for g in heavy_grants.outstanding(now)]
+    rep = {"total": total, "slice": sl, "bookings": bookings, "agents": agents, "grants": grants, "waiters": waiters,
            "history": labels, "notes": notes, "session": mine}
     rep.update(sessions_and_locks(mine, now))
     return rep
@@ -159,6 +162,8 @@ def render(rep: dict) -> None:
         con.print(a)
     else:
         con.print("no subagent containment cgroups")
+    for g in rep.get("grants", []):
+        con.print(f"authorized once (X01): `{' '.join(g['argv'] or [])}` for {g['expires_in_s']:.0f} s more")
     if rep["waiters"]:
         w = Table(title="waiting")
         for col in ("label", "pid", "session", "needs", "cap", "for"):

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from swarmgate import heavy_grants
 from swarmgate.config import load_config
 from swarmgate.hosts import agent_cgroups as A
 from swarmgate.hosts import ledger, status
@@ -206,12 +207,16 @@ def test_status_shows_agent_cgroups_apart_from_runs(sandbox, monkeypatch, capsys
     cfg = _config(sandbox, '[agents]\nmemory_cap = "80M"\n')
     owner = identity()
     A.ensure(cfg, owner, "shown", "researcher", "sess-9")
+    heavy_grants.record([["cargo", "test", "--workspace"]], session="sess-9", agent=None, source="X01", ttl_s=60)
     assert status.main(["--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["bookings"] == []
     (row,) = rep["agents"]
     assert (row["agent_id"], row["agent_type"], row["session"], row["cap"], row["oom_kills"]) == \
         ("shown", "researcher", "sess-9", 80 << 20, 0)
+    (grant,) = rep["grants"]
+    assert grant["argv"] == ["cargo", "test", "--workspace"] and 0 < grant["expires_in_s"] <= 60
     assert status.main([]) == 0
-    assert "subagents (containment cgroups" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "subagents (containment cgroups" in text and "authorized once (X01): `cargo test --workspace`" in text
     A.remove(cfg, owner, "shown")
