@@ -73,7 +73,7 @@ def main() -> int:
         f.write("#!/bin/sh\necho 'cargo 1.0.0 (stand-in)'\n")
     os.chmod(os.path.join(standin, "cargo"), 0o755)
     os.environ["SWARMGATE_STATE_DIR"] = state
-    env = dict(os.environ, SWARMGATE_STATE_DIR=state, CLAUDE_PROJECT_DIR=repo)
+    env = dict(os.environ, SWARMGATE_STATE_DIR=state, CLAUDE_PROJECT_DIR=repo, CLAUDECODE="1")
     for var in ("SWARMGATE_BREAK", "CLAUDE_ENV_FILE", "SWARMGATE_SHIM_HOPS"):
         env.pop(var, None)
     shims = os.path.join(state, "sessions", "bench", "shims")

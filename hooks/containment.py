@@ -133,9 +133,18 @@ def _rewrite(event, paths: list) -> dict:
     return ti
 
 
+def under_claude_code() -> bool:
+    """The hook runs under Claude Code (it sets CLAUDECODE=1 in its hooks' environment, which an
+    agent's commands cannot change): the client that runs a rewritten call (updatedInput). A hook
+    called any other way (a test, `swarmgate replay`, another client) makes no cgroup and rewrites
+    nothing. A self-test case judges as if under it."""
+    import os
+    return os.environ.get("CLAUDECODE") == "1" or os.environ.get("SWARMGATE_SELFTEST_CASE") == "1"
+
+
 def _wants_containment(event) -> bool:
     cmd = event.shell_command
-    if not (event.is_subagent and isinstance(cmd, str) and cmd.strip()):
+    if not (event.is_subagent and isinstance(cmd, str) and cmd.strip()) or not under_claude_code():
         return False   # the main agent's calls never import the cgroup modules (the hook's hot path)
     from swarmgate.hosts.agent_cgroups import is_contained
 
@@ -240,6 +249,10 @@ def check_containment_status(event, config):
     from swarmgate.hosts import agent_cgroups
     from swarmgate.sizes import human
 
+    if not under_claude_code():
+        return G.Finding("X02", "[X02] subagents are NOT contained: this hook does not run under Claude Code "
+                                "(CLAUDECODE=1 is not in its environment), and only Claude Code runs the rewritten "
+                                "commands that join an agent's cgroup.", decision=G.CONTEXT)
     try:
         agent_cgroups.backend_for(config)
         cap, cpus = agent_cgroups.sizes(config)
@@ -251,7 +264,7 @@ def check_containment_status(event, config):
 
 
 def act_probe(event, config):
-    if not _session_start(event) or _broken("x02-no-containment"):
+    if not _session_start(event) or _broken("x02-no-containment") or not under_claude_code():
         return None
     from swarmgate.hosts import agent_cgroups
 

@@ -39,7 +39,8 @@ class Session:
 
     def env(self, **extra) -> dict:
         env = dict(os.environ)
-        env.update({"SWARMGATE_STATE_DIR": str(self.state), "CLAUDE_PROJECT_DIR": str(self.repo)})
+        # as Claude Code runs its hooks (CLAUDECODE=1: containment applies only under it)
+        env.update({"SWARMGATE_STATE_DIR": str(self.state), "CLAUDE_PROJECT_DIR": str(self.repo), "CLAUDECODE": "1"})
         env.pop("CLAUDE_ENV_FILE", None)
         env.update(extra)
         return env
@@ -124,6 +125,22 @@ def test_a_subagent_command_is_rewritten_to_join_its_booked_cgroup_and_the_main_
     assert session.pre("ls")["updatedInput"]["command"].split("\n")[0] == first
     assert len(session.agent_bookings()) == 1
     assert "updatedInput" not in session.pre("ls", agent=None)
+
+
+def test_a_hook_called_outside_claude_code_makes_no_cgroup_and_rewrites_nothing(session):
+    """A test or a tool calling the hook with the default config must not make cgroups in the
+    machine's slice; SessionStart says why nothing is contained."""
+    body = {"session_id": "sess-c", "cwd": str(session.repo), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "agent_id": "ag1", "agent_type": "implementer", "tool_input": {"command": "ls"}}
+    env = session.env()
+    del env["CLAUDECODE"]
+    p = subprocess.run([HOOK, "hook", "PreToolUse"], input=json.dumps(body), capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert "updatedInput" not in p.stdout and session.agent_bookings() == {}
+    start = {**body, "hook_event_name": "SessionStart", "source": "startup"}
+    p = subprocess.run([HOOK, "hook", "SessionStart"], input=json.dumps(start), capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert "[X02] subagents are NOT contained: this hook does not run under Claude Code" in p.stdout
 
 
 def test_a_refused_call_creates_nothing(session):
