@@ -271,6 +271,16 @@ def loads(text: str) -> dict:
             r.end_of_line()
             current = _open_table(root, path, aot, defined, headers)
             continue
+        simple = None if "\r" in body else _simple_line(body)
+        if simple is not None:   # the commonest lines, read with string methods (same result)
+            key, value = simple
+            if key in current:
+                raise Unsupported("key defined twice")
+            current[key] = value
+            if eol >= n:
+                return root
+            r.pos = eol + 1
+            continue
         j = r.pos
         while j < r.n and t[j] not in " \t=\n":
             j += 1
@@ -286,6 +296,73 @@ def loads(text: str) -> dict:
             raise Unsupported("key defined twice")
         current[key] = value
         r.end_of_line()
+
+
+def _word_end(v: str) -> int:
+    end = len(v)
+    for stop in " \t#,]":
+        k = v.find(stop)
+        if 0 <= k < end:
+            end = k
+    return end
+
+
+def _simple_scalar(v: str) -> tuple | None:
+    """(value, the text after it) for a basic string without escapes, an unsigned decimal integer,
+    true or false at the start of ``v``; None for anything else."""
+    c = v[:1]
+    if c == '"':
+        j = v.find('"', 1)
+        s = v[1:j]
+        if j < 0 or "\\" in s or not s.isprintable():
+            return None
+        return s, v[j + 1:]
+    end = _word_end(v)
+    word = v[:end]
+    if c in _DIGITS:
+        if not (word.isdigit() and word.isascii()) or (len(word) > 1 and word[0] == "0"):
+            return None
+        return int(word), v[end:]
+    if word == "true":
+        return True, v[end:]
+    if word == "false":
+        return False, v[end:]
+    return None
+
+
+def _simple_line(body: str) -> tuple | None:
+    """(key, value) of a `key = value` line in the shapes most configs are made of: a bare key; a
+    value from ``_simple_scalar`` or a one-line array of them; then at most a printable comment.
+    None for anything else, which the character reader then reads (or refuses): this only ever
+    answers what that reader would."""
+    key, eq, rest = body.partition("=")
+    key = key.rstrip(_WS)
+    if not eq or not key or not key.isascii() or not key.replace("-", "").replace("_", "").isalnum():
+        return None
+    v = rest.lstrip(_WS)
+    if v[:1] == "[":
+        items: list = []
+        v = v[1:].lstrip(_WS)
+        while v[:1] != "]":
+            got = _simple_scalar(v)
+            if got is None:
+                return None
+            items.append(got[0])
+            v = got[1].lstrip(_WS)
+            if v[:1] == ",":
+                v = v[1:].lstrip(_WS)
+            elif v[:1] != "]":
+                return None
+        value, tail = items, v[1:]
+    else:
+        got = _simple_scalar(v)
+        if got is None:
+            return None
+        value, tail = got
+    tail = tail.lstrip(_WS)
+    if tail and (tail[0] != "#" or not tail[1:].isprintable()):
+        return None
+    return key, value
 
 
 def _open_table(root: dict, path: tuple, aot: bool, defined: set, headers: list) -> dict:

@@ -95,3 +95,45 @@ _doc = st.tuples(st.lists(_line, max_size=8), st.sampled_from(["\n", "\r\n"])).m
 @given(_doc)
 def test_the_reader_never_disagrees_with_tomllib(text):
     agree(text)
+
+
+def _character_reader_only(text: str):
+    saved = C._simple_line
+    C._simple_line = lambda body: None
+    try:
+        return C.loads(text)
+    except C.Unsupported:
+        return "unsupported"
+    finally:
+        C._simple_line = saved
+
+
+@settings(max_examples=800, deadline=None)
+@given(_doc)
+def test_the_line_fast_path_answers_as_the_character_reader(text):
+    try:
+        fast = C.loads(text)
+    except C.Unsupported:
+        fast = "unsupported"
+    assert typed(fast) == typed(_character_reader_only(text)), text
+
+
+@pytest.mark.parametrize("text", [
+    "a = 01\n", "a = 0\n", "a = 12 # x\n", "a = 1,\n", "a = 1]\n", "a = true#x\n", "a = truex\n", "a = false \n",
+    'a = "x"y\n', 'a = "x" # \x07\n', 'a = "x\\"y"\n', 'a = ["x", "y",]\n', 'a = ["x" "y"]\n', "a = [,]\n",
+    'a = ["x"\n', "a = [1, [2]]\n", "a b = 1\n", "a = \n", "=1\n", "a = -1\n", "a = 1.5\n", 'a = "\u00a0"\n',
+    "a = 1\na = 2\n", "[t]\na = [ ]  # c\n",
+])
+def test_the_line_fast_path_on_edge_lines(text):
+    try:
+        fast = C.loads(text)
+    except C.Unsupported:
+        fast = "unsupported"
+    assert typed(fast) == typed(_character_reader_only(text)), text
+
+
+def test_every_key_line_of_the_shipped_config_takes_the_fast_path():
+    """The hook reads the config on every call: its lines are the shapes ``_simple_line`` reads."""
+    with open(os.path.join(ROOT, "rules", "swarmgate.toml"), encoding="utf-8") as f:
+        lines = [ln.strip() for ln in f if ln.strip() and not ln.lstrip().startswith(("#", "["))]
+    assert lines and [ln for ln in lines if C._simple_line(ln) is None] == []
