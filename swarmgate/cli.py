@@ -31,7 +31,7 @@ def _usage_error(message: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["hook"]:
-        from swarmgate.hook_start import hook
+        from swarmgate.hook_entry import hook
         return hook(args[1:])
     if args[:1] in (["-h"], ["--help"], ["help"]):
         print(_usage())

@@ -53,14 +53,17 @@ def _timed(fn: Callable[[], T], budget_ms: int) -> T:
 
     use_alarm = budget_ms > 0 and hasattr(signal, "setitimer")
     if use_alarm:
-        old = signal.signal(signal.SIGALRM, _on_alarm)
+        old = signal.getsignal(signal.SIGALRM)
+        if old is not _on_alarm:   # a hook process set it once (``main``): no two syscalls per guard
+            signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, budget_ms / 1000.0)
     try:
         return fn()
     finally:
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
+            if old is not _on_alarm:
+                signal.signal(signal.SIGALRM, old)
 
 
 def _run_one(g: Guard, fn: Check, event: HookEvent, config: Config, budget_ms: int) -> tuple[list, str]:
@@ -533,7 +536,10 @@ def main(event_name: str, client: str = "claude", data: str | None = None) -> in
     tests/e2e/fail_closed_e2e_test.py). Under Codex and Gemini a refusal that needs no JSON at
     all is exit 2 with nothing on stdout (swarmgate.codex_protocol, gemini_protocol)."""
     try:
-        if data is None:   # the payload not read yet (swarmgate/hook_start.py reads it for the plugin)
+        import _signal
+        if hasattr(_signal, "setitimer"):   # this process is the hook's: the budgets' alarm, set once
+            _signal.signal(_signal.SIGALRM, _on_alarm)
+        if data is None:   # the payload not read yet (swarmgate/hook_entry.py reads it for the plugin)
             try:
                 data = sys.stdin.buffer.read().decode("utf-8", errors="replace")
             except Exception:  # noqa: BLE001 - unreadable stdin is bad input: answered below

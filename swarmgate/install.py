@@ -48,7 +48,7 @@ from swarmgate.clients import CLIENTS
 import swarmgate.rules
 from swarmgate.config import ConfigError, parse_toml, validate
 from swarmgate.front_door import entry
-from swarmgate.hook_start import search_path
+from swarmgate.hook_entry import search_path
 from swarmgate.hook_wiring import HOOK_START_FLAGS, is_our_group
 from swarmgate.hook_wiring import is_our_hook as _is_our_hook  # noqa: F401 - the name older callers use
 from swarmgate.hook_protocol import ALIASES

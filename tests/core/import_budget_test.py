@@ -21,11 +21,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # what the interpreter imports before the first line of any script, with -I -S
 FLOOR = {"_abc", "_codecs", "_frozen_importlib_external", "_io", "_signal", "abc", "codecs", "encodings",
          "encodings.aliases", "encodings.utf_8", "io", "marshal", "posix", "time", "zipimport", "_imp",
-         "_thread", "_warnings", "_weakref", "builtins", "sys", "_frozen_importlib"}
+         "_thread", "_warnings", "_weakref", "builtins", "sys", "_frozen_importlib", "gc"}
 # os and its parts, the C JSON scanner: the engine's own needs
 CORE = {"__future__", "_collections_abc", "_json", "_stat", "errno", "genericpath", "os", "os.path", "posixpath",
         "stat"}
-ENGINE = {"swarmgate", "swarmgate.bounded_read", "swarmgate.break_switch", "swarmgate.config",
+ENGINE = {"swarmgate", "swarmgate.hook_entry", "swarmgate.bounded_read", "swarmgate.break_switch", "swarmgate.config",
           "swarmgate.config_toml", "swarmgate.decision_log", "swarmgate.fast_json", "swarmgate.guard",
           "swarmgate.hook_engine", "swarmgate.hook_protocol", "swarmgate.hooks", "swarmgate.hooks.registry",
           "swarmgate.sizes", "swarmgate.state_paths", "swarmgate.statefile", "swarmgate.hooks.derivations"}

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIRS = {"swarmgate": "swarmgate", "swarmgate.hooks": "hooks", "swarmgate.gate": "gate",
                 "swarmgate.hosts": "hosts", "swarmgate.agents": "agents", "swarmgate.rules": "rules"}
 # the entry points whose start-up every agent tool call or every capped command pays
-HOT_ENTRIES = ("swarmgate.cli", "swarmgate.hook_engine", "swarmgate.hosts.runner_cli")
+HOT_ENTRIES = ("swarmgate.cli", "swarmgate.hook_start", "swarmgate.hook_engine", "swarmgate.hosts.runner_cli")
 # modules that import others by name (a string): the registry loads the guard modules that way, the
 # bash walker the readers of project files (by their name in the package)
 BY_NAME = ("swarmgate.hooks.registry", "swarmgate.hooks.bash_walker")
