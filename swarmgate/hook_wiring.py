@@ -59,11 +59,25 @@ def is_our_group(group: object) -> bool:
     return all(is_our_hook(h) for h in hooks)
 
 
+_EXACT_MATCHER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-|, ")
+
+
 def _covers(group: dict, tool: str | None) -> bool:
+    """Whether ``group``'s matcher selects ``tool``, as Claude Code reads a matcher: empty or "*"
+    every tool; letters, digits, `_`, `-`, spaces, `,` and `|` only: exact names; anything else
+    (`mcp__.*`): a regular expression, unanchored."""
     matcher = group.get("matcher")
     if matcher in (None, "", "*"):
         return True
-    return tool is not None and isinstance(matcher, str) and tool in matcher.split("|")
+    if tool is None or not isinstance(matcher, str):
+        return False
+    if set(matcher) <= _EXACT_MATCHER:
+        return tool in {name.strip() for name in matcher.replace(",", "|").split("|")}
+    import re
+    try:
+        return re.search(matcher, tool) is not None
+    except re.error:
+        return False
 
 
 def settings_wire(project_dir: str, event: str, tool: str | None) -> str | None:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from swarmgate import hook_wiring, install, plugin_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +40,8 @@ def test_the_hook_defers_only_to_settings_that_wire_this_event_and_tool(tmp_path
     assert hook_wiring.settings_wire(str(tmp_path), "PreToolUse", "Bash") == ".claude/settings.json"
     assert hook_wiring.settings_wire(str(tmp_path), "Stop", None) == ".claude/settings.json"
     assert hook_wiring.settings_wire(str(tmp_path), "PreToolUse", "WebFetch") is None   # no group of ours
+    # a regular-expression matcher (install's `mcp__.*` group) covers the MCP tools it matches
+    assert hook_wiring.settings_wire(str(tmp_path), "PreToolUse", "mcp__lab__write") == ".claude/settings.json"
     settings = tmp_path / ".claude" / "settings.json"
     data = json.loads(settings.read_text())
     data["hooks"]["PreToolUse"] = [g for g in data["hooks"]["PreToolUse"] if g.get("matcher") != "Bash|Monitor"]
@@ -49,6 +53,15 @@ def test_the_hook_defers_only_to_settings_that_wire_this_event_and_tool(tmp_path
     assert hook_wiring.settings_wire(str(tmp_path), "PreToolUse", "Bash") is None
     settings.write_text("{not json")
     assert hook_wiring.settings_wire(str(tmp_path), "PreToolUse", "Bash") is None
+
+
+@pytest.mark.parametrize("matcher, tool, covered", [
+    ("Bash|Monitor", "Bash", True), ("Bash|Monitor", "BashOutput", False), ("Write, Edit", "Edit", True),
+    ("mcp__.*", "mcp__lab__run", True), ("mcp__.*", "Bash", False), ("^Note", "NotebookEdit", True),
+    ("(", "Bash", False), ("*", "Anything", True), ("", "Anything", True),
+])
+def test_a_matcher_covers_a_tool_as_claude_code_reads_it(matcher, tool, covered):
+    assert hook_wiring._covers({"matcher": matcher}, tool) is covered
 
 
 def test_a_plugin_started_hook_answers_nothing_when_settings_wire_swarmgate(tmp_path):
