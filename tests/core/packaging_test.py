@@ -67,7 +67,7 @@ def _env(tmp_path: Path) -> dict:
                UV_TOOL_BIN_DIR=str(tmp_path / "bin"), UV_CACHE_DIR=str(tmp_path / "uv-cache"),
                UV_PYTHON_DOWNLOADS="never", SWARMGATE_STATE_DIR=str(tmp_path / "state"),
                SWARMGATE_HOSTS_CONFIG=str(tmp_path / "no-hosts.toml"))
-    (tmp_path / "home").mkdir()
+    (tmp_path / "home").mkdir(exist_ok=True)
     return env
 
 
