@@ -84,13 +84,16 @@ def explain(event_name: str, payload: dict) -> dict:
             out.update(_analysis(an))
     by_code: dict = {}
     for f in findings:
-        by_code.setdefault(f.code, []).append(
-            {"decision": f.decision, "message": f.message, "way_out": f.way_out})
+        item = {"decision": f.decision, "message": f.message, "way_out": f.way_out}
+        if getattr(f, "updated_input", None):
+            item["updated_input"] = f.updated_input   # a rewrite: what runs instead
+        by_code.setdefault(f.code, []).append(item)
     verdicts = []
     for g in guards:
         mode = config.guard_mode(g.code)
         fs = by_code.pop(g.code, [])
-        strongest = next((d for d in (G.DENY, G.ASK, G.WARN, G.CONTEXT) if any(x["decision"] == d for x in fs)),
+        strongest = next((d for d in (G.DENY, G.ASK, getattr(G, "REWRITE", "rewrite"), G.WARN, G.CONTEXT)
+                          if any(x["decision"] == d for x in fs)),
                          None)
         verdicts.append({"code": g.code, "summary": g.summary, "mode": mode,
                          "verdict": "off" if mode == "off" else (strongest or "pass"), "findings": fs})
@@ -166,6 +169,11 @@ def render(x: dict) -> str:
         mode = "" if g["mode"] == "on" else f" [{g['mode']}]"
         lines.append(f"  {g['code']:<4} {g['verdict']:<7}{mode} {g['summary']}")
         for f in g["findings"]:
+            if f.get("updated_input") is not None:
+                cmd = f["updated_input"].get("command") if isinstance(f["updated_input"], dict) else None
+                lines.append(f"       {f['decision']}: runs as " + (f"`{cmd}`" if cmd else "a changed tool input")
+                             + (f" ({f['message']})" if f["message"] else ""))
+                continue
             lines.append(f"       {f['decision']}: {f['message']}")
             if f["way_out"]:
                 lines.append(f"       way out: {f['way_out']}")
