@@ -111,7 +111,6 @@ class Walker:
         self.namerefs: dict = {}                  # `declare -n REF=VAR`
         self.script_args: dict = {}               # script path -> the arguments it was first read with
         self.dir_cache: dict = {}                 # directory listings for glob expansion
-        self._dynamic_dir = False
         self._wrote_unknown_dir = False           # a file was written somewhere that cannot be named
         self.tree_changed: str | None = None      # a command that rewrote files nobody can list (git checkout)
         self.unknown_dirs = 0
@@ -1224,7 +1223,6 @@ class Walker:
 
     def _maybe_script(self, w0: str, args, env, ctx, text, dir_dynamic: bool = False) -> None:
         """A path at command position: a shell script if bash would run it as one."""
-        self._dynamic_dir = dir_dynamic
         p = self._abspath(w0)
         if p is None:
             self.unverifiable(f"{w0}: cannot tell where it is (the directory changed to "
@@ -1233,7 +1231,7 @@ class Walker:
         if p in self.written:
             self._run_script_path(w0, ctx, text, "run", share=False)
             return
-        if not self._known_dir(p) or self._dynamic_dir:
+        if not self._known_dir(p) or dir_dynamic:
             if w0.endswith((".sh", ".bash")) or self._wrote_unknown_dir:
                 self.unverifiable(f"{w0}: cannot tell where it is (a script in a directory that "
                                   "cannot be named: the directory changed to, or is, something unknown)", text)
