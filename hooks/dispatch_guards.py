@@ -518,7 +518,7 @@ GUARDS = (
             exceptions="Subagents of other sessions count only against [dispatch] max_concurrent_repo (every live "
                        "session of the repository, busy teammates included; 0: no repository cap)."),
         breaks={"d07-no-limit": "any number of subagents may run at once"},
-        cases=(
+        cases=lambda: (   # built on first use: the state files cost json's import
             G.Case("sixth-subagent", "PreToolUse", _dispatch(), fires=True, breaks=("d07-no-limit",),
                    files={**_FILES, **_state_file("selftest-session", _agents(5, live=True))}),
             G.Case("sixth-background-subagent", "PreToolUse", _dispatch(run_in_background=True), fires=True,
@@ -594,7 +594,7 @@ GUARDS = (
             instead="Give each agent its own directory, or wait until the holder hands back.",
             exceptions="Locks are released at the holder's SubagentStop."),
         breaks={"d16-no-scratch-lock": "scratch directories are not locked"},
-        cases=(
+        cases=lambda: (   # built on first use: the state files cost json's import
             G.Case("held-by-live-agent", "PreToolUse", _dispatch(_GOOD + f"scratch: {_SCRATCH}\n"), fires=True,
                    breaks=("d16-no-scratch-lock",), files={**_FILES, **_scratch_lock(live=True)}),
             G.Case("stale-holder-taken-over", "PreToolUse", _dispatch(_GOOD + f"scratch: {_SCRATCH}\n"),

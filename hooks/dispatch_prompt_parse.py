@@ -125,5 +125,5 @@ def parse_with_config(prompt: str, config: Config) -> ParsedPrompt:
 def prompt_digest(prompt: str) -> str:
     """A stable digest of a prompt (whitespace at the ends ignored): links a dispatch to the
     agent whose transcript starts with it."""
-    import hashlib
-    return hashlib.sha256(prompt.strip().encode("utf-8", "replace")).hexdigest()[:32]
+    from swarmgate.digest import sha256_hex
+    return sha256_hex(prompt.strip().encode("utf-8", "replace"))[:32]

@@ -38,8 +38,8 @@ STALE_S = 7 * 24 * 3600.0   # an entry whose process is gone and not seen for th
 
 
 def repo_key(repo: str) -> str:
-    import hashlib
-    return hashlib.sha256(os.path.realpath(repo).encode("utf-8", "surrogateescape")).hexdigest()[:20]
+    from swarmgate.digest import sha256_hex
+    return sha256_hex(os.path.realpath(repo).encode("utf-8", "surrogateescape"))[:20]
 
 
 def repo_dir(repo: str) -> Path:

@@ -136,7 +136,9 @@ class Guard:
     check     pure function (event, config) -> Finding | list[Finding] | None (the judge phase)
     doc       GuardDoc
     breaks    {switch name: what it disables}
-    cases     fixtures + self-test cells (firing and not firing)
+    cases     fixtures + self-test cells (firing and not firing); or a function of no arguments that
+              returns them, called on first use, for cases whose fixtures cost imports (JSON state
+              files, lock names) that a hook call, which reads no case, should not pay
     advisory  True for report guards that never refuse (a crash passes with a note)
     budget_ms time budget of check and of act (None: the config's hooks.guard_budget_ms)
     needs     names of derived facts the engine builds before judging (hooks/derivations.py)
@@ -144,11 +146,12 @@ class Guard:
               the call goes ahead (see the module docstring); None: no side effects
     act_refuses  the act may turn the answer into a deny (a late refusal)
     """
-    __slots__ = ("code", "summary", "events", "tools", "check", "doc", "breaks", "cases",
+    __slots__ = ("code", "summary", "events", "tools", "check", "doc", "breaks", "_cases",
                  "advisory", "budget_ms", "needs", "act", "act_refuses")
 
     def __init__(self, code: str, summary: str, events: tuple, tools: tuple, check: Check,
-                 doc: GuardDoc, breaks: dict[str, str], cases: tuple[Case, ...] = (), advisory: bool = False,
+                 doc: GuardDoc, breaks: dict[str, str],
+                 cases: tuple[Case, ...] | Callable[[], Iterable[Case]] = (), advisory: bool = False,
                  budget_ms: int | None = None, needs: tuple[str, ...] = (), act: Check | None = None,
                  act_refuses: bool = False) -> None:
         self.code = code
@@ -158,12 +161,18 @@ class Guard:
         self.check = check
         self.doc = doc
         self.breaks = dict(breaks)
-        self.cases = tuple(cases)
+        self._cases = cases if callable(cases) else tuple(cases)
         self.advisory = advisory
         self.budget_ms = budget_ms
         self.needs = tuple(needs)
         self.act = act
         self.act_refuses = act_refuses
+
+    @property
+    def cases(self) -> tuple[Case, ...]:
+        if callable(self._cases):
+            self._cases = tuple(self._cases())
+        return self._cases
 
     def applies(self, event: str, tool: str | None) -> bool:
         if event not in self.events:

@@ -35,12 +35,41 @@ BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "heavy_commands", "heavy_guards", "interpreter_writes", "protected_paths", "resource_report", "scope_guards",
     "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "test_runs", "timer_guards",
     "write_scope", "agent_worktree")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
+# every call of a main agent (no agent_type) asks whether its session is a teammate of an agent team
+# (hook_engine: repo_sessions.teammate_of reads the session process's argv; A02's act counts it)
+TEAMS = {"swarmgate.hooks.repo_sessions", "swarmgate.hooks.session_state", "swarmgate.procinfo",
+         "swarmgate.hooks.team_guards"}
+BASH |= TEAMS
 # Write/Edit: the write scopes are globs (fnmatch, hence re)
 RE = {"re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre", "copyreg", "enum", "functools",
       "_functools", "collections", "_collections", "itertools", "keyword", "operator", "_operator", "reprlib",
       "types", "fnmatch"}
 WRITE = CORE | ENGINE | RE | {f"swarmgate.hooks.{m}" for m in (
-    "bash_wrappers", "file_guards", "protected_paths", "shell_event", "shell_writes", "write_scope", "agent_worktree")}
+    "bash_wrappers", "file_guards", "protected_paths", "shell_event", "shell_writes", "write_scope",
+    "agent_worktree")} | TEAMS
+# Agent/Task (once per dispatch): the dispatch guards, the agent definitions, the records; the act
+# records the dispatch in the session's state (json with indent, pathlib's paths: statefile, state_paths)
+JSON = {"json", "json.decoder", "json.encoder", "json.scanner"}
+PATHLIB = {"pathlib", "ntpath", "nt", "_winapi", "urllib", "urllib.parse", "ipaddress", "warnings"}
+AGENT = CORE | ENGINE | RE | JSON | PATHLIB | {"fcntl", "_sha256", "swarmgate.digest", "swarmgate.procinfo",
+                                              "swarmgate.front_door", "swarmgate.tool_start",
+                                              "swarmgate.tool_table"} | {
+    f"swarmgate.agents.{m}" for m in ("", "agent_definitions", "dispatch_prompt", "records")} - {"swarmgate.agents."} | {
+    "swarmgate.agents"} | {f"swarmgate.hooks.{m}" for m in (
+        "derivations", "dispatch_guards", "dispatch_prompt_parse", "repo_sessions", "scratch_locks", "session_state",
+        "task_order", "team_guards")}
+# SessionStart (once per session): the session's context (git status, the kernel's OOM lines through
+# journalctl/dmesg: subprocess), the exec-time shims and the containment set-up (X01, X02)
+SESSION = CORE | ENGINE | RE | JSON | PATHLIB | {
+    "_datetime", "_locale", "_posixsubprocess", "_strptime", "_weakrefset", "calendar", "collections.abc",
+    "contextlib", "datetime", "fcntl", "importlib", "importlib._abc", "importlib.util", "locale", "math", "msvcrt",
+    "select", "selectors", "shlex", "signal", "subprocess", "threading", "swarmgate.alerts", "swarmgate.front_door",
+    "swarmgate.procinfo", "swarmgate.tool_start", "swarmgate.tool_table"} | {
+    f"swarmgate.agents.{m}" for m in ("records", "sop")} | {"swarmgate.agents", "swarmgate.hosts"} | {
+    f"swarmgate.hosts.{m}" for m in ("agent_cgroups", "cgroups", "kernel_log", "ledger", "runner_cli")} | {
+    f"swarmgate.hooks.{m}" for m in (
+        "cargo_config", "command_patterns", "containment", "exec_shims", "kernel_oom", "package_scripts",
+        "repo_sessions", "session_context", "session_state")}
 NEVER = {"bashlex", "psutil", "rich", "pynvml", "filelock", "tomllib", "pathlib", "urllib", "ipaddress",
          "typing", "dataclasses", "json", "importlib", "subprocess", "threading", "site"}
 
@@ -93,6 +122,33 @@ def test_a_write_call_imports_only_its_list(wired, repo):
                    repo, env) - FLOOR
     assert got - WRITE == set(), f"outside the Write hook's import budget: {sorted(got - WRITE)}"
     assert not {m.split(".")[0] for m in got} & NEVER
+
+
+AGENT_MD = "---\nname: implementer\ndescription: implements one task\n---\nYou implement the task in your prompt.\n"
+DISPATCH = ("task: add the parser for the v2 header\nexit criterion: tests/unit/header_test.py passes\n"
+            "heavy test: do not run\nthread cap: 31\n")
+
+
+def test_an_agent_dispatch_imports_only_its_list(wired, repo):
+    argv, env = wired
+    (repo / ".claude" / "agents").mkdir(parents=True, exist_ok=True)
+    (repo / ".claude" / "agents" / "implementer.md").write_text(AGENT_MD)
+    payload = _payload(repo, "Agent", {"description": "implement the parser", "prompt": DISPATCH,
+                                       "subagent_type": "implementer"})
+    got = imported(argv, payload, repo, env) - FLOOR
+    assert got - AGENT == set(), f"outside the Agent hook's import budget: {sorted(got - AGENT)}"
+    assert not {m.split(".")[0] for m in got} & (NEVER - {"json", "pathlib", "urllib", "ipaddress", "importlib",
+                                                          "subprocess", "threading"} | {"hashlib"})
+
+
+def test_session_start_imports_only_its_list(wired, repo, tmp_path):
+    argv, env = wired
+    payload = {"session_id": "budget", "transcript_path": "", "cwd": str(repo), "hook_event_name": "SessionStart",
+               "source": "startup"}
+    got = imported([*argv[:-1], "SessionStart"], payload, repo, {**env, "CLAUDE_ENV_FILE": str(tmp_path / "env")})
+    got -= FLOOR
+    assert got - SESSION == set(), f"outside the SessionStart hook's import budget: {sorted(got - SESSION)}"
+    assert not {m.split(".")[0] for m in got} & {"bashlex", "psutil", "rich", "pynvml", "tomllib", "site"}
 
 
 def test_the_budget_catches_an_import(wired, repo, tmp_path):
