@@ -51,11 +51,11 @@ WRITE = CORE | ENGINE | RE | {f"swarmgate.hooks.{m}" for m in (
 # records the dispatch in the session's state (json with indent, pathlib's paths: statefile, state_paths)
 JSON = {"json", "json.decoder", "json.encoder", "json.scanner"}
 PATHLIB = {"pathlib", "ntpath", "nt", "_winapi", "urllib", "urllib.parse", "ipaddress", "warnings"}
-AGENT = CORE | ENGINE | RE | JSON | PATHLIB | {"fcntl", "_sha256", "swarmgate.digest", "swarmgate.procinfo",
-                                              "swarmgate.front_door", "swarmgate.tool_start",
-                                              "swarmgate.tool_table"} | {
-    f"swarmgate.agents.{m}" for m in ("", "agent_definitions", "dispatch_prompt", "records")} - {"swarmgate.agents."} | {
-    "swarmgate.agents"} | {f"swarmgate.hooks.{m}" for m in (
+AGENT = CORE | ENGINE | RE | JSON | PATHLIB | {
+    "fcntl", "_sha256", "swarmgate.digest", "swarmgate.procinfo", "swarmgate.front_door", "swarmgate.tool_start",
+    "swarmgate.tool_table", "swarmgate.agents"} | {
+    f"swarmgate.agents.{m}" for m in ("agent_definitions", "dispatch_prompt", "records")} | {
+    f"swarmgate.hooks.{m}" for m in (
         "derivations", "dispatch_guards", "dispatch_prompt_parse", "repo_sessions", "scratch_locks", "session_state",
         "task_order", "team_guards")}
 # SessionStart (once per session): the session's context (git status, the kernel's OOM lines through
