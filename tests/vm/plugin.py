@@ -113,7 +113,8 @@ class VmCase(pytest.Item):
         case = cls.from_parent(item.parent, name=item.name, layout=layout)
         case.own_markers = list(item.own_markers)
         case.keywords.update(item.keywords)
-        case.add_marker(pytest.mark.timeout(timeout_s() + 120))
+        # it may wait for every layout's boot (they run one after the other in the background)
+        case.add_marker(pytest.mark.timeout(timeout_s() * len(VM_LAYOUTS) + 120))
         return case
 
     def runtest(self) -> None:
