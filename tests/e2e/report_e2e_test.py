@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from messages_api import Conversation, bash, dispatch, done
 
-from tests.hosts.cgroups import remove_tree
+from tests.hosts.cgroups import remove_slice
 from tests.runner.conftest import cgroups_writable, need_real
 
 pytestmark = pytest.mark.e2e
@@ -115,7 +115,7 @@ def test_report_of_a_real_session_renders_in_chromium(claude_repo, tmp_path):
     try:
         run = record_session(claude_repo, slice_name)
     finally:
-        remove_tree(f"/sys/fs/cgroup/memory/{slice_name}")
+        remove_slice(slice_name)
     why = run.describe()
     assert run.returncode == 0, why
     # the session did what the scenario says

@@ -30,3 +30,12 @@ def remove_tree(root: str, timeout: float = 10.0) -> None:
             except OSError:
                 pass
         raise AssertionError(f"cgroup {root} could not be removed; processes still in it: {procs}")
+
+
+V1_CONTROLLERS = ("memory", "cpu")  # where swarmgate makes slices on cgroup v1 (hosts/cgroups.py)
+
+
+def remove_slice(name: str, timeout: float = 10.0) -> None:
+    """remove_tree for a top-level slice in every v1 controller swarmgate writes to (memory, cpu)."""
+    for controller in V1_CONTROLLERS:
+        remove_tree(os.path.realpath(f"/sys/fs/cgroup/{controller}/{name}"), timeout)

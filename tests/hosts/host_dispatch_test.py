@@ -7,7 +7,7 @@ import pytest
 
 from swarmgate.hosts import host_dispatch as HD
 from swarmgate.selftest import run_suite
-from tests.hosts.cgroups import remove_tree
+from tests.hosts.cgroups import remove_slice
 
 G = 1 << 30
 M = 1 << 20
@@ -104,7 +104,7 @@ def repo(tmp_path, monkeypatch):
     monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", str(tmp_path / "hosts.toml"))
     (tmp_path / "hosts.toml").write_text("")
     yield r
-    remove_tree(f"/sys/fs/cgroup/memory/swarmgate-test-hd-{os.getpid()}")
+    remove_slice(f"swarmgate-test-hd-{os.getpid()}")
 
 
 def _hd(*args):

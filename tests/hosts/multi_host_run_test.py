@@ -10,7 +10,7 @@ import psutil
 import pytest
 
 from swarmgate.hosts import proc_tree
-from tests.hosts.cgroups import remove_tree
+from tests.hosts.cgroups import remove_slice
 from tests.processes import terminate
 
 VENV_BIN = os.path.dirname(sys.executable)
@@ -52,7 +52,7 @@ def slice_name():
     name = f"swarmgate-test-mhr-{uuid.uuid4().hex[:8]}"
     yield name
     # the peer's runner created this slice under the cgroup v1 memory controller
-    remove_tree(f"/sys/fs/cgroup/memory/{name}")
+    remove_slice(name)
 
 
 def test_switch_off_refuses_243_and_runs_nothing(tmp_path, sshd, git_repo, slice_name):
