@@ -562,7 +562,7 @@ def test_the_runs_log_keeps_booked_peak_and_exit_class(sandbox):
     runs = {r["label"]: r for r in sandbox._with_state(ledger.read_runs)}
     assert (runs["small"]["exit"], runs["small"]["outcome"]) == (0, "ok")
     assert (runs["big"]["exit"], runs["big"]["outcome"]) == (250, "own_cap")
-    # the peak is near the cap: the kernel reclaims page cache and kills before charging all 48M (39.9M seen under systemd)
+    # the peak is near the cap: the kernel kills before all 48M is charged (39.9M seen under systemd)
     assert runs["big"]["cap"] == 48 * MiB and runs["big"]["peak"] >= 32 * MiB, runs["big"]
     assert runs["small"]["booked"] == 64 * MiB and 0 < runs["small"]["peak"] < 64 * MiB
     for r in runs.values():
