@@ -109,21 +109,24 @@ def hook(args: list[str]) -> int:
 
 
 def _plugin_defers(event: str, data: str) -> bool:
-    """Whether the project's settings wire swarmgate for this call (hook_wiring.settings_wire): the
-    project is CLAUDE_PROJECT_DIR, which Claude Code sets for every hook (no agent can change the
-    client's environment), else the payload's cwd."""
+    """Whether the project's settings wire swarmgate for this call (hook_wiring.settings_wire), in a
+    file the client loaded when its session started (hook_wiring.loaded_by_client): the project is
+    CLAUDE_PROJECT_DIR, which Claude Code sets for every hook (no agent can change the client's
+    environment), else the payload's cwd."""
     import os
 
     from swarmgate import fast_json
-    from swarmgate.hook_wiring import settings_wire
+    from swarmgate.hook_wiring import loaded_by_client, settings_wire
 
     payload = fast_json.loads(data)
     if not isinstance(payload, dict):
         return False
     project = os.environ.get("CLAUDE_PROJECT_DIR") or payload.get("cwd")
     tool = payload.get("tool_name")
-    return bool(isinstance(project, str) and project
-                and settings_wire(project, event, tool if isinstance(tool, str) else None))
+    if not (isinstance(project, str) and project):
+        return False
+    rel = settings_wire(project, event, tool if isinstance(tool, str) else None)
+    return rel is not None and loaded_by_client(project, rel)
 
 
 def search_path(this_file: str, executable: str, version: tuple) -> tuple[str, str | None]:

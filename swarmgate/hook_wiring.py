@@ -6,6 +6,11 @@ call would be judged twice (two decisions, two log lines, two acts). So a hook s
 plugin first asks ``settings_wire`` whether the project's settings already run swarmgate for this
 event and tool; if they do, it defers to them: it answers nothing and records nothing
 (docs/plugin.md). Light at import: the plugin's hook asks this before loading the engine.
+
+Claude Code takes its hooks from the settings when a session starts. Settings that wire swarmgate
+only since then (`swarmgate install` during a session that runs the plugin alone) are not run by
+that session, so the plugin defers only to a settings file older than the client process
+(``loaded_by_client``): otherwise the session's calls would be judged by nobody.
 """
 from __future__ import annotations
 
@@ -93,3 +98,27 @@ def settings_wire(project_dir: str, event: str, tool: str | None) -> str | None:
         if isinstance(groups, list) and any(is_our_group(g) and _covers(g, tool) for g in groups):
             return rel
     return None
+
+
+def process_start(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch, to the clock tick), or None."""
+    import time
+
+    from swarmgate.procinfo import start_time
+    ticks = start_time(pid)
+    if ticks is None:
+        return None
+    return time.time() - time.clock_gettime(time.CLOCK_BOOTTIME) + ticks / os.sysconf("SC_CLK_TCK")
+
+
+def loaded_by_client(project_dir: str, rel: str) -> bool:
+    """Whether the client that started this hook (its parent: Claude Code starts a hook in the exec
+    form) can have loaded the settings file ``rel`` as it is now: the file was last changed before
+    the client started. Unknown (no parent, a file that cannot be stat'ed) is False: the plugin
+    then judges the call itself, so a call is judged twice at worst, never by nobody."""
+    started = process_start(os.getppid())
+    try:
+        changed = os.stat(os.path.join(project_dir, rel), follow_symlinks=False).st_mtime
+    except OSError:
+        return False
+    return started is not None and changed < started

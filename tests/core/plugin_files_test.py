@@ -1,7 +1,9 @@
 """The plugin folder (plugin/, .claude-plugin/marketplace.json) is what swarmgate/plugin_files.py
-generates, and a plugin-started hook defers exactly when the project's settings wire swarmgate."""
+generates, and a plugin-started hook defers exactly when the project's settings wire swarmgate in a
+file the client loaded (older than the client process)."""
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import subprocess
@@ -85,6 +87,32 @@ def test_a_plugin_started_hook_answers_nothing_when_settings_wire_swarmgate(tmp_
     refused = plugin_hook()                        # no settings wiring: the plugin judges
     assert refused["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert install.main([str(repo)]) == 0
+    # wired after the client (here: this process, the hook's parent) started: the client did not load
+    # them, so the plugin still judges
+    assert plugin_hook()["hookSpecificOutput"]["permissionDecision"] == "deny"
+    settings = repo / ".claude" / "settings.json"
+    before = hook_wiring.process_start(os.getpid()) - 1
+    os.utime(settings, (before, before))           # wired before the client started: loaded by it
     assert plugin_hook() == {}                     # the settings' hook judges: the plugin's defers
     log = (repo / ".swarmgate" / "log" / "decisions.jsonl").read_text().splitlines()
-    assert len(log) == 1                           # only the first, undeferred call was logged
+    assert len(log) == 2                           # only the two undeferred calls were logged
+
+
+def test_settings_count_as_loaded_only_when_older_than_the_client(tmp_path):
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{}")
+    started = hook_wiring.process_start(os.getppid())
+    assert started is not None and abs(started - _ps_start(os.getppid())) < 2
+    os.utime(settings, (started - 1, started - 1))
+    assert hook_wiring.loaded_by_client(str(tmp_path), ".claude/settings.json")
+    os.utime(settings, (started + 1, started + 1))
+    assert not hook_wiring.loaded_by_client(str(tmp_path), ".claude/settings.json")
+    assert not hook_wiring.loaded_by_client(str(tmp_path), ".claude/settings.local.json")   # no such file
+
+
+def _ps_start(pid: int) -> float:
+    """The start of ``pid`` as ps(1) tells it (seconds since the epoch), to check the tick arithmetic."""
+    out = subprocess.run(["ps", "-o", "lstart=", "-p", str(pid)], capture_output=True, text=True,
+                         env={**os.environ, "LC_ALL": "C", "TZ": "UTC"}, check=True).stdout.strip()
+    return datetime.datetime.strptime(out, "%a %b %d %H:%M:%S %Y").replace(tzinfo=datetime.UTC).timestamp()

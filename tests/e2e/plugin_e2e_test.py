@@ -90,3 +90,29 @@ def test_plugin_and_repository_settings_judge_each_call_once(claude_repo):
     starts = run.decisions(event="SessionStart")
     assert len(starts) <= 1, run.describe()
     print("plugin e2e (plugin + settings):", res.text.splitlines()[0], "| log lines for the Bash call:", len(recs))
+
+
+def test_settings_wired_during_a_plugin_session_do_not_leave_its_calls_unjudged(claude_repo):
+    """The client loads hooks when a session starts: settings wired by `swarmgate install` during a
+    session that runs the plugin alone are not run by that session, so the plugin must not defer to
+    them (hook_wiring.loaded_by_client): the subagent's heavy command is still refused, once."""
+    _unwire_settings(claude_repo)
+    _plugin_install(claude_repo)
+    claude_repo.add_agent(WORKER)
+    name = "plugin-then-install"
+    run = claude_repo.run(f"script:{name}", [
+        Conversation(f"script:{name}", [
+            bash(f"{swarmgate_entry()} install {claude_repo.repo}"),
+            dispatch(WORKER, f"script:{name}-sub\nRun the tests.\nheavy test: do not run"),
+            done("dispatched"),
+        ]),
+        Conversation(f"script:{name}-sub", [bash("cargo test --workspace"), done("refused, reporting back")]),
+    ], env={"PATH": _path_with_swarmgate(claude_repo)})
+    assert run.returncode == 0, run.describe()
+    assert "swarmgate" in json.dumps(json.loads((claude_repo.repo / ".claude" / "settings.json").read_text())["hooks"])
+    (res,) = run.results_of("Bash", f"script:{name}-sub")
+    assert res.is_error and "[B01]" in res.text, run.describe()
+    recs = run.decisions(event="PreToolUse", tool="Bash", agent_type=WORKER)
+    assert [r["decision"] for r in recs] == ["deny"], run.describe()
+    print("plugin e2e (settings wired mid-session):", res.text.splitlines()[0], "| log lines for the Bash call:",
+          len(recs))
