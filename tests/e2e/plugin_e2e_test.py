@@ -36,7 +36,7 @@ def _plugin_install(claude_repo) -> None:
 
 def _path_with_swarmgate(claude_repo) -> str:
     """PATH for the client: the agent's PATH and a directory holding only a `swarmgate` link (what a
-    `pipx install swarmgate` puts in ~/.local/bin)."""
+    `pipx install` puts in ~/.local/bin)."""
     d = claude_repo.root / "user-bin"
     d.mkdir(exist_ok=True)
     link = d / "swarmgate"
