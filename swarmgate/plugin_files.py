@@ -73,7 +73,8 @@ def hooks_json() -> dict:
 def plugin_json() -> dict:
     return {"name": "swarmgate", "version": __version__,
             "description": "Policy hooks, a memory-capped runner and a commit gate for repositories where many "
-                           "coding agents work at once (needs a swarmgate install on PATH: pipx install PATH-TO-SWARMGATE)",
+                           "coding agents work at once "
+                           "(needs a swarmgate install on PATH: pipx install PATH-TO-SWARMGATE)",
             "author": {"name": "swarmgate"}, "license": "MIT", "keywords": ["hooks", "guards", "agents"]}
 
 
