@@ -126,6 +126,29 @@ def install_kind(python: str, env: dict) -> str:
     return proc.stdout.strip() or f"unknown ({proc.stderr.strip()[-200:]})"
 
 
+def wire_repo(entry: str, tmp: str) -> tuple[str, dict, dict] | None:
+    """(repository, the hooks' environment, its settings.json) of a repository made in ``tmp`` and wired
+    by ``entry``'s `swarmgate install`, with the agent type the Agent payload dispatches; None (said
+    on stderr) when install failed. Everything the hooks write stays in ``tmp``."""
+    repo = os.path.join(tmp, "repo")
+    os.makedirs(os.path.join(repo, "src"))
+    subprocess.run(["git", "init", "-q", repo], check=True)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SWARMGATE_BREAK", "PYTHONPATH", "PYTHONHOME") and not k.startswith("CLAUDE_")}
+    env.update(SWARMGATE_STATE_DIR=os.path.join(tmp, "state"), CLAUDE_PROJECT_DIR=repo,
+               SWARMGATE_HOSTS_CONFIG=os.path.join(tmp, "hosts.toml"), HOME=tmp,
+               CLAUDE_ENV_FILE=os.path.join(tmp, "claude-env.sh"))
+    inst = subprocess.run([entry, "install", repo], capture_output=True, text=True, env=env)
+    if inst.returncode != 0:
+        print(f"bench: `swarmgate install` failed:\n{inst.stdout}{inst.stderr}", file=sys.stderr)
+        return None
+    os.makedirs(os.path.join(repo, ".claude", "agents"), exist_ok=True)
+    with open(os.path.join(repo, ".claude", "agents", "implementer.md"), "w") as f:
+        f.write(AGENT_MD)
+    with open(os.path.join(repo, ".claude", "settings.json")) as f:
+        return repo, env, json.load(f)
+
+
 def measure(entry: str, n: int, events: list[str], plugin: str | None = None) -> tuple[int, float | None]:
     """Wire a temporary repository with ``entry``'s `swarmgate install`, measure, print the table.
     ``plugin``: the plugin folder whose hooks to measure instead of the settings' (the settings then
@@ -133,23 +156,10 @@ def measure(entry: str, n: int, events: list[str], plugin: str | None = None) ->
     (0, the Bash hook's CPU over the floor) or (2, None) when it could not run."""
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="swarmgate-bench-") as tmp:
-        repo = os.path.join(tmp, "repo")
-        os.makedirs(os.path.join(repo, "src"))
-        subprocess.run(["git", "init", "-q", repo], check=True)
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("SWARMGATE_BREAK", "PYTHONPATH", "PYTHONHOME") and not k.startswith("CLAUDE_")}
-        env.update(SWARMGATE_STATE_DIR=os.path.join(tmp, "state"), CLAUDE_PROJECT_DIR=repo,
-                   SWARMGATE_HOSTS_CONFIG=os.path.join(tmp, "hosts.toml"), HOME=tmp,
-                   CLAUDE_ENV_FILE=os.path.join(tmp, "claude-env.sh"))
-        inst = subprocess.run([entry, "install", repo], capture_output=True, text=True, env=env)
-        if inst.returncode != 0:
-            print(f"bench: `swarmgate install` failed:\n{inst.stdout}{inst.stderr}", file=sys.stderr)
+        wired = wire_repo(entry, tmp)
+        if wired is None:
             return 2, None
-        os.makedirs(os.path.join(repo, ".claude", "agents"), exist_ok=True)
-        with open(os.path.join(repo, ".claude", "agents", "implementer.md"), "w") as f:
-            f.write(AGENT_MD)
-        with open(os.path.join(repo, ".claude", "settings.json")) as f:
-            settings = json.load(f)
+        repo, env, settings = wired
         if plugin:
             settings.pop("hooks", None)
             with open(os.path.join(repo, ".claude", "settings.json"), "w") as f:

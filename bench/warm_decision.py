@@ -18,15 +18,13 @@ child's (getrusage). Interleaved per round; medians; the load average printed.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-from hook_latency import AGENT_MD, payloads, run_timed, wired_argv
+from hook_latency import payloads, run_timed, wire_repo, wired_argv
 
 GOAL_MS = 5.0   # issue 14: a resident decision's goal
 
@@ -39,24 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="swarmgate-warm-") as tmp:
-        repo = os.path.join(tmp, "repo")
-        os.makedirs(os.path.join(repo, "src"))
-        subprocess.run(["git", "init", "-q", repo], check=True)
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("SWARMGATE_BREAK", "PYTHONPATH", "PYTHONHOME") and not k.startswith("CLAUDE_")}
-        env.update(SWARMGATE_STATE_DIR=os.path.join(tmp, "state"), CLAUDE_PROJECT_DIR=repo,
-                   SWARMGATE_HOSTS_CONFIG=os.path.join(tmp, "hosts.toml"), HOME=tmp,
-                   CLAUDE_ENV_FILE=os.path.join(tmp, "claude-env.sh"))
-        inst = subprocess.run([os.path.join(root, ".venv", "bin", "swarmgate"), "install", repo],
-                              capture_output=True, text=True, env=env)
-        if inst.returncode != 0:
-            print(f"bench: `swarmgate install` failed:\n{inst.stdout}{inst.stderr}", file=sys.stderr)
+        wired = wire_repo(os.path.join(root, ".venv", "bin", "swarmgate"), tmp)
+        if wired is None:
             return 2
-        os.makedirs(os.path.join(repo, ".claude", "agents"), exist_ok=True)
-        with open(os.path.join(repo, ".claude", "agents", "implementer.md"), "w") as f:
-            f.write(AGENT_MD)
-        with open(os.path.join(repo, ".claude", "settings.json")) as f:
-            settings = json.load(f)
+        repo, env, settings = wired
         # this process becomes the server: the same environment as the hooks it is compared with
         for k in [k for k in os.environ if k not in env]:
             del os.environ[k]
