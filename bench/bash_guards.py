@@ -37,7 +37,7 @@ sys.path.insert(0, ROOT)
 
 
 def _corpus():
-    from tests.bash import corpus
+    from tests.hooks import bash_corpus as corpus
     return corpus
 
 

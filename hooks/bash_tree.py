@@ -80,7 +80,7 @@ Decisions documented here (the guards rely on them):
   first and falls back to the lexical parser. bashlex stays a dependency as
   the suite's differential oracle: every corpus command is parsed by both and
   they must agree, except where bashlex is known wrong
-  (tests/bash/parser_oracle_test.py).
+  (tests/hooks/bash_lexical_oracle_test.py).
 
 ``analyze`` never raises and answers within ``budget_s``: the clock is
 checked while walking, bashlex is skipped for texts it would be slow on, and

@@ -228,7 +228,7 @@ def mark_alerts_read(event: HookEvent, config: Config) -> None:  # noqa: ARG001 
 
 
 # output_sha of stdout "3 passed\n" with empty stderr (kept literal: no hashlib at import;
-# tests/lifecycle check it against entry())
+# tests/hooks check it against entry())
 _SHA_3_PASSED = "898c9f4172edc7ae"
 
 

@@ -1,7 +1,7 @@
 """OOM kills from the kernel log: parse `dmesg` / `journalctl -k` output (pure) and read it
 (bounded in time, best effort).
 
-Line shapes (recorded on these machines, see tests/lifecycle/fixtures/):
+Line shapes (recorded on these machines, see tests/hooks/fixtures/):
 
     [Sun Nov 29 12:13:26 2026] oom-kill:constraint=CONSTRAINT_MEMCG,...,oom_memcg=/P,task_memcg=/P/A,task=python3,pid=15282,uid=0
     [Sun Nov 29 12:13:26 2026] Memory cgroup out of memory: Killed process 15282 (python3) total-vm:..kB, anon-rss:..kB, ...

@@ -59,7 +59,7 @@ def guards() -> list:
 # Data that ships with the code, not a cache in the repository that an agent could rewrite:
 # the hook imports a module only for the (event, tool) listed here, so this table may make a
 # call import more modules than it needs but never fewer, as long as it is complete, and
-# `routes_from_guards()` is what it must equal (tests/core/guard_registry_test.py and
+# `routes_from_guards()` is what it must equal (tests/swarmgate/guard_registry_test.py and
 # `swarmgate doctor` compare the two). A module missing from the table is always imported.
 _FILE = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 _SHELL = ("Bash", "Monitor")

@@ -11,7 +11,7 @@ a protection switched off. So a cell says which of three things it saw:
 - BROKEN: anything else, named. A broken cell fails the suite whether or not a switch is on.
 
 ``by_exit`` covers the usual tool cell; ``protected`` a pure judgement. Cells return an
-``Observed``; a bool is read as green/red for cells not yet converted (tests/core require every
+``Observed``; a bool is read as green/red for cells not yet converted (tests/swarmgate require every
 registered cell to return an Observed).
 """
 from __future__ import annotations

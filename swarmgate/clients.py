@@ -30,7 +30,7 @@ _NO_IDENTITY = ("Gemini CLI sends no agent identity: every call is judged as the
 _TRANSCRIPTS = "reads Claude Code transcripts; {name} writes its own format, which it does not read"
 
 # client -> code -> (status, what the guard cannot see or say there). Every registered guard
-# code has an entry for every client but claude (tests/core/clients_test.py).
+# code has an entry for every client but claude (tests/swarmgate/clients_test.py).
 COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
     "codex": {
         "G01": (FULL, ""),

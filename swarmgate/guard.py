@@ -12,7 +12,7 @@ phases per hook call (swarmgate/hook_engine.py):
 2. **judge**: ``check(event, config)`` is pure: it reads the event, the
    derived facts, the config and state files, and returns None, one Finding or
    a list of Findings. It writes no state, takes no lock, starts no process
-   (tests/core/guard_purity_test.py runs every case and checks). The one
+   (tests/swarmgate/guard_purity_test.py runs every case and checks). The one
    write a judge may cause is the tolerant read's: a corrupt state file is
    moved aside (statefile.read_json).
 3. **act**: ``act(event, config)`` holds a guard's side effects (record a
@@ -32,7 +32,7 @@ phases per hook call (swarmgate/hook_engine.py):
    (another dispatch took the last slot, another agent took the scratch
    directory), which the act sees because it re-checks under its lock; it then
    records nothing, the answer becomes a deny and no later act runs. At most one
-   act that may refuse runs per (event, tool) (tests/core/guard_registry_test.py),
+   act that may refuse runs per (event, tool) (tests/swarmgate/guard_registry_test.py),
    so a late refusal never leaves another act's record behind. An act that
    crashes or overruns its budget refuses if it may refuse, else it adds a
    note; its guard's budget applies.

@@ -1,5 +1,5 @@
 """What makes a registered guard a complete rule: one list, read by the registry completeness
-test (tests/core/guard_registry_test.py) and written into docs/contributing.md's "Add a guard"
+test (tests/swarmgate/guard_registry_test.py) and written into docs/contributing.md's "Add a guard"
 checklist by `swarmgate docs`. A requirement added here is demanded of every guard and listed for
 the next engineer at once.
 

@@ -4,7 +4,7 @@ Importing `re` brings enum, functools, collections and the regex compiler with i
 milliseconds of every hook process, a fifth of the interpreter's floor (bench/hook_latency.py).
 A module that needs a pattern only for some commands (an arithmetic `(( ))`, a `${X:=v}`) keeps it
 as a ``LazyPattern``: the same methods as a compiled pattern, compiled (and `re` imported) the
-first time one is called, once per process. tests/core/import_budget_test.py holds the hook's
+first time one is called, once per process. tests/swarmgate/hook_start_import_budget_test.py holds the hook's
 imports to their list.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ class LazyPattern:
         return getattr(self.compiled(), name)
 
 
-DOTALL = 16   # re.S, without importing re (tests/core/import_budget_test.py checks the value)
+DOTALL = 16   # re.S, without importing re (tests/swarmgate/hook_start_import_budget_test.py checks the value)
 
 
 def is_name(text: str) -> bool:

@@ -12,7 +12,7 @@ the repository root, source ``./plugin``). Everything in it comes from one place
 - ``agents/*.md`` and ``rules/``: the agent definitions and rule texts of swarmgate/rules.
 
 `python -m swarmgate.plugin_files` writes the folder; ``--check`` exits 1 when it differs from
-what this code generates (tests/core/plugin_files_test.py runs it).
+what this code generates (tests/swarmgate/plugin_files_test.py runs it).
 """
 from __future__ import annotations
 

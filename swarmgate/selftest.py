@@ -10,7 +10,7 @@ protection it names is untested; a broken cell means the cell proves nothing: ei
 self-test.
 
 ``run_suite(suite, inert=True)`` runs the same with every switch made inert (the marker says so:
-tools and hooks honour no switch, refuse none): the mutation test (tests/core/selftest_mutation_test.py)
+tools and hooks honour no switch, refuse none): the mutation test (tests/swarmgate/selftest_mutation_test.py)
 requires every suite to fail that way, each switched cell staying green.
 
 Suites: one per guard (built from the guard's cases) and one per host tool

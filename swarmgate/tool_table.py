@@ -1,7 +1,7 @@
 """The one list of swarmgate's tools: every console script and every `swarmgate VERB`.
 
 `cli.VERBS`, the self-test suites of `swarmgate selftest` (selftest.TOOL_SUITES) and the
-`[project.scripts]` of pyproject.toml come from here (tests/core/front_door_test.py holds the
+`[project.scripts]` of pyproject.toml come from here (tests/swarmgate/front_door_test.py holds the
 last to it). Each tool's entry function is wrapped by front_door.entry(NAME), which gives every tool
 the same start: `--selftest`, the break-switch refusal, and usage or set-up errors as one line
 and exit 251.

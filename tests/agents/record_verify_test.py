@@ -14,7 +14,7 @@ from swarmgate.agents import record_verify as V
 from swarmgate.agents import records as R
 from swarmgate.hosts.runner_selftest import Sandbox
 from tests.agents.support import tool
-from tests.runner.conftest import cgroups_writable, need_real
+from tests.hosts.cgroups import cgroups_writable, need_real
 
 PLAN = """# Round r1
 

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 from messages_api import Conversation, bash, dispatch, done
 
-from tests.hosts.cgroups import remove_slice
-from tests.runner.conftest import cgroups_writable, need_real
+from tests.hosts.cgroups import cgroups_writable, need_real, remove_slice
 
 pytestmark = pytest.mark.e2e
 

@@ -15,7 +15,7 @@ from swarmgate.agents import swarm_watch as W
 from swarmgate.config import load_config
 from swarmgate.hooks import exec_shims
 from swarmgate.hosts import cgroups
-from tests.runner.conftest import cgroups_writable, need_real
+from tests.hosts.cgroups import cgroups_writable, need_real
 
 HOOK = os.path.join(os.path.dirname(sys.executable), "swarmgate")
 ALLOC = "import sys; b = bytearray(int(sys.argv[1]) << 20); b[::4096] = b'x' * len(b[::4096])"

@@ -16,7 +16,7 @@ from swarmgate.hosts import agent_cgroups as A
 from swarmgate.hosts.runner_selftest import Sandbox
 from swarmgate.procinfo import identity
 from tests.exec.conftest import Shimmed
-from tests.runner.conftest import cgroups_writable, need_real
+from tests.hosts.cgroups import cgroups_writable, need_real
 
 CONFIG_EXTRA = '[heavy]\npatterns = ["cargo test --workspace", "make check-full"]\n'
 

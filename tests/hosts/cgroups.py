@@ -1,8 +1,34 @@
-"""Remove the cgroups a test made, deepest first, and fail when one stays."""
+"""Cgroups in tests: whether the runner can make them here (else skip with the reason, a failure
+under SWARMGATE_REQUIRE_REAL_PARTS=1), and removing the ones a test made, deepest first."""
 from __future__ import annotations
 
 import os
 import time
+
+import pytest
+
+from swarmgate.hosts import cgroups as host_cgroups
+
+
+def cgroups_writable(kind: str = "auto") -> str | None:
+    """None when the runner can create memory cgroups here with backend ``kind``, else why not."""
+    if os.geteuid() != 0:
+        return "memory cgroups need root"
+    try:
+        backend = host_cgroups.get(kind)
+    except host_cgroups.CgroupError as e:
+        return str(e)
+    if kind == "auto" and backend.name == "systemd":
+        return "systemd is PID 1: these tests drive cgroups directly (the systemd backend has its own tests)"
+    if not os.access(backend.root, os.W_OK):
+        return f"{backend.root} is not writable"
+    return None
+
+
+def need_real(reason: str | None) -> None:
+    if reason is None:
+        return
+    pytest.skip(reason)
 
 
 def remove_tree(root: str, timeout: float = 10.0) -> None:

@@ -93,3 +93,13 @@ LogLevel ERROR
                 self.proc.wait()
         if self.proc:
             assert self.proc.poll() is not None
+
+
+def serve(tmp_path_factory):
+    """The body of a module-scoped ``sshd`` fixture (``yield from serve(tmp_path_factory)``): a
+    started Sshd in a fresh temp dir, stopped after the module's tests."""
+    server = Sshd(str(tmp_path_factory.mktemp("sshd"))).start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -8,7 +8,7 @@ import sys
 
 from swarmgate.hooks import session_state as S
 from swarmgate.procinfo import start_time
-from tests.lifecycle.conftest import GOOD, answer, context, denied, dispatch
+from tests.hooks.conftest import GOOD, answer, context, denied, dispatch
 
 
 def test_twenty_concurrent_hook_processes_lose_no_start(repo):

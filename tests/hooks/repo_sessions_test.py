@@ -11,7 +11,7 @@ import sys
 from swarmgate.alerts import write_alert
 from swarmgate.hooks import repo_sessions as R
 from swarmgate.hosts import status
-from tests.lifecycle.conftest import GOOD, answer, denied, dispatch, hook
+from tests.hooks.conftest import GOOD, answer, denied, dispatch, hook
 
 CAP5 = "[dispatch]\nmax_concurrent = 5\nmax_concurrent_repo = 5\n"
 

@@ -9,7 +9,7 @@ import pytest
 
 from swarmgate.alerts import all_alerts
 from swarmgate.hook_engine import answer as engine_answer
-from tests.lifecycle.conftest import answer, denied
+from tests.hooks.conftest import answer, denied
 
 SUB = {"agent_id": "a1", "agent_type": "implementer"}
 QUESTION = {"questions": [{"question": "Keep the old parser or the new one?", "header": "parser",

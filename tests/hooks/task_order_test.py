@@ -6,7 +6,7 @@ import pytest
 
 from swarmgate.agents import records as R
 from swarmgate.hooks.task_order import task_refs
-from tests.lifecycle.conftest import answer, denied, hook
+from tests.hooks.conftest import answer, denied, hook
 
 PLAN = ("# Round r1\n\ngoal: ship the parser\nexit: its tests pass\n\n## Tasks\n\n"
         "| id | description | deps | inputs ready | batch | verdict |\n"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from swarmgate import guard as G
 from swarmgate.hooks import registry
 from swarmgate.selftest import guard_suite, run_suite
-from tests.bash import corpus
+from tests.hooks import bash_corpus as corpus
 
 
 def _shell_rules() -> list:

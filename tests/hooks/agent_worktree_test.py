@@ -12,7 +12,7 @@ from swarmgate.config import find_repo
 from swarmgate.hooks import agent_worktree as W
 from swarmgate.hooks import scratch_locks
 from swarmgate.hooks import session_state as S
-from tests.lifecycle.conftest import GOOD, answer, context, denied, dispatch, git
+from tests.hooks.conftest import GOOD, answer, context, denied, dispatch, git
 
 
 @pytest.fixture

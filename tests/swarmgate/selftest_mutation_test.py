@@ -17,7 +17,7 @@ from swarmgate import break_switch as bs
 from swarmgate import selftest
 from swarmgate.cell_outcome import GREEN, RED, Observed
 from swarmgate.hooks import registry
-from tests.runner.conftest import cgroups_writable
+from tests.hosts.cgroups import cgroups_writable
 
 pytestmark = pytest.mark.slow
 

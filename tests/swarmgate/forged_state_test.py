@@ -8,7 +8,7 @@ import os
 from swarmgate import config, doctor, install, sizes
 from swarmgate.config import load_config, parse_toml, validate
 from swarmgate.hooks import registry
-from tests.core.conftest import answer_of, payload, run_hook
+from tests.swarmgate.conftest import answer_of, payload, run_hook
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -11,7 +11,7 @@ from swarmgate.alerts import all_alerts
 from swarmgate.hooks import scratch_locks
 from swarmgate.hooks import session_state as S
 from swarmgate.hooks.stop_guards import transcript_calls
-from tests.lifecycle.conftest import GOOD, answer, context, denied, dispatch, hook
+from tests.hooks.conftest import GOOD, answer, context, denied, dispatch, hook
 
 
 def transcript(path, prompt: str, calls: list) -> str:

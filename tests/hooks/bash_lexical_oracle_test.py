@@ -3,7 +3,7 @@
 The guards read every command with the lexical parser (hooks/bash_lexical.py: no bashlex import on
 the hook's path). bashlex stays a dependency for this: every command of the corpus - the workarounds,
 the benign controls and the real-world commands of tests/corpus/, and the heavy and benign entries
-of tests/bash/corpus.py, each with the files it reads - is parsed by both. bashlex parses the text
+of tests/hooks/bash_corpus.py, each with the files it reads - is parsed by both. bashlex parses the text
 itself (not only where the hook's "auto" mode would try it), its tree goes through the adapter and
 the same walker, and both readings must find the same commands (words, how they were reached,
 background, redirections, assignments) and the same unverifiable parts.
@@ -24,7 +24,7 @@ import pytest
 from swarmgate.hooks import bash_parse, bash_walker, bashlex_adapter, bashlex_fast
 from swarmgate.hooks.bash_results import Analysis
 from swarmgate.hooks.bash_tree import analyze
-from tests.bash.corpus import BENIGN, HEAVY
+from tests.hooks.bash_corpus import BENIGN, HEAVY
 from tests.corpus import benign, counts, workarounds
 from tests.corpus.corpus_test import prepare
 

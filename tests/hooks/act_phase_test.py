@@ -20,7 +20,7 @@ from swarmgate.hook_engine import answer as engine_answer
 from swarmgate.hooks import registry, scratch_locks
 from swarmgate.hooks import session_state as S
 from swarmgate.state_paths import command_history_path
-from tests.lifecycle.conftest import GOOD, denied, dispatch
+from tests.hooks.conftest import GOOD, denied, dispatch
 
 
 def _guard(code: str, events: tuple, tools: tuple, check) -> G.Guard:

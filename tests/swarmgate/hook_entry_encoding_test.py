@@ -10,7 +10,7 @@ import subprocess
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.core.conftest import SWARMGATE, answer_of, run_hook
+from tests.swarmgate.conftest import SWARMGATE, answer_of, run_hook
 
 LONE = ["\ud800", "\udbff", "\udc00", "\udfff", "\udc80"]
 

@@ -16,7 +16,7 @@ from swarmgate.hooks import scratch_locks
 from swarmgate.hooks import session_state as S
 from swarmgate.procinfo import start_time
 from swarmgate.statefile import write_json_atomic
-from tests.lifecycle.conftest import GOOD, answer, denied, dispatch, hook
+from tests.hooks.conftest import GOOD, answer, denied, dispatch, hook
 from tests.processes import terminate
 
 

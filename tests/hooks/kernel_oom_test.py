@@ -1,4 +1,4 @@
-"""Kernel-log OOM parsing on recorded lines (tests/lifecycle/fixtures/)."""
+"""Kernel-log OOM parsing on recorded lines (tests/hooks/fixtures/)."""
 from __future__ import annotations
 
 import time
@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from swarmgate.hooks import kernel_oom as K
 from swarmgate.hooks.session_context import section_oom
-from tests.lifecycle.conftest import FIXTURES
+from tests.hooks.conftest import FIXTURES
 
 
 def _t(stamp: str) -> float:

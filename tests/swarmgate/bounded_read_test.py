@@ -11,7 +11,7 @@ import pytest
 from swarmgate import bounded_read as B
 from swarmgate import statefile
 from swarmgate.hooks import session_state
-from tests.core.conftest import answer_of, payload, run_hook
+from tests.swarmgate.conftest import answer_of, payload, run_hook
 
 
 def _finishes(fn, limit: float = 20.0):

@@ -12,7 +12,7 @@ from swarmgate.hooks.command_history import _SHA_3_PASSED, entry, exit_code_of
 from swarmgate.hooks.session_context import build, mark_alerts_read
 from swarmgate.state_paths import command_history_path
 from swarmgate.statefile import read_jsonl
-from tests.lifecycle.conftest import FIXTURES, answer, context, dispatch, git, hook
+from tests.hooks.conftest import FIXTURES, answer, context, dispatch, git, hook
 
 RECORD = ("# Round r3\n\ngoal: wire the hooks\nexit: e2e passes\n\n## Tasks\n\n"
           "| id | description | deps | inputs ready | batch | verdict |\n"

@@ -6,7 +6,15 @@ import sys
 
 import pytest
 
+from tests.hosts.sshd import serve
+
 SWARMGATE = os.path.join(os.path.dirname(sys.executable), "swarmgate")
+
+
+@pytest.fixture(scope="module")
+def sshd(tmp_path_factory):
+    """A loopback ssh peer (tests/hosts/sshd.py)."""
+    yield from serve(tmp_path_factory)
 
 
 @pytest.fixture
