@@ -141,6 +141,44 @@ def _timer_command(cmd: SimpleCommand, next_cmds: Sequence[SimpleCommand], min_s
     return None
 
 
+def remind_command(first: str) -> str:
+    """How to call the reminder command so that a pasted way out runs: the shipped `remind` by the
+    absolute path beside this interpreter (an agent's PATH need not hold swarmgate's), else as named."""
+    import os
+    import sys
+
+    if first == "remind":
+        here = os.path.join(os.path.dirname(sys.executable), "remind")
+        if os.path.isfile(here) and os.access(here, os.X_OK):
+            return here
+    return first
+
+
+def _quote(text: str) -> str:
+    import shlex
+    return shlex.quote(text)
+
+
+def suggestion(first: str, when: str, message: str) -> str:
+    """The exact reminder command to run instead (pasted as it is, it runs)."""
+    return f"{remind_command(first)} {when} {_quote(message or 'time is up (the timer you set)')}"
+
+
+def _message_of(cmds: Sequence[SimpleCommand]) -> str:
+    """What a hand-written timer would have said: the words of its first message command."""
+    for c in cmds:
+        if c.name in MESSAGE_COMMANDS and c.name not in ("tput", "bell"):
+            words = [a for a in c.args if not a.startswith("-")]
+            if words:
+                return " ".join(words)
+    return ""
+
+
+def _when_of(cmd: SimpleCommand) -> str:
+    secs = sleep_seconds(list(cmd.args)) if cmd.name == "sleep" else None
+    return f"{int(secs)}s" if secs else "10m"
+
+
 def check_t01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.hooks.shell_event import broken
 
@@ -158,13 +196,16 @@ def check_t01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
             words = prompt.strip().lstrip("/").split()
             if words and (_stem(words[0].rsplit("/", 1)[-1]) in allowed or words[0] in allowed):
                 return None
+        delay = ti.get("delaySeconds")
+        when = f"{int(delay)}s" if isinstance(delay, (int, float)) and delay >= 1 else "10m"
+        said = prompt if isinstance(prompt, str) and prompt.strip() else str(ti.get("reason") or "")
         return G.Finding(
             "T01",
             f"{event.tool_name} refused: timers go through the project's reminder command "
             f"({', '.join(configured) or 'none configured'}), so every pending reminder is in one "
             f"place where people and swarm-watch can see and cancel it.",
-            f"run `{first} <when> <message>` instead (or give {event.tool_name} a prompt that starts "
-            f"with `{first}`).")
+            f"run `{suggestion(first, when, ' '.join(said.split())[:300])}` instead (set the time you need; "
+            f"or give {event.tool_name} a prompt that starts with `{first}`).")
     from swarmgate.hooks.shell_event import analysis_of
 
     analysis = analysis_of(event, config)
@@ -182,7 +223,8 @@ def check_t01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
             findings.append(G.Finding(
                 "T01", f"shell timer refused: {why}. Timers go through the reminder command "
                        f"({', '.join(configured)}).",
-                f"run `{first} <when> <message>` instead of `{cmd.text.strip()[:80] or cmd.name}`."))
+                f"run `{suggestion(first, _when_of(cmd), _message_of(later if cmd.name == 'sleep' else [cmd]))}` "
+                f"instead of `{cmd.text.strip()[:80] or cmd.name}`."))
             break
     if not findings and event.tool_input.get("run_in_background") is True and cmds and all(
             c.name in _QUIET or c.name in MESSAGE_COMMANDS for c in cmds) and any(
@@ -190,7 +232,8 @@ def check_t01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
         findings.append(G.Finding(
             "T01", "a background Bash call that only sleeps is a timer: its completion notice "
                    "is the reminder.",
-            f"run `{first} <when> <message>` instead."))
+            f"run `{suggestion(first, _when_of(next(c for c in cmds if c.name == 'sleep')), _message_of(cmds))}` "
+            f"instead."))
     return findings
 
 

@@ -57,6 +57,7 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "Q01": (FULL, "on request_user_input (mapped onto AskUserQuestion)"),
         "B40": (OFF, "Codex has no PowerShell tool"),
         "A02": (OFF, "Codex has no agent teams (no TaskCreated, TaskCompleted, TeammateIdle)"),
+        "C05": (FULL, "at the next tool call (Codex has no asyncRewake: an idle agent is not woken)"),
         "N01": (OFF, "Codex has no Notification event"),
         "C02": (FULL, ""),
         "H01": (PARTIAL, "directories registered with work-dir-owner are checked; the dispatch's `scratch:` "
@@ -100,6 +101,8 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "Q01": (OFF, _NO_IDENTITY + ": a subagent's ask_user cannot be told from the main agent's"),
         "B40": (OFF, "Gemini has no PowerShell tool"),
         "A02": (OFF, "Gemini has no agent teams"),
+        "C05": (PARTIAL, _NO_IDENTITY + ": a subagent's reminder is shown to whichever agent calls a tool next; "
+                         "Gemini has no asyncRewake: an idle agent is not woken"),
         "N01": (FULL, "on Notification (ToolPermission)"),
         "C02": (OFF, "Gemini sends no SubagentStart"),
         "H01": (OFF, "Gemini sends no SubagentStop"),

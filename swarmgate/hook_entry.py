@@ -86,6 +86,13 @@ def hook(args: list[str]) -> int:
         # still a definite answer for the client: a tool call is refused (fail closed)
         return _refuse(client if client in _TOOL_EVENT else "claude", rest[0] if rest else "", msg)
     event = rest[0]
+    if event == "Wake" and client == "claude":   # the wake waiter (asyncRewake on Stop): agents/wake.py
+        try:
+            from swarmgate.agents.wake import main as wake_main
+            return wake_main(sys.stdin.read())
+        except BaseException as e:  # noqa: BLE001 - a waiter that cannot run wakes nobody and holds nothing
+            print(f"swarmgate wake waiter: {type(e).__name__}: {e}", file=sys.stderr)
+            return 0
     # The hook runs before every tool call, often with PYTHONDONTWRITEBYTECODE set in the agent's
     # environment: then every call would recompile every module whose .pyc is missing or stale
     # (after a pull, or a `uv tool install`, which compiles nothing). Write bytecode regardless.

@@ -22,7 +22,7 @@ from swarmgate.lazy_pattern import LazyPattern
 
 HOOK_START_FLAGS = ["-I", "-S"]   # isolated, no site: the interpreter's floor (swarmgate/hook_start.py)
 HOOK_START = "/swarmgate/hook_start.py"
-OUR_HOOK_KEYS = {"type", "command", "args", "timeout", "onFailure"}
+OUR_HOOK_KEYS = {"type", "command", "args", "timeout", "onFailure", "asyncRewake"}   # asyncRewake: the wake waiter
 _SHELL_FORM = LazyPattern(r"(?:^|/|')swarmgate'? hook [A-Za-z]+$")   # what installs before the exec form wrote
 SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json")
 SETTINGS_MAX_BYTES = 1 << 20

@@ -226,6 +226,18 @@ def refusing_group(event: str, matcher: str | None) -> bool:
     return False
 
 
+# The wake waiter (agents/wake.py): a second Stop group, run in the background by Claude Code
+# (asyncRewake), that wakes the idle main agent when a reminder falls due or swarm-watch reports.
+# Its timeout is a little longer than the longest it waits (wake.MAX_WAIT_S).
+WAKE_GROUP = ("Stop", "Wake", 6 * 3600 + 60)
+
+
+def wake_entry(entry: str) -> dict[str, Any]:
+    h = hook_entry(entry, WAKE_GROUP[1], WAKE_GROUP[2], refusing=False)
+    h["asyncRewake"] = True
+    return h
+
+
 def desired_groups(entry: str, hooks_cfg: dict) -> dict[str, list[dict]]:
     """event -> the matcher groups swarmgate owns, in order."""
     out: dict[str, list[dict]] = {}
@@ -235,6 +247,7 @@ def desired_groups(entry: str, hooks_cfg: dict) -> dict[str, list[dict]]:
             group["matcher"] = matcher
         group["hooks"] = [hook_entry(entry, event, int(hooks_cfg[timeout_key]), refusing_group(event, matcher))]
         out.setdefault(event, []).append(group)
+    out.setdefault(WAKE_GROUP[0], []).append({"hooks": [wake_entry(entry)]})
     return out
 
 

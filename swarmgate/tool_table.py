@@ -75,6 +75,8 @@ TOOLS: tuple[Tool, ...] = (
          "the merge lock: acquire, release, status", script=True),
     Tool("work-dir-owner", "swarmgate.agents.work_dir_owner:main", "swarmgate.agents.work_dir_owner:selftest_suite",
          "ownership files of work directories", script=True),
+    Tool("remind", "swarmgate.agents.remind:main", "swarmgate.agents.remind:selftest_suite",
+         "the one timer: remind <when> <message>, remind list, remind cancel ID", script=True),
 )
 
 UMBRELLA = "swarmgate"  # the umbrella command itself: `swarmgate VERB ...` (swarmgate.cli:main)

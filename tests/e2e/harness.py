@@ -19,6 +19,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -368,6 +369,64 @@ class ClaudeRepo(WiredRepo):
             output = {}
         return ClaudeRun(self.repo, self.home, code, out, err, api,
                          output if isinstance(output, dict) else {}, token)
+
+
+    def run_streaming(self, prompt: str, conversations: list[Conversation], *, until, args: tuple[str, ...] = (),
+                      env: dict | None = None, timeout: float = RUN_TIMEOUT_S) -> ClaudeRun:
+        """Run `claude -p --input-format stream-json` with ``prompt`` as the first message on stdin and
+        stdin kept open (as an interactive session would stay), until ``until(api)`` is true (checked
+        every 0.2 s) or ``timeout``; then close stdin and let it end. ``output`` is the last result
+        line of its stream-json output. Everything it left running is killed, as with ``run``."""
+        api = MessagesAPI(conversations)
+        token = f"{os.getpid()}-{time.monotonic_ns()}"
+        self.last_token = token
+        env = {**(env or {}), RUN_MARK: token}
+        with api:
+            cmd = [sys.executable, str(REAPER), self.claude_bin, "-p", "--input-format", "stream-json",
+                   "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions", *args]
+            proc = subprocess.Popen(cmd, cwd=self.repo, env=self.env(api.url, env), stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    start_new_session=True)
+            chunks: dict = {"out": [], "err": []}
+
+            def drain(stream, into: list) -> None:   # its output must flow, or the client blocks writing it
+                for line in stream:
+                    into.append(line)
+
+            readers = [threading.Thread(target=drain, args=(proc.stdout, chunks["out"]), daemon=True),
+                       threading.Thread(target=drain, args=(proc.stderr, chunks["err"]), daemon=True)]
+            for t in readers:
+                t.start()
+            try:
+                proc.stdin.write(json.dumps({"type": "user", "message": {"role": "user", "content": prompt}}) + "\n")
+                proc.stdin.flush()
+                deadline = time.monotonic() + timeout
+                while time.monotonic() < deadline and proc.poll() is None and not until(api):
+                    time.sleep(0.2)
+                proc.stdin.close()
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.terminate()   # the reaper kills claude and what it left
+                    try:
+                        proc.wait(timeout=30)
+                    except subprocess.TimeoutExpired:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                        proc.wait()
+                for t in readers:
+                    t.join(10)
+            finally:
+                _kill_marked(token)
+        out, err = "".join(chunks["out"]), "".join(chunks["err"])
+        output: dict = {}
+        for line in out.splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict) and rec.get("type") == "result":
+                output = rec
+        return ClaudeRun(self.repo, self.home, proc.returncode, out, err, api, output, token)
 
 
 def marked_pids(token: str) -> list[int]:

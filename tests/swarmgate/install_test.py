@@ -62,6 +62,10 @@ def test_fresh_repository(repo, capsys):
             assert I.is_our_group(g)
             got.add((event, g.get("matcher")))
             (h,) = g["hooks"]
+            if h.get("asyncRewake"):   # the wake waiter: a second Stop group, in the background
+                assert (event, h["args"][-1]) == ("Stop", "Wake") and h["timeout"] > 6 * 3600, h
+                assert "onFailure" not in h
+                continue
             # the exec form (no shell); every group where a refusing guard runs blocks when the hook fails
             refusing = event in ("PreToolUse", "PreSkillShellCommand", "Stop", "SubagentStop")
             assert h == {"type": "command", "command": command, "args": [*lead, event], "timeout": 30,
@@ -134,7 +138,7 @@ def test_timeouts_come_from_the_config(repo):
     (repo / ".claude" / "swarmgate.toml").write_text("[hooks]\ntimeout = 9\nreport_timeout = 45\n")
     assert I.main([str(repo)]) == 0
     assert settings(repo)["hooks"]["Stop"][0]["hooks"][0]["timeout"] == 9
-    assert len(settings(repo)["hooks"]["Stop"]) == 1  # replaced, not added twice
+    assert len(settings(repo)["hooks"]["Stop"]) == 2  # replaced, not added twice (the judge and the wake waiter)
     assert len(backups(repo)) == 1
 
 
@@ -405,9 +409,11 @@ def test_a_newer_version_wiring_a_new_event_still_uninstalls_exactly(repo, monke
     before = snapshot(repo)
     full = I.HOOK_GROUPS
     monkeypatch.setattr(I, "HOOK_GROUPS", tuple(g for g in full if g[0] != "Stop"))  # an older swarmgate
+    monkeypatch.setattr(I, "WAKE_GROUP", ("SubagentStop", "Wake", 60))
     assert I.main([str(repo)]) == 0
     assert "Stop" not in settings(repo)["hooks"]
     monkeypatch.setattr(I, "HOOK_GROUPS", full)
+    monkeypatch.undo()
     assert I.main([str(repo)]) == 0  # the newer one adds it
     assert "Stop" in settings(repo)["hooks"]
     assert I.main([str(repo), "--uninstall"]) == 0
