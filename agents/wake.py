@@ -45,9 +45,15 @@ def pending_text(session: str, now: float) -> tuple[str, list, list]:
 
     rems = [] if _broken("wake-ignores-reminders") else R.due_for(session, None, now, _running_agents(session))
     alerts = [a for a in unread("main:" + session, mark=False, since=now - 24 * 3600)
-              if str(a.get("kind") or "").startswith(WAKE_KINDS_PREFIX) and a.get("session") in (None, "", session)]
+              if a.get("session") in (None, "", session)]
+    if not any(str(a.get("kind") or "").startswith(WAKE_KINDS_PREFIX) for a in alerts):
+        alerts = []   # only swarm-watch's reports wake; the others wait for C04 (or ride along below)
+    # every unread alert rides along: the main agent's alert cursor is shared with C04, so moving it past
+    # the watchdog's report must not hide an older alert C04 has not shown yet
     lines = [R.text_of(r) for r in rems]
-    lines += [f"swarm-watch ({a.get('kind', '')[len(WAKE_KINDS_PREFIX):]}): {a.get('message')}" for a in alerts]
+    lines += [f"swarm-watch ({a['kind'][len(WAKE_KINDS_PREFIX):]}): {a.get('message')}"
+              if str(a.get("kind") or "").startswith(WAKE_KINDS_PREFIX)
+              else f"[{a.get('source') or a.get('kind') or 'alert'}] {a.get('message')}" for a in alerts]
     text = ""
     if lines:
         text = "swarmgate woke you:\n" + "\n".join(f"- {x}" for x in lines)

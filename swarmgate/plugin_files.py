@@ -5,7 +5,9 @@ the repository root, source ``./plugin``). Everything in it comes from one place
 
 - ``hooks/hooks.json``: the same groups `swarmgate install` writes (install.HOOK_GROUPS, with
   ``"onFailure": "block"`` on every group where a refusing guard runs and the shipped config's
-  timeouts), each calling ``${CLAUDE_PLUGIN_ROOT}/bin/swarmgate-hook EVENT``;
+  timeouts), each calling ``${CLAUDE_PLUGIN_ROOT}/bin/swarmgate-hook EVENT``, and the wake waiter
+  (install.WAKE_GROUP: a Stop group with ``asyncRewake``; one waiter per session, so a project
+  wired both ways still has one);
 - ``bin/swarmgate-hook``: starts the hook of the swarmgate install on PATH (pipx, `uv tool`,
   ./install.sh) with ``--plugin`` (hook_start: the plugin defers when the project's settings wire
   swarmgate: one set of hooks, never two);
@@ -23,7 +25,7 @@ from collections.abc import Sequence
 
 from swarmgate import __version__
 from swarmgate.config import defaults
-from swarmgate.install import HOOK_GROUPS, refusing_group, templates
+from swarmgate.install import HOOK_GROUPS, WAKE_GROUP, refusing_group, templates
 
 PLUGIN_DIR = "plugin"
 HOOK_SCRIPT = "bin/swarmgate-hook"
@@ -66,6 +68,10 @@ def hooks_json() -> dict:
         group: dict = {} if matcher is None else {"matcher": matcher}
         group["hooks"] = [h]
         out.setdefault(event, []).append(group)
+    wake_event, wake_arg, wake_timeout = WAKE_GROUP   # the wake waiter, in the background (asyncRewake)
+    out.setdefault(wake_event, []).append({"hooks": [{
+        "type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/" + HOOK_SCRIPT, "args": [wake_arg],
+        "timeout": wake_timeout, "asyncRewake": True}]})
     return {"description": "swarmgate: policy hooks for repositories where many coding agents work at once",
             "hooks": out}
 

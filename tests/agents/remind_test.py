@@ -11,6 +11,7 @@ import pytest
 
 from swarmgate.agents import reminders as R
 from swarmgate.agents import remind, wake
+from swarmgate.alerts import unread, write_alert
 from swarmgate.hook_engine import answer as engine_answer
 
 
@@ -145,3 +146,16 @@ def test_c05_delivers_at_the_next_tool_call_and_a_subagents_reminder_is_its_own(
                              "agent_transcript_path": ""}, repo)
     time.sleep(0.4)
     assert "late one" in _answer("PostToolUse", call, repo)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_watchdog_report_wakes_and_older_alerts_ride_along(capsys):
+    write_alert("gate:note", "an older alert C04 has not shown", source="gate", session="s1", key="a")
+    write_alert("gate:note", "another session's", source="gate", session="s2", key="b")
+    assert wake.pending_text("s1", time.time())[0] == ""   # no watchdog report: nothing wakes
+    write_alert("watch:tool-call-running", "Bash `cargo build` has run for 9 min", source="swarm-watch",
+                session="s1", key="c")
+    assert wake.wait("s1", None, time.time() + 2) == 2
+    said = capsys.readouterr().err
+    assert "swarm-watch (tool-call-running): Bash `cargo build`" in said and "an older alert" in said, said
+    assert "another session's" not in said
+    assert [a for a in unread("main:s1", mark=False) if a.get("session") == "s1"] == []   # read: C04 stays quiet

@@ -70,6 +70,8 @@ SESSION = CORE | ENGINE | RE | JSON | PATHLIB | {
     f"swarmgate.hooks.{m}" for m in (
         "cargo_config", "command_patterns", "containment", "exec_shims", "kernel_oom", "package_scripts",
         "repo_sessions", "session_context", "session_state")}
+# C05: a reminder that fell due while the session was away is shown at its (re)start
+SESSION |= {"swarmgate.hooks.reminder_guard", "swarmgate.agents.reminders"}
 NEVER = {"bashlex", "psutil", "rich", "pynvml", "filelock", "tomllib", "pathlib", "urllib", "ipaddress",
          "typing", "dataclasses", "json", "importlib", "subprocess", "threading", "site"}
 

@@ -33,8 +33,14 @@ def test_a_stale_plugin_file_is_found(tmp_path):
 
 def test_the_plugin_wires_the_groups_install_wires():
     groups = plugin_files.hooks_json()["hooks"]
-    got = {(ev, g.get("matcher"), "onFailure" in g["hooks"][0]) for ev, gs in groups.items() for g in gs}
+    got = {(ev, g.get("matcher"), "onFailure" in g["hooks"][0]) for ev, gs in groups.items() for g in gs
+           if not g["hooks"][0].get("asyncRewake")}
     assert got == {(ev, m, install.refusing_group(ev, m)) for ev, m, _ in install.HOOK_GROUPS}
+    # and the wake waiter, in the background, as install writes it
+    (wake,) = [g["hooks"][0] for gs in groups.values() for g in gs if g["hooks"][0].get("asyncRewake")]
+    event, arg, timeout = install.WAKE_GROUP
+    assert wake["args"] == [arg] and wake["timeout"] == timeout and "onFailure" not in wake
+    assert wake in [g["hooks"][0] for g in groups[event]]
 
 
 def test_the_hook_defers_only_to_settings_that_wire_this_event_and_tool(tmp_path):
