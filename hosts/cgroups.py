@@ -314,10 +314,11 @@ class Backend:
         """Names of the run cgroups under the slice."""
         return self._children(slice_name, RUN_PREFIX)
 
-    def _children(self, slice_name: str, prefix: str) -> list[str]:
-        """Names (as run_path takes them) of the cgroups under the slice whose names start with ``prefix``."""
+    def _children(self, slice_name: str, prefix: str, where: str | None = None) -> list[str]:
+        """Names (as run_path takes them) of the cgroups under the slice (or ``where``) whose names start
+        with ``prefix``."""
         try:
-            names = os.listdir(self.slice_path(slice_name))
+            names = os.listdir(where or self.slice_path(slice_name))
         except OSError:
             return []
         return sorted(n for n in names if n.startswith(prefix) and os.path.isdir(self.run_path(slice_name, n)))
@@ -337,9 +338,13 @@ class Backend:
         return f"{self.name} at {self.root}"
 
     # --- agent cgroups (per-subagent containment) ---
+    def agents_dir(self, slice_name: str) -> str:
+        """Where the agent cgroups are: the slice (systemd: a scope it delegated, inside the slice)."""
+        return self.slice_path(slice_name)
+
     def agents(self, slice_name: str) -> list[str]:
-        """Names of the agent cgroups under the slice."""
-        return self._children(slice_name, AGENT_PREFIX)
+        """Names of the agent cgroups."""
+        return self._children(slice_name, AGENT_PREFIX, self.agents_dir(slice_name))
 
     def agent_paths(self, slice_name: str, name: str) -> list[str]:
         """Every directory of the agent cgroup a process must join, the memory one first."""
@@ -368,7 +373,7 @@ class Backend:
     def enclosing_agent(self, slice_name: str) -> str | None:
         """The agent cgroup (memory side) this process sits in, or None."""
         cur = self.current()
-        base = self.slice_path(slice_name) + "/"
+        base = self.agents_dir(slice_name) + "/"
         if not cur or not cur.startswith(base):
             return None
         first = cur[len(base):].split("/", 1)[0]
@@ -755,28 +760,13 @@ class Systemd(CgroupV2):
     def agents_unit(self, slice_name: str) -> str:
         return f"swarmgate-agents-{self.slice_unit(slice_name)[:-len('.slice')]}.scope"
 
-    def agents_path(self, slice_name: str) -> str:
+    def agents_dir(self, slice_name: str) -> str:
         return os.path.join(self.slice_path(slice_name), self.agents_unit(slice_name))
 
     def run_path(self, slice_name: str, name: str) -> str:
         if name.startswith(AGENT_PREFIX):
-            return os.path.join(self.agents_path(slice_name), name)
+            return os.path.join(self.agents_dir(slice_name), name)
         return os.path.join(self.slice_path(slice_name), self.scope_unit(name))
-
-    def agents(self, slice_name: str) -> list[str]:
-        try:
-            names = os.listdir(self.agents_path(slice_name))
-        except OSError:
-            return []
-        return sorted(n for n in names if n.startswith(AGENT_PREFIX))
-
-    def enclosing_agent(self, slice_name: str) -> str | None:
-        cur = self.current()
-        base = self.agents_path(slice_name) + "/"
-        if not cur or not cur.startswith(base):
-            return None
-        first = cur[len(base):].split("/", 1)[0]
-        return base + first if first.startswith(AGENT_PREFIX) else None
 
     def _agents_parent(self, slice_name: str) -> tuple[str, list[str]]:
         scope = self._agents_scope(slice_name)
@@ -786,7 +776,7 @@ class Systemd(CgroupV2):
     def _agents_scope(self, slice_name: str) -> str:
         import subprocess
 
-        path = self.agents_path(slice_name)
+        path = self.agents_dir(slice_name)
         if os.path.isdir(path):
             return path
         cmd = [self.SYSTEMD_RUN, "--scope", "--quiet", f"--unit={self.agents_unit(slice_name)}",
@@ -814,16 +804,16 @@ class Systemd(CgroupV2):
     def _stop_agents_scope(self, slice_name: str) -> bool:
         import subprocess
 
-        if not os.path.isdir(self.agents_path(slice_name)):
+        if not os.path.isdir(self.agents_dir(slice_name)):
             return True
         try:
             subprocess.run([self.SYSTEMCTL, "stop", self.agents_unit(slice_name)], capture_output=True, timeout=30)
         except (OSError, subprocess.TimeoutExpired):
             return False
         deadline = time.monotonic() + 10
-        while os.path.isdir(self.agents_path(slice_name)) and time.monotonic() < deadline:
+        while os.path.isdir(self.agents_dir(slice_name)) and time.monotonic() < deadline:
             time.sleep(0.02)
-        return not os.path.isdir(self.agents_path(slice_name))
+        return not os.path.isdir(self.agents_dir(slice_name))
 
     def remove_slice(self, slice_name: str) -> bool:
         ok = self._stop_agents_scope(slice_name)

@@ -55,16 +55,24 @@ def test_outlives_the_session_that_started_it(env, tmp_path):
     assert "survived" in open(_rec(tmp_path, "long")["log"]).read()
 
 
-def test_wall_clock_is_253_and_stop_is_247(env, tmp_path):
-    _dr(env, "start", "--label", "slow", "--wall-clock", "1", "--grace", "2", "--", "sleep", "30")
-    assert _dr(env, "wait", "slow", "--timeout", "30").returncode == 253
+@pytest.mark.layout("v1", "systemd")  # here: the detached supervisor; inside the VM: a unit of systemd
+def test_wall_clock_is_253_and_stop_is_247(env, tmp_path, layout):
+    if layout == "systemd":
+        env = _systemd_env(tmp_path)
+    _dr(env, "start", "--label", "slow", "--wall-clock", "1", "--grace", "2", "--", "sleep", "60")
+    assert _dr(env, "wait", "slow", "--timeout", "60").returncode == 253
     assert "wall clock" in _rec(tmp_path, "slow")["reason"]
-    _dr(env, "start", "--label", "tostop", "--grace", "2", "--", "sh", "-c", "sleep 30 & sleep 30; wait")
+    _dr(env, "start", "--label", "tostop", "--grace", "2", "--", "sh", "-c", "sleep 60 & sleep 60; wait")
     rec = _rec(tmp_path, "tostop")
     tree = _wait_for(lambda: _tree_with_sleeps(rec["pid"], 2), "the job's two sleeps to start")
-    cp = _dr(env, "stop", "tostop")
-    assert cp.returncode == 0 and "exit 247" in cp.stdout
+    if layout == "systemd":
+        assert _unit_state("swarmgate-detached-tostop.service") == "active"
+    cp = _dr(env, "stop", "tostop", timeout=120)
+    assert cp.returncode == 0 and "exit 247" in cp.stdout, cp.stderr
+    assert _rec(tmp_path, "tostop")["exit"] == 247
     _wait_for(lambda: all(_gone(p) for p in tree), f"the stopped tree {tree} to be gone")
+    if layout == "systemd":
+        _wait_for(lambda: _unit_state("swarmgate-detached-tostop.service") in ("inactive", ""), "the unit to go")
 
 
 def _gone(pid):
@@ -160,23 +168,6 @@ def test_under_systemd_the_job_is_a_unit_and_its_exit_code_is_recorded(tmp_path)
     assert rec["exit"] == 9 and "hello from the unit" in open(rec["log"]).read()
     assert "unit1: exited, exit 9" in _dr(env, "status", "unit1").stdout
     _wait_for(lambda: _unit_state("swarmgate-detached-unit1.service") in ("inactive", ""), "the unit to go")
-
-
-@pytest.mark.layout("systemd")
-def test_under_systemd_wall_clock_is_253_and_stop_is_247(tmp_path):
-    env = _systemd_env(tmp_path)
-    _dr(env, "start", "--label", "slow", "--wall-clock", "1", "--grace", "2", "--", "sleep", "60")
-    assert _dr(env, "wait", "slow", "--timeout", "60").returncode == 253
-    assert "wall clock" in _rec(tmp_path, "slow")["reason"]
-    _dr(env, "start", "--label", "tostop", "--grace", "2", "--", "sh", "-c", "sleep 60 & sleep 60; wait")
-    rec = _rec(tmp_path, "tostop")
-    tree = _wait_for(lambda: _tree_with_sleeps(rec["pid"], 2), "the job's two sleeps to start")
-    assert _unit_state("swarmgate-detached-tostop.service") == "active"
-    cp = _dr(env, "stop", "tostop", timeout=120)
-    assert cp.returncode == 0 and "exit 247" in cp.stdout, cp.stderr
-    assert _rec(tmp_path, "tostop")["exit"] == 247
-    _wait_for(lambda: all(_gone(p) for p in tree), f"the stopped tree {tree} to be gone")
-    _wait_for(lambda: _unit_state("swarmgate-detached-tostop.service") in ("inactive", ""), "the unit to go")
 
 
 def _capped_sleeper(sb, pidfile) -> list[str]:
