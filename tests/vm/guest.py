@@ -1,8 +1,9 @@
 """Inside the VM: run the job's pytest cases and leave the results on the share.
 
 Started by tests/vm/init.sh (layout v2) or by swarmgate-vm.service (layout systemd) with the host's
-venv python. Reads /run/sgvm/share/job.json (written by tests/vm/uml.py on the host), runs pytest
-from the read-only checkout (no bytecode, no cache), and writes next to the job: results.jsonl (one
+venv python. Reads /run/sgvm/share/job.json (written by tests/vm/uml.py on the host), writes
+``started`` next to it (the VM booted: the host tells a VM that never came up from failing tests),
+runs pytest from the read-only checkout (no bytecode, no cache), and writes results.jsonl (one
 record per test phase, by tests/vm/plugin.py), pytest.log, and exit (pytest's status, written last).
 Standard library only; every file is fsynced before the guest powers off.
 """
@@ -43,6 +44,7 @@ def main() -> int:
         argv = [python, "-B", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfEs",
                 *job.get("pytest_args", []), *job["nodeids"]]
     print(f"sgvm-guest: {job['layout']}: {len(job['nodeids'])} case(s)", flush=True)
+    write_synced(os.path.join(SHARE, "started"), "")  # the VM booted: what fails from here is the tests'
     with open(os.path.join(SHARE, "pytest.log"), "wb") as log:
         try:
             rc = subprocess.call(argv, cwd=checkout, env=env, stdin=subprocess.DEVNULL, stdout=log,

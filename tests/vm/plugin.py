@@ -14,14 +14,24 @@ case of that layout with pytest, and each proxy then reports its own case's outc
 captured output as a pytest result here. Inside the VM (SWARMGATE_VM_LAYOUT, set by tests/vm/guest.py)
 only that layout's cases run, and every phase's report is appended to SWARMGATE_VM_RESULTS.
 
-No VM here (no linux.uml, not root): the proxies skip with the reason, and fail instead under
-SWARMGATE_REQUIRE_REAL_PARTS=1. SWARMGATE_VM_TIMEOUT bounds each boot (seconds, default 1500). The
-boots run in the background from the end of collection (see VmRuns).
+No VM here (no linux.uml, not root), or a VM that did not boot (it ended or stalled before its
+guest started): the proxies skip with the reason, and fail instead under
+SWARMGATE_REQUIRE_REAL_PARTS=1. A VM that booted and then failed fails its cases in both modes.
+
+Bounds (seconds; a loaded machine slows the guest, it does not stop it reporting):
+SWARMGATE_VM_STALL (default 1200): a VM whose guest reported nothing new for that long is killed;
+each case inside has two thirds of it (pytest-timeout), so one hung case fails alone first.
+SWARMGATE_VM_TIMEOUT (default 3600): the whole boot. SWARMGATE_VM_MEM: the guests' memory (1G).
+
+The boots run in the background from the end of collection, the layouts side by side
+(SWARMGATE_VM_PARALLEL=0: one after the other), and the proxies run last, so the host's own
+tests never wait for a VM (see VmRuns).
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 
 import pytest
@@ -37,11 +47,47 @@ MEMORY = {"v2": "1G", "systemd": "1G"}
 _runs_key = pytest.StashKey["VmRuns"]()
 
 
-def timeout_s() -> float:
+def _seconds(name: str, default: float) -> float:
     try:
-        return float(os.environ.get("SWARMGATE_VM_TIMEOUT", "1500"))
+        value = float(os.environ.get(name, default))
     except ValueError:
-        return 1500.0
+        raise pytest.UsageError(f"{name}={os.environ[name]!r}: not a number of seconds") from None
+    if value <= 0:
+        raise pytest.UsageError(f"{name}={os.environ[name]!r}: must be above 0")
+    return value
+
+
+def timeout_s() -> float:
+    """The bound of one whole boot."""
+    return _seconds("SWARMGATE_VM_TIMEOUT", 3600.0)
+
+
+def stall_s() -> float:
+    """A VM whose guest reports nothing new for this long is killed."""
+    return _seconds("SWARMGATE_VM_STALL", 1200.0)
+
+
+def case_timeout_s() -> int:
+    """pytest-timeout of each case inside the VM: below the stall bound, so a hung case fails alone."""
+    return max(int(stall_s() * 2 / 3), 1)
+
+
+def memory(layout: str) -> str:
+    """The guest's memory (SWARMGATE_VM_MEM overrides it for every layout, e.g. 2G)."""
+    value = os.environ.get("SWARMGATE_VM_MEM") or MEMORY[layout]
+    if not re.fullmatch(r"[1-9][0-9]*[MG]", value):
+        raise pytest.UsageError(f"SWARMGATE_VM_MEM={value!r}: a size like 1G or 768M")
+    return value
+
+
+def parallel() -> bool:
+    """The layouts' boots side by side (each VM is one virtual CPU), else one after the other."""
+    return os.environ.get("SWARMGATE_VM_PARALLEL", "1") != "0"
+
+
+def wait_bound_s() -> float:
+    """How long a proxy may wait for its layout's VM: every boot's bound when they queue."""
+    return timeout_s() * (1 if parallel() else len(VM_LAYOUTS)) + 60
 
 
 def inside_vm() -> str | None:
@@ -83,18 +129,19 @@ def layout_of(item) -> str | None:
 @pytest.hookimpl(trylast=True)  # after -k/-m deselection: only what runs gets a VM
 def pytest_collection_modifyitems(session, config, items):
     here = inside_vm()
-    keep, dropped = [], []
+    keep, dropped, proxies = [], [], []
     for item in items:
         lay = layout_of(item)
         if here:
             (keep if lay == here else dropped).append(item)
         elif lay in VM_LAYOUTS:
-            keep.append(VmCase.from_original(item, lay))
+            proxies.append(VmCase.from_original(item, lay))
         else:
             keep.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-    items[:] = keep
+    # the proxies last: the host's own tests run while the VMs boot, and none waits for a VM
+    items[:] = keep + proxies
 
 
 class VmCaseFailed(Exception):
@@ -113,8 +160,7 @@ class VmCase(pytest.Item):
         case = cls.from_parent(item.parent, name=item.name, layout=layout)
         case.own_markers = list(item.own_markers)
         case.keywords.update(item.keywords)
-        # it may wait for every layout's boot (they run one after the other in the background)
-        case.add_marker(pytest.mark.timeout(timeout_s() * len(VM_LAYOUTS) + 120))
+        case.add_marker(pytest.mark.timeout(wait_bound_s() + 60))  # it waits for its layout's VM
         return case
 
     def runtest(self) -> None:
@@ -136,9 +182,10 @@ class VmCase(pytest.Item):
 class VmRuns:
     """One boot per layout per test session.
 
-    The boots start in a background thread as soon as collection is done (layouts one after the
-    other), so the VM's minutes overlap the host's own tests; a proxy waits only for its layout's
-    boot. SWARMGATE_VM_BACKGROUND=0 boots when the first proxy of a layout runs instead.
+    The boots start in background threads as soon as collection is done, one thread per layout
+    (SWARMGATE_VM_PARALLEL=0: one thread, the layouts one after the other), so the VMs' minutes
+    overlap the host's own tests; a proxy waits only for its layout's boot.
+    SWARMGATE_VM_BACKGROUND=0 boots when the first proxy of a layout runs instead.
     """
 
     def __init__(self) -> None:
@@ -146,7 +193,7 @@ class VmRuns:
         self.done: dict[str, threading.Event] = {}
         self.plan: dict[str, list[str]] = {}
         self.cancel = threading.Event()
-        self.thread: threading.Thread | None = None
+        self.threads: list[threading.Thread] = []
         self.errors: dict[str, str] = {}
 
     def prepare(self, items) -> None:
@@ -157,41 +204,50 @@ class VmRuns:
         self.done = {layout: threading.Event() for layout in self.plan}
 
         if self.plan and os.environ.get("SWARMGATE_VM_BACKGROUND", "1") != "0" and uml.unavailable() is None:
-            self.thread = threading.Thread(target=self._boot_all, name="swarmgate-vm", daemon=True)
-            self.thread.start()
+            queues = [[layout] for layout in self.plan] if parallel() else [list(self.plan)]
+            for queue in queues:
+                t = threading.Thread(target=self._boot_all, args=(queue,), name=f"swarmgate-vm-{'-'.join(queue)}",
+                                     daemon=True)
+                self.threads.append(t)
+                t.start()
 
-    def _boot_all(self) -> None:
-        for layout in list(self.plan):
+    def _boot_all(self, layouts: list[str]) -> None:
+        for layout in layouts:
             if self.cancel.is_set():
-                break
+                self.errors[layout] = "the test session ended before this VM was booted"
+                self.done[layout].set()
+                continue
             self._boot(layout)
 
     def _boot(self, layout: str) -> None:
         env = {k: os.environ[k] for k in PASSED_IN if k in os.environ}
         try:
-            self.boots[layout] = uml.boot(layout, self.plan[layout], timeout=timeout_s(), mem=MEMORY[layout],
-                                          env=env, cancel=self.cancel)
+            self.boots[layout] = uml.boot(layout, self.plan[layout], timeout=timeout_s(), stall=stall_s(),
+                                          mem=memory(layout), env=env, cancel=self.cancel,
+                                          pytest_args=["--timeout", str(case_timeout_s())])
         except Exception as e:  # noqa: BLE001 - every case of the layout reports it
             self.errors[layout] = f"{type(e).__name__}: {e}"
         finally:
             self.done[layout].set()
 
     def get(self, layout: str):
-        if self.thread is None and not self.done[layout].is_set():
+        if not self.threads and not self.done[layout].is_set():
             self._boot(layout)
-        if not self.done[layout].wait(timeout_s() * len(self.plan) + 60):
+        if not self.done[layout].wait(wait_bound_s()):
             raise VmCaseFailed(f"the {layout} VM did not finish in time")
-        if layout in self.errors:
-            raise VmCaseFailed(f"the {layout} VM could not be booted: {self.errors[layout]}")
+        if layout in self.errors:  # the VM was never booted: a set-up problem of this machine
+            require(f"the {layout} VM could not be booted: {self.errors[layout]}")
         boot = self.boots[layout]
         if boot.left:
             raise VmCaseFailed(f"host processes of the {layout} VM survived the kill: {boot.left}")
+        if not boot.started:  # it never came up: this machine cannot boot it, the tests were not run
+            require(f"the {layout} VM did not boot: {boot.why_no_results()}\n{boot.tail(1500)}")
         return boot
 
     def stop(self) -> None:
         self.cancel.set()
-        if self.thread is not None:
-            self.thread.join(60)
+        for t in self.threads:
+            t.join(60)
 
 
 def pytest_collection_finish(session):

@@ -63,6 +63,8 @@ class Boot:
         self.console = ""
         self.log = ""                   # the guest pytest's output
         self.timed_out = False
+        self.stalled = False            # killed because the guest reported nothing new for too long
+        self.started = False            # the guest's job began (guest.py ran): the VM booted
         self.uml_rc: int | None = None
         self.seconds = 0.0
         self.left: list[int] = []       # host pids of the VM still alive after cleanup (must be empty)
@@ -73,8 +75,13 @@ class Boot:
         return text[-n:]
 
     def why_no_results(self) -> str:
+        if self.stalled:
+            return (f"the VM reported nothing new for its stall bound and was killed after {self.seconds:.0f}s"
+                    + ("" if self.started else ", before its guest started (it never finished booting)"))
         if self.timed_out:
             return f"the VM ran past its time bound ({self.seconds:.0f}s) and was killed"
+        if not self.started:
+            return f"the VM ended (linux.uml exit {self.uml_rc}) before its guest started: it did not boot"
         if self.exit is None:
             return f"the VM ended (linux.uml exit {self.uml_rc}) before the guest's tests finished"
         return f"the guest's pytest exited {self.exit} without reporting this test"
@@ -140,13 +147,17 @@ def kill_vm(proc: subprocess.Popen, settle_s: float = 10.0) -> list[int]:
         time.sleep(0.05)
 
 
-def boot(layout: str, nodeids: list[str], *, timeout: float, mem: str = DEFAULT_MEM,
+def boot(layout: str, nodeids: list[str], *, timeout: float, stall: float | None = None, mem: str = DEFAULT_MEM,
          env: dict[str, str] | None = None, pytest_args: list[str] | None = None,
          init_only: str | None = None, cancel: threading.Event | None = None) -> Boot:
     """Boot one VM of ``layout``, run ``nodeids`` inside with pytest, return what came back.
 
-    ``init_only`` replaces the guest's job with a shell command (the harness's own tests); ``cancel``
-    set from another thread ends the boot early (the test session is over).
+    Two bounds: ``timeout`` for the whole boot, and ``stall``: the VM is killed when its guest has
+    reported nothing new (console, results, pytest's log) for that long. A loaded machine slows the
+    guest down but it keeps reporting, so the stall bound catches a hung VM without a wall-clock
+    bound tight enough to kill a slow one. ``init_only`` replaces the guest's job with a shell
+    command (the harness's own tests); ``cancel`` set from another thread ends the boot early (the
+    test session is over).
     """
     if layout not in LAYOUTS:
         raise ValueError(f"unknown VM layout {layout!r} (one of {', '.join(LAYOUTS)})")
@@ -177,6 +188,7 @@ def boot(layout: str, nodeids: list[str], *, timeout: float, mem: str = DEFAULT_
     uml_env["TMPDIR"] = uml_tmp
     t0 = time.monotonic()
     proc = None
+    progress = _Progress([console_path] + [os.path.join(share, n) for n in ("started", "results.jsonl", "pytest.log")])
     try:
         with open(console_path, "wb") as console:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
@@ -186,8 +198,12 @@ def boot(layout: str, nodeids: list[str], *, timeout: float, mem: str = DEFAULT_
                 try:
                     res.uml_rc = proc.wait(timeout=min(0.5, max(deadline - time.monotonic(), 0.01)))
                 except subprocess.TimeoutExpired:
-                    if time.monotonic() >= deadline:
+                    now = time.monotonic()
+                    if now >= deadline:
                         res.timed_out = True
+                        break
+                    if stall is not None and now - progress.last(now) >= stall:
+                        res.timed_out = res.stalled = True
                         break
     finally:
         if proc is not None:
@@ -200,9 +216,30 @@ def boot(layout: str, nodeids: list[str], *, timeout: float, mem: str = DEFAULT_
         code = _read(os.path.join(share, "exit")).strip()
         res.exit = int(code) if code.lstrip("-").isdigit() else None
         res.log = _read(os.path.join(share, "pytest.log"), limit=400_000)
+        res.started = os.path.exists(os.path.join(share, "started"))
         shutil.rmtree(base, ignore_errors=True)
         shutil.rmtree(uml_tmp, ignore_errors=True)
     return res
+
+
+class _Progress:
+    """When the files a guest writes to last changed size (the boot's start until one does)."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = paths
+        self.sizes: list[int] = []
+        self.at = time.monotonic()
+
+    def last(self, now: float) -> float:
+        sizes = []
+        for p in self.paths:
+            try:
+                sizes.append(os.stat(p).st_size)
+            except OSError:
+                sizes.append(-1)
+        if sizes != self.sizes:
+            self.sizes, self.at = sizes, now
+        return self.at
 
 
 def _make_scratch(path: str) -> None:

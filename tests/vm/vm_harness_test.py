@@ -1,6 +1,7 @@
 """The user-mode Linux harness itself: what a guest offers, and that a boot leaves nothing on the host."""
 import errno
 import os
+import subprocess
 import sys
 
 import pytest
@@ -60,7 +61,7 @@ def test_a_vm_past_its_time_bound_is_killed_and_leaves_nothing_behind():
 
 def _boot(records, exit=0):
     b = uml.Boot()
-    b.records, b.exit = records, exit
+    b.records, b.exit, b.started = records, exit, True
     return b
 
 
@@ -82,3 +83,45 @@ def test_each_case_reports_its_own_outcome_from_the_guest_records():
     broken = [{"nodeid": "tests/a_test.py", "when": "collect", "outcome": "failed", "longrepr": "ImportError: x"}]
     with pytest.raises(plugin.VmCaseFailed, match="ImportError: x"):
         plugin.report(nid, "v2", _boot(broken, exit=2))
+
+
+def test_a_vm_that_stops_reporting_is_killed_at_its_stall_bound():
+    reason = uml.unavailable()
+    if reason:
+        plugin.require(reason)
+    boot = uml.boot("v2", [], timeout=3600, stall=15, init_only="sleep 600")
+    assert boot.started and boot.stalled, boot.tail()  # up, then silent: the stall bound, not the hour
+    assert boot.left == [] and not any(os.path.exists(p) for p in boot.paths)
+    with pytest.raises(plugin.VmCaseFailed, match="reported nothing new"):
+        plugin.report("tests/x_test.py::test_y[v2]", "v2", boot)
+
+
+def _inner_pytest(*args, **env):
+    """This checkout's pytest on some of its own cases, in a child (no cache, no VM unless asked)."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith("SWARMGATE_VM_")}
+    full.pop("SWARMGATE_REQUIRE_REAL_PARTS", None)
+    full.update(env)
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rsf", *args],
+                          cwd=uml.CHECKOUT, env=full, capture_output=True, text=True, timeout=600)
+
+
+def test_a_vm_that_cannot_boot_skips_with_the_reason_and_fails_where_real_parts_are_required():
+    reason = uml.unavailable()
+    if reason:
+        plugin.require(reason)
+    case = "tests/vm/vm_harness_test.py::test_the_guest_offers_its_layout[v2]"
+    # too little memory for the guest: linux.uml exits at once ("Too few physical memory!")
+    r = _inner_pytest(case, SWARMGATE_VM_MEM="12M")
+    assert r.returncode == 0 and "1 skipped" in r.stdout, r.stdout + r.stderr
+    assert "the v2 VM did not boot" in r.stdout and "before its guest started" in r.stdout, r.stdout
+    r = _inner_pytest(case, SWARMGATE_VM_MEM="12M", SWARMGATE_REQUIRE_REAL_PARTS="1")
+    assert r.returncode == 1 and "1 failed" in r.stdout, r.stdout + r.stderr
+    assert "the v2 VM did not boot" in r.stdout and "SWARMGATE_REQUIRE_REAL_PARTS=1" in r.stdout, r.stdout
+
+
+def test_the_proxies_run_after_every_host_case():
+    r = _inner_pytest("--collect-only", "tests/vm/vm_harness_test.py", SWARMGATE_VM_BACKGROUND="0")
+    ids = [line for line in r.stdout.splitlines() if "::" in line]
+    in_vm = [i for i, nid in enumerate(ids) if nid.endswith(("[v2]", "[systemd]"))]
+    assert in_vm and len(in_vm) < len(ids), r.stdout
+    assert in_vm == list(range(len(ids) - len(in_vm), len(ids))), ids  # the host's own first, then the VM's
