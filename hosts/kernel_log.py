@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 
 
 class KernelLog:
@@ -81,14 +82,30 @@ def oom_summary(message: str) -> dict | None:
 
 
 def oom_lines(messages: list[str]) -> list[dict]:
-    """The OOM killer's lines as {"oom_memcg", "task_memcg", "pid", "task"}."""
+    """The OOM killer's lines as {"oom_memcg", "task_memcg", "pid", "task", "usage"}.
+
+    ``usage``: the bytes ``oom_memcg`` held when the kernel decided to kill (its report's
+    ``memory: usage 49152kB, limit 49152kB, failcnt 12``, logged before the summary line under the
+    same OOM lock), or None where that line was not seen. It is the run's peak when systemd removed
+    the scope, and with it memory.peak, before anyone could read it.
+    """
     out = []
+    usage = None
     for m in messages:
+        u = _USAGE.match(m)
+        if u:
+            usage = int(u.group(1)) * 1024
+            continue
         f = oom_summary(m)
         if not f or not isinstance(f.get("oom_memcg"), str) or not isinstance(f.get("task_memcg"), str):
             continue
-        out.append({k: f[k] if isinstance(f.get(k), str) else "" for k in ("oom_memcg", "task_memcg", "pid", "task")})
+        line = {k: f[k] if isinstance(f.get(k), str) else "" for k in ("oom_memcg", "task_memcg", "pid", "task")}
+        line["usage"], usage = usage, None
+        out.append(line)
     return out
+
+
+_USAGE = re.compile(r"memory: usage (\d+)kB, limit \d+kB")
 
 
 def gpu_oom(messages: list[str]) -> bool:

@@ -35,6 +35,13 @@ def oom_kind(own_oom: int | None, own_oom_kill: int, own_failcnt: int,
     return "own" if own_failcnt > 0 else "total"
 
 
+def usage_at_own_oom(kernel_ooms: list[dict] | None, run_cgroup: str) -> int | None:
+    """The most the kernel saw charged to the run (or a cgroup inside it) when it hit its own limit:
+    a floor for the run's peak, or None."""
+    seen = [o["usage"] for o in kernel_ooms or () if o.get("usage") and _within(o.get("oom_memcg", ""), run_cgroup)]
+    return max(seen, default=None)
+
+
 def _within(path: str, cgroup: str) -> bool:
     return path == cgroup or path.startswith(cgroup.rstrip("/") + "/")
 

@@ -680,7 +680,7 @@ def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
     from swarmgate.hosts import oom_killers
     from swarmgate.hosts.cgroups import CgroupError, Counters
     from swarmgate.hosts.kernel_log import KernelLog, gpu_oom, oom_lines
-    from swarmgate.hosts.outcome import classify, explain, oom_kind
+    from swarmgate.hosts.outcome import classify, explain, oom_kind, usage_at_own_oom
 
     path: str | None = booking["cgroup"]
     nested = bool(booking.get("nested"))
@@ -749,8 +749,12 @@ def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
     if path is not None:
         rel = "/" + os.path.relpath(path, backend.hierarchy_root())
         c = counters or Counters()  # a cgroup gone before any read: the kernel's line alone decides
-        kind = oom_kind(c.oom, c.oom_kill, c.failcnt, oom_lines(messages) if kernel_readable else None, rel,
-                        misread_parent=broken("misread-parent-oom-as-own"))
+        ooms = oom_lines(messages) if kernel_readable else None
+        kind = oom_kind(c.oom, c.oom_kill, c.failcnt, ooms, rel, misread_parent=broken("misread-parent-oom-as-own"))
+        at_oom = usage_at_own_oom(ooms, rel)
+        if at_oom is not None and at_oom > (c.peak or c.usage or 0):
+            c.peak = at_oom  # systemd removed the scope at the kill: its samples missed the top
+            counters = c
     killed_by = None
     if kind is None and path is not None and rc != 0 and stop.signum is None and not timed_out:
         # not the kernel: earlyoom or systemd-oomd? (a journal look only for a TERM/KILL death)

@@ -562,8 +562,9 @@ def test_the_runs_log_keeps_booked_peak_and_exit_class(sandbox):
     runs = {r["label"]: r for r in sandbox._with_state(ledger.read_runs)}
     assert (runs["small"]["exit"], runs["small"]["outcome"]) == (0, "ok")
     assert (runs["big"]["exit"], runs["big"]["outcome"]) == (250, "own_cap")
-    # the peak is near the cap: the kernel kills before all 48M is charged (39.9M seen under systemd)
-    assert runs["big"]["cap"] == 48 * MiB and runs["big"]["peak"] >= 32 * MiB, runs["big"]
+    # the peak is the cap: the kernel's OOM report says what the run held at the kill (under systemd the scope,
+    # and its memory.peak, are gone by then; 0.5 s samples alone saw as little as 39.9M)
+    assert runs["big"]["cap"] == 48 * MiB and runs["big"]["peak"] >= 44 * MiB, runs["big"]
     assert runs["small"]["booked"] == 64 * MiB and 0 < runs["small"]["peak"] < 64 * MiB
     for r in runs.values():
         assert r["session"] == "sess-r" and r["ended"] >= r["started"] and r["duration_s"] >= 0

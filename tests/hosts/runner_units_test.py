@@ -120,7 +120,17 @@ def test_kernel_oom_line_parsing():
     line = ("oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,"
             "oom_memcg=/s,task_memcg=/s/run-5-6,task=python3,pid=77,uid=0")
     assert kernel_log.oom_lines(["unrelated", line]) == [
-        {"oom_memcg": "/s", "task_memcg": "/s/run-5-6", "pid": "77", "task": "python3"}]
+        {"oom_memcg": "/s", "task_memcg": "/s/run-5-6", "pid": "77", "task": "python3", "usage": None}]
+    # the report's usage line before the summary is the OOM cgroup's charge at the kill; one report's
+    # usage never leaks into the next summary
+    report = ["memory: usage 49152kB, limit 49152kB, failcnt 12", "memory+swap: usage 49152kB, limit 49152kB",
+              "Memory cgroup stats for /s/run-5-6:", line.replace("oom_memcg=/s,", "oom_memcg=/s/run-5-6,"), line]
+    ooms = kernel_log.oom_lines(report)
+    assert [o["usage"] for o in ooms] == [48 << 20, None]
+    assert outcome.usage_at_own_oom(ooms, "/s/run-5-6") == 48 << 20
+    assert outcome.usage_at_own_oom(ooms, "/s/run-7-8") is None  # another run's OOM says nothing of this one
+    assert outcome.usage_at_own_oom(ooms[1:], "/s/run-5-6") is None  # the total's OOM: not the run's charge
+    assert outcome.usage_at_own_oom(None, "/s/run-5-6") is None
     assert kernel_log.gpu_oom(["NVRM: ... NV_ERR_NO_MEMORY ..."])
     assert not kernel_log.gpu_oom(["nothing"])
 
