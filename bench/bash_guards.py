@@ -6,8 +6,9 @@ Prints, in one run:
    `swarmgate hook PreToolUse` subprocess, interleaved one-for-one with
    `python -c pass` (the same interpreter, same environment), and the ratios
    (goal: median <= 1.5x, p95 <= 2.5x; must: median <= 2.0x);
-2. in-process judgements per second of the Bash guards of issue 3 (B01 B02 B10
-   B30 B31 G01 T01 W01), each judgement INCLUDING the parse of its command, with
+2. in-process judgements per second of the shell rules (the registry's refusing
+   guards of PreToolUse/Bash: B01 B02 B10 B30 B31 G01 T01 W01 today, and any rule
+   added later), each judgement INCLUDING the parse of its command, with
    every cache a hook process starts without (parse trees, compiled patterns)
    emptied before each event (goal >= 2,000/s); for reference, the cold parse
    time, the rate of judging alone on already parsed events, and the time of the
@@ -113,9 +114,6 @@ def hook_latency(payloads, repo: str, env: dict) -> dict:
             "base_median_ms": statistics.median(base_t) * 1000, "base_p95_ms": _p95(base_t) * 1000}
 
 
-ISSUE3_CODES = ("B01", "B02", "B10", "B30", "B31", "G01", "T01", "W01")
-
-
 def _cold() -> None:
     """Empty what a fresh hook process starts without: parse trees and compiled patterns."""
     from swarmgate.hooks import bash_parse, command_patterns
@@ -149,8 +147,8 @@ def judgements(payloads, repo: str) -> dict:
 
     config = load_config(repo)
     every = [g for g in registry.guards() if g.applies("PreToolUse", "Bash")]
-    mine = [g for g in every if g.code in ISSUE3_CODES]
-    others = [g for g in every if g.code not in ISSUE3_CODES]
+    mine = registry.refusing_guards("PreToolUse", "Bash")  # the shell rules, from the registry
+    others = [g for g in every if g not in mine]
     parsed, parse_t = [], []
     for p in payloads:
         _cold()

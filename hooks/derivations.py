@@ -156,7 +156,9 @@ def _agent_worktree(event: HookEvent, config: Config) -> dict | None:  # noqa: A
     if event.session_id and event.agent_id:
         from swarmgate.hooks import session_state as S
         a = S.load(event.session_id)["agents"].get(event.agent_id) or {}
-        wt = a.get("worktree") if isinstance(a.get("worktree"), dict) else {}
+        wt = a.get("worktree")
+        if not isinstance(wt, dict):
+            wt = {}
         if wt.get("path") and (not path or wt["path"] == path):
             path, head = str(wt["path"]), str(wt.get("head") or "")
     if not path or not os.path.isdir(path):

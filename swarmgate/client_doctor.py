@@ -24,7 +24,7 @@ import subprocess
 import time
 import tomllib
 
-from swarmgate import doctor as D
+from swarmgate import doctor_check as D
 from swarmgate import install as I
 from swarmgate.client_install import CONFIG_KEYS, HOOK_GROUPS, SETTINGS, our_group_test
 from swarmgate.clients import NAMES, pins

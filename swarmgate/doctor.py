@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 
 from swarmgate import client_doctor
 from swarmgate.config import ConfigError, find_repo, load_config, load_hosts_config
+from swarmgate.doctor_check import FAIL, NOTE, OK, Check
 from swarmgate.front_door import entry
 from swarmgate.hooks import registry
 from swarmgate.install import (
@@ -38,24 +39,6 @@ from swarmgate.install import (
 from swarmgate.state_paths import STATE_ENV, state_dir
 from swarmgate.statefile import StateError, ensure_dir, write_text_atomic
 from swarmgate.tool_parser import ToolParser
-
-OK, NOTE, FAIL = "ok", "note", "FAIL"
-
-
-class Check:
-    __slots__ = ("status", "what", "fix")
-
-    def __init__(self, status: str, what: str, fix: str = "") -> None:
-        self.status = status
-        self.what = what
-        self.fix = fix
-
-    def line(self) -> str:
-        text = f"{self.status:<4} {self.what}"
-        if self.fix and self.status != OK:
-            text += f" — fix: {self.fix}"
-        return text
-
 
 def check_python() -> Check:
     v = sys.version_info

@@ -42,7 +42,6 @@ import tomllib
 from collections.abc import Sequence
 from typing import Any
 
-from swarmgate import client_install
 from swarmgate.clients import CLIENTS
 
 import swarmgate.rules
@@ -114,6 +113,15 @@ PERMISSION_DENY: tuple[str, ...] = (
 
 class InstallError(Exception):
     """Installing cannot go on; the message names the file and the fix."""
+
+
+def _client_install():
+    """swarmgate.client_install (Codex CLI, Gemini CLI), imported where it is used: it builds on this
+    module (Plan, load_settings, wire_settings), so a top-level import would make the two modules
+    import each other (tests/project/import_circle_test.py)."""
+    from swarmgate import client_install  # noqa: PLC0415 - see the docstring
+
+    return client_install
 
 
 # --- where things are ---
@@ -590,7 +598,7 @@ def plan_install(repo: str, entry: str, clients: Sequence[str] = ("claude",)) ->
     others = dict(manifest.get("clients") or {})
     for client in clients:
         if client != "claude":
-            others[client] = client_install.plan_wire(plan, client, hooks_cfg, others.get(client))
+            others[client] = _client_install().plan_wire(plan, client, hooks_cfg, others.get(client))
 
     new_manifest = {"version": 1, "entry_point": entry, "files": files, "settings": settings}
     if others:
@@ -615,7 +623,7 @@ def wired_clients(repo: str, manifest: dict | None = None) -> list[str]:
                 present = False
         else:
             recorded = client in (manifest.get("clients") or {})
-            present = client_install.wired(repo, client)
+            present = _client_install().wired(repo, client)
         if recorded or present:
             out.append(client)
     return out
@@ -633,7 +641,7 @@ def plan_uninstall(repo: str, clients: Sequence[str] | None = None) -> Plan:
     others = dict(manifest.get("clients") or {})
     for client in targets:
         if client != "claude":
-            client_install.plan_unwire(plan, client, others.pop(client, None))
+            _client_install().plan_unwire(plan, client, others.pop(client, None))
     left = [c for c in wired if c not in targets]
     if left:
         # other clients stay wired: they need the config and the templates; the manifest forgets the rest
@@ -741,7 +749,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rc = 0 if ok else 1
     if not args.uninstall and not args.dry_run:
         for client in clients:
-            for step in client_install.next_steps(client, repo):
+            for step in _client_install().next_steps(client, repo):
                 print("  once, by you: " + step)
         print("  check it with: swarmgate doctor " + shlex.quote(repo))
     return rc

@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: pathlib is imported on first use (below)
+    from pathlib import Path
+
 DEFAULT_STATE_DIR = "/var/tmp/swarmgate"
 STATE_ENV = "SWARMGATE_STATE_DIR"
 
 
-def Path(*parts):  # noqa: N802 - stands in for pathlib.Path until first use
+def _path(*parts: str | os.PathLike[str]) -> Path:
     """pathlib.Path, imported on first use: hooks import this module on every call and
     pathlib (with urllib, ipaddress, re) costs milliseconds. The first call puts the
     real class in its place."""
     from pathlib import Path as _Path
 
-    globals()["Path"] = _Path
+    globals()["_path"] = _Path
     return _Path(*parts)
 
 
@@ -30,16 +34,16 @@ def state_dir_text() -> str:
 
 
 def state_dir() -> Path:
-    return Path(state_dir_text())
+    return _path(state_dir_text())
 
 
 def machine_config_path() -> Path:
     """~/.config/swarmgate/hosts.toml (never inside a repository)."""
     override = os.environ.get("SWARMGATE_HOSTS_CONFIG")
     if override:
-        return Path(override)
+        return _path(override)
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "swarmgate" / "hosts.toml"
+    return _path(base) / "swarmgate" / "hosts.toml"
 
 
 # machine-level state
@@ -130,7 +134,7 @@ def bashlex_cache_path(key: str) -> Path:
 
 # repository-level state
 def repo_state_dir(repo: Path) -> Path:
-    return Path(repo) / ".swarmgate"
+    return _path(repo) / ".swarmgate"
 
 
 def decision_log_path(repo: Path) -> Path:
@@ -138,7 +142,7 @@ def decision_log_path(repo: Path) -> Path:
 
 
 def repo_config_path(repo: Path) -> Path:
-    return Path(repo) / ".claude" / "swarmgate.toml"
+    return _path(repo) / ".claude" / "swarmgate.toml"
 
 
 def safe_name(text: str) -> str:

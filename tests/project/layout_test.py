@@ -5,10 +5,11 @@ or are listed here one by one with the reason. A new test file that names no mod
 directory under tests/, fails here until it is placed or listed."""
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.project import package_map
+from tests.project.package_map import ROOT
+
 TESTS = ROOT / "tests"
 
 # directories under tests/ that do not mirror a package, each with what it holds
@@ -34,12 +35,8 @@ CROSS_CUTTING_FILES = {
 
 
 def package_dirs() -> dict[str, Path]:
-    """{name under tests/: source directory} from pyproject.toml's package map (swarmgate.X = "dir")."""
-    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    out = {}
-    for package, directory in data["tool"]["setuptools"]["package-dir"].items():
-        out[package.rpartition(".")[2]] = ROOT / directory
-    return out
+    """{name under tests/: source directory}: swarmgate.hooks = "hooks" is tests/hooks/ for hooks/."""
+    return {package.rpartition(".")[2]: folder for package, folder in package_map.package_dirs().items()}
 
 
 def modules(directory: Path) -> set[str]:

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGE_DIRS = {"swarmgate": "swarmgate", "swarmgate.hooks": "hooks", "swarmgate.gate": "gate",
-                "swarmgate.hosts": "hosts", "swarmgate.agents": "agents", "swarmgate.rules": "rules"}
+from tests.project.package_map import ROOT, module_path
+
 # the entry points whose start-up every agent tool call or every capped command pays
 HOT_ENTRIES = ("swarmgate.cli", "swarmgate.hook_start", "swarmgate.hook_engine", "swarmgate.hosts.runner_cli")
 # modules that import others by name (a string): the registry loads the guard modules that way, the
@@ -38,21 +37,6 @@ def test_ruff_config_is_the_one_in_pyproject():
     """A stray ruff.toml / .ruff.toml would shadow pyproject's [tool.ruff] without a word."""
     for name in ("ruff.toml", ".ruff.toml"):
         assert not (ROOT / name).exists(), f"{name} shadows [tool.ruff] in pyproject.toml: keep one config"
-
-
-def module_path(module: str) -> Path | None:
-    for pkg, folder in sorted(PACKAGE_DIRS.items(), key=lambda kv: -len(kv[0])):
-        if module == pkg:
-            return ROOT / folder / "__init__.py"
-        if module.startswith(pkg + "."):
-            rest = module[len(pkg) + 1:].split(".")
-            if not all(part.isidentifier() for part in rest):
-                return None
-            for p in (ROOT / folder / Path(*rest).with_suffix(".py"), ROOT / folder / Path(*rest) / "__init__.py"):
-                if p.is_file():
-                    return p
-            return None
-    return None
 
 
 def _imports(module: str) -> set[str]:

@@ -2,6 +2,7 @@
 self-test suites come from it), and every tool answers a usage or set-up error with one line and 251."""
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from swarmgate import cli, front_door, selftest, tool_table
+from swarmgate import cli, front_door, selftest, tool_parser, tool_table
 from swarmgate.exit_codes import Exit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,6 +81,44 @@ def test_unknown_option_is_one_line_and_251(argv, tool_env, tmp_path):
     line = _one_line_251(cp)
     name = Path(argv[0]).name if len(argv) == 1 else f"swarmgate {argv[1]}"
     assert line.startswith(name.split()[0]), line
+
+
+class _Parsed(Exception):
+    def __init__(self, parser) -> None:
+        super().__init__()
+        self.parser = parser
+
+
+def sub_verbs(tool: tool_table.Tool) -> list[str]:
+    """The sub-verbs of a tool (`workspace-lock acquire`), read from the parser its main builds: the
+    first parse is stopped and the parser's subcommand choices returned ([] for a tool without)."""
+    def stop(self, args=None, namespace=None):
+        raise _Parsed(self)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tool_parser.ToolParser, "parse_known_args", stop)
+        try:
+            _resolve(tool.entry)([])
+        except _Parsed as e:
+            parser = e.parser
+        else:
+            return []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return sorted(action.choices)
+    return []
+
+
+def test_unknown_option_after_every_sub_verb_is_one_line_and_251(tool_env, tmp_path):
+    """Not only the top-level parser: each sub-verb's own parser answers the same way."""
+    calls = [(t, verb) for t in tool_table.TOOLS for verb in sub_verbs(t)]
+    tools = {t.name for t, _ in calls}
+    assert {"workspace-lock", "work-dir-owner", "detached-run", "records", "sop"} <= tools, tools
+    for tool, verb in calls:
+        cp = subprocess.run([*_argv(tool), verb, "--no-such-option"], capture_output=True, text=True,
+                            env=tool_env, cwd=tmp_path, timeout=120)
+        line = _one_line_251(cp)
+        assert line.startswith(tool.prog), (tool.name, verb, line)
 
 
 def test_the_umbrella_without_a_verb_is_a_usage_error(tool_env, tmp_path):
