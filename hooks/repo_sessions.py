@@ -58,15 +58,6 @@ def _entry_path(repo: str, session_id: str) -> Path:
 
 # --- teammates -------------------------------------------------------------------------------
 
-def _cmdline(pid: int) -> list[str]:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            raw = f.read(64 * 1024)
-    except OSError:
-        return []
-    return [w.decode("utf-8", "replace") for w in raw.split(b"\0") if w]
-
-
 def _flag(argv: list[str], name: str) -> str:
     for i, a in enumerate(argv):
         if a == name and i + 1 < len(argv):
@@ -82,7 +73,8 @@ def teammate_of(event: HookEvent) -> dict | None:
     def build() -> dict | None:
         p = event.payload
         from swarmgate.hooks.session_state import session_process
-        argv = _cmdline(int(session_process().get("pid") or 0))
+        from swarmgate.procinfo import cmdline
+        argv = cmdline(int(session_process().get("pid") or 0))
         name = _flag(argv, "--agent-name")
         parent = _flag(argv, "--parent-session-id")
         if not (name or parent):

@@ -27,6 +27,7 @@ import time
 
 from swarmgate.hosts import cgroups, ledger
 from swarmgate.hosts.runner_cli import runner_total
+from swarmgate.procinfo import cmdline
 from swarmgate.statefile import StateError
 
 BASIS = "agent"
@@ -132,15 +133,6 @@ def described_pids(pids: list[int], limit: int = 5) -> list[str]:
         words = [w.split("\n", 1)[1] if is_contained(w) else w for w in cmdline(pid)]
         out.append(f"pid {pid} `{' '.join(words)[:80]}`")
     return out
-
-
-def cmdline(pid: int) -> list[str]:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            raw = f.read(64 * 1024)
-    except OSError:
-        return []
-    return [w.decode("utf-8", "replace") for w in raw.split(b"\0") if w]
 
 
 def join_line(paths: list[str]) -> str:

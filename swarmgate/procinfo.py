@@ -1,4 +1,5 @@
-"""Process identity that survives pid reuse: pid + start time (/proc/PID/stat field 22)."""
+"""Process identity that survives pid reuse: pid + start time (/proc/PID/stat field 22); and what
+/proc says of a process (its parent, its command line)."""
 from __future__ import annotations
 
 import os
@@ -30,6 +31,16 @@ def parent_pid(pid: int) -> int | None:
         return int(rest[1])
     except (IndexError, ValueError):
         return None
+
+
+def cmdline(pid: int) -> list[str]:
+    """The argv of ``pid`` (/proc/PID/cmdline, its first 64 KiB), [] when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            raw = f.read(64 * 1024)
+    except OSError:
+        return []
+    return [w.decode("utf-8", "replace") for w in raw.split(b"\0") if w]
 
 
 def is_alive(pid: int, start: int | None) -> bool:

@@ -1,21 +1,18 @@
 """Fixtures for the agents tools: a private state dir, a temp repo with the rules installed."""
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from swarmgate.agents import records
+from tests import builders as build
 from tests.agents.support import install_templates
 
 
 @pytest.fixture
 def repo(tmp_path) -> Path:
-    r = tmp_path / "repo"
-    r.mkdir()
-    subprocess.run(["git", "init", "-q", str(r)], check=True)
-    return r
+    return build.git_repo(tmp_path / "repo")
 
 
 @pytest.fixture

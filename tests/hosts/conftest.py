@@ -5,11 +5,11 @@ Skips with the reason where the v1/v2 memory controller cannot be written here o
 fails instead under SWARMGATE_REQUIRE_REAL_PARTS=1 (CI; the rule in tests/conftest.py).
 """
 import os
-import subprocess
 
 import pytest
 
 from swarmgate.hosts.runner_selftest import Sandbox
+from tests import builders as build
 from tests.hosts.cgroups import cgroups_writable, need_real
 from tests.hosts.sshd import require, serve
 
@@ -63,7 +63,4 @@ def sshd(tmp_path_factory):
 
 @pytest.fixture
 def git_repo(tmp_path):
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    return repo
+    return build.git_repo(tmp_path / "repo")

@@ -18,10 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def repo(tmp_path) -> Path:
-    r = tmp_path / "repo"
-    r.mkdir()
-    subprocess.run(["git", "init", "-q", str(r)], check=True)
-    return r
+    return build.git_repo(tmp_path / "repo")
 
 
 def run_hook(args, stdin: str | bytes, *, cwd=None, env=None, timeout: float = 60) -> subprocess.CompletedProcess:
