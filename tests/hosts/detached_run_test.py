@@ -19,7 +19,7 @@ def env(tmp_path):
     return dict(os.environ, SWARMGATE_STATE_DIR=str(tmp_path / "state"), SWARMGATE_DETACHED_BACKEND="process")
 
 
-def _dr(env, *args, timeout=60):
+def _dr(env, *args, timeout=120):
     return subprocess.run([sys.executable, "-m", "swarmgate", "detached-run", *args], env=env,
                           capture_output=True, text=True, timeout=timeout)
 
@@ -93,7 +93,7 @@ def _tree_with_sleeps(pid, n):
     return [pid] + [c.pid for c in kids]
 
 
-def _wait_for(probe, what, timeout=30.0):
+def _wait_for(probe, what, timeout=120.0):
     """Poll ``probe`` until it returns something true (no fixed sleeps: the machine may be loaded)."""
     deadline = time.monotonic() + timeout
     while True:
