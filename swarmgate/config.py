@@ -228,6 +228,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                  "what a guard's `ask` becomes where nobody can answer (a session with "
                                  "CLAUDE_CODE_SESSION_ATTENDED=0: claude -p, background sessions): deny, defer "
                                  "(the run stops with the call pending for a person), or ask"),
+        "liveness_days": Key(14, _int(1, 3650),
+                             "`swarmgate doctor`: a Claude Code session of the repository in this many days with no "
+                             "decision in the log ran without the hooks (a failure); guards with none are listed"),
     },
     "records": {
         "dir": Key("records", _str(), "where scheduling records live"),

@@ -4,7 +4,10 @@ For each client wired in the repository (Claude Code; Codex CLI and Gemini CLI w
 checks of swarmgate.client_doctor: their trust states that skip hooks without a word).
 
 Each check prints one line, `ok`, `note` (optional part missing) or `FAIL`
-with the fix. Exit 1 when anything failed.
+with the fix; `--json` prints one object instead. Whether the hooks are really in force in Claude
+Code (settings sources, the client's version, a round trip per event, liveness) is
+swarmgate.enforcement's. Exit 78 when they are not (SPEC §9's "a run condition is not met": the
+configuration stops them), 1 for any other failure, 0 when all is good.
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ import time
 import tomllib
 from collections.abc import Callable, Sequence
 
-from swarmgate import client_doctor
+from swarmgate import client_doctor, enforcement
 from swarmgate.config import ConfigError, find_repo, load_config, load_hosts_config
 from swarmgate.doctor_check import FAIL, NOTE, OK, Check
 from swarmgate.front_door import entry
@@ -84,7 +87,7 @@ def check_settings(repo: str) -> Check:
                 bad_paths.add(exe)
             if not isinstance(h.get("timeout"), int):
                 no_timeout += 1
-            if event == "PreToolUse" and h.get("onFailure") != "block" and refusing_group(event, matcher):
+            if h.get("onFailure") != "block" and refusing_group(event, matcher):
                 fail_open.append(name)
     if missing:
         return Check(FAIL, f"{path} lacks swarmgate's hooks for " + ", ".join(missing), fix)
@@ -300,18 +303,6 @@ def check_guards() -> Check:
     return Check(OK, f"{n} guards registered")
 
 
-def check_claude() -> Check:
-    exe = os.environ.get("SWARMGATE_CLAUDE_BIN") or shutil.which("claude")
-    if not exe:
-        return Check(NOTE, "claude (Claude Code) not on PATH: optional here "
-                           "(the end-to-end tests install a pinned one)")
-    try:
-        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=20).stdout.strip()
-    except (OSError, subprocess.SubprocessError) as e:
-        return Check(NOTE, f"claude at {exe} did not report a version ({e})")
-    return Check(OK, f"claude {out or '?'} at {exe}")
-
-
 def _wired(repo: str) -> list[str]:
     """The clients wired in ``repo`` (Claude Code when none is: the default install)."""
     try:
@@ -320,51 +311,96 @@ def _wired(repo: str) -> list[str]:
         return ["claude"]
 
 
+def _named(key: str, run: Callable[[], Check], enforcing: bool = False) -> Callable[[], Check]:
+    """``run`` whose check carries ``key`` (its name in --json) and whether a FAIL means the hooks
+    are not in force, unless the check set them itself."""
+    def named() -> Check:
+        c = run()
+        c.key = c.key or key
+        c.enforcing = c.enforcing or enforcing
+        return c
+    return named
+
+
 def checks(repo: str) -> list[Callable[[], Check]]:
     wired = _wired(repo)
-    out: list[Callable[[], Check]] = [check_python, check_entry_point]
+    out: list[Callable[[], Check]] = [_named("python", check_python, True),
+                                      _named("entry_point", check_entry_point, True)]
     if "claude" in wired:
-        out += [lambda: check_settings(repo), lambda: check_config(repo), lambda: check_state_caches(repo),
-                lambda: check_hook_answers(repo)]
+        out += [_named("settings", lambda: check_settings(repo), True), _named("config", lambda: check_config(repo)),
+                _named("route_table", lambda: check_state_caches(repo), True),
+                _named("hook_answers", lambda: check_hook_answers(repo), True)]
+        out += enforcement.checks(repo)
     else:
-        out += [lambda: check_config(repo), lambda: check_state_caches(repo)]
+        out += [_named("config", lambda: check_config(repo)), _named("route_table", lambda: check_state_caches(repo),
+                                                                     True)]
     for client in wired:
         if client != "claude":
-            out += client_doctor.checks(repo, client)
+            out += [_named(f"{client}_{i}", run, True) for i, run in enumerate(client_doctor.checks(repo, client))]
     out += [
-        check_hosts_config,
-        check_state_dir,
-        lambda: check_cgroup(repo),
-        lambda: check_containment(repo),
-        lambda: check_exec_shims(repo),
-        lambda: check_import("bashlex", "the Bash guards parse commands with it"),
-        check_guards,
+        _named("hosts_config", check_hosts_config),
+        _named("state_dir", check_state_dir),
+        _named("cgroup", lambda: check_cgroup(repo)),
+        _named("containment", lambda: check_containment(repo)),
+        _named("exec_shims", lambda: check_exec_shims(repo)),
+        _named("bashlex", lambda: check_import("bashlex", "the Bash guards parse commands with it"), True),
+        _named("guards", check_guards, True),
     ]
-    if "claude" in wired:
-        out.append(check_claude)
     return out
+
+
+NOT_IN_FORCE = 78   # SPEC §9: "a run condition is not met" (EX_CONFIG): the hooks would not run or not block
 
 
 @entry("doctor")
 def main(argv: Sequence[str] | None = None) -> int:
     p = ToolParser(prog="swarmgate doctor",
-                                description="Check that this machine and a repository are wired correctly.")
+                   description="Check that this machine and a repository are wired correctly, and that swarmgate's "
+                               "hooks are in force in the client. Exit 0: all good; 78: the hooks are NOT in force "
+                               "(switched off, not wired, failing open, not answering, or not seen running); 1: "
+                               "another problem.")
     p.add_argument("path", nargs="?", default=None, metavar="PATH", help="the repository (default: this one)")
+    p.add_argument("--json", action="store_true", help="one JSON object (keys: docs/install.md)")
     args = p.parse_args(argv)
 
     repo = os.path.abspath(args.path) if args.path else find_repo()
     if not os.path.isdir(repo):
         print(f"swarmgate doctor: {repo} is not a directory", file=sys.stderr)
         return 1
-    print(f"swarmgate doctor: {repo}")
-    failed = 0
+    if not args.json:
+        print(f"swarmgate doctor: {repo}")
+    done: list[Check] = []
     for run in checks(repo):
         try:
             c = run()
         except Exception as e:  # noqa: BLE001 - a broken check is a failed check, not a traceback
-            c = Check(FAIL, f"a check crashed ({type(e).__name__}: {e})", "report it")
-        if c.status == FAIL:
-            failed += 1
-        print(c.line())
-    print(f"{failed} problem(s) found" if failed else "all good")
-    return 1 if failed else 0
+            c = Check(FAIL, f"a check crashed ({type(e).__name__}: {e})", "report it", enforcing=True)
+        done.append(c)
+        if not args.json:
+            print(c.line())
+    failed = [c for c in done if c.status == FAIL]
+    in_force = not any(c.enforcing for c in failed)
+    code = 0 if not failed else (1 if in_force else NOT_IN_FORCE)
+    if args.json:
+        print(json.dumps(report(repo, done, in_force, code), sort_keys=True))
+        return code
+    if not in_force:
+        print(f"{len(failed)} problem(s) found: swarmgate's hooks are NOT in force (exit {NOT_IN_FORCE})")
+    else:
+        print(f"{len(failed)} problem(s) found" if failed else "all good")
+    return code
+
+
+def report(repo: str, done: list[Check], in_force: bool, code: int) -> dict:
+    """`swarmgate doctor --json`: stable keys, documented in docs/install.md."""
+    by_key = {c.key: c for c in done if c.key}
+    switches = (by_key.get("hook_switches").data or {}) if "hook_switches" in by_key else {}
+    return {
+        "repo": repo,
+        "enforcement_in_force": in_force,
+        "exit_code": code,
+        "disableAllHooks": bool(switches.get("disableAllHooks")),
+        "allowManagedHooksOnly": bool(switches.get("allowManagedHooksOnly")),
+        "checks": [{"key": c.key, "status": c.status, "what": c.what, "fix": c.fix if c.status != OK else "",
+                    "enforcing": c.enforcing, "data": c.data or {}} for c in done],
+    }

@@ -243,7 +243,7 @@ def test_doctor_says_in_one_line_whether_subagents_are_contained(session):
                        env=dict(env, SWARMGATE_CGROUP_ROOT="/proc"))
     (line,) = [x for x in p.stdout.splitlines() if "contained" in x]
     assert line.startswith("FAIL subagents are NOT contained (no per-agent memory cap):") and "/proc" in line
-    assert p.returncode == 1
+    assert p.returncode == 78   # this repository's settings are not wired: the hooks are not in force either
 
 
 def test_swarm_watch_reports_a_heavy_program_in_a_subagents_cgroup_and_the_next_hook_shows_it(session):

@@ -11,7 +11,7 @@ from swarmgate.exit_codes import MEANING
 
 
 def test_doctor_on_an_unwired_repository_fails_with_the_fix(repo, capsys):
-    assert doctor.main([str(repo)]) == 1
+    assert doctor.main([str(repo)]) == doctor.NOT_IN_FORCE   # 78: the hooks are not in force
     out = capsys.readouterr().out
     assert f"FAIL {repo}/.claude/settings.json does not exist" in out
     assert f"fix: swarmgate install {repo}" in out
@@ -39,7 +39,7 @@ def test_doctor_finds_a_dead_entry_point_and_a_bad_config(repo, capsys):
     p.write_text(p.read_text().replace(json.dumps(command), json.dumps("/nowhere/.venv/bin/python")))
     (repo / ".claude" / "swarmgate.toml").write_text("[threads]\nheavy_default = -3\n")
     capsys.readouterr()
-    assert doctor.main([str(repo)]) == 1
+    assert doctor.main([str(repo)]) == doctor.NOT_IN_FORCE
     out = capsys.readouterr().out
     assert "not an existing absolute executable: /nowhere/.venv/bin/python" in out
     assert "FAIL config:" in out and "heavy_default" in out
@@ -82,7 +82,7 @@ def test_doctor_through_the_entry_point_never_tracebacks(repo, tmp_path):
     (repo / ".claude" / "settings.json").write_text("{oops")
     proc = subprocess.run([exe, "doctor", str(repo)], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "SWARMGATE_STATE_DIR": str(tmp_path / "st")})
-    assert proc.returncode == 1
+    assert proc.returncode == doctor.NOT_IN_FORCE
     assert "Traceback" not in proc.stderr + proc.stdout
     assert "is not valid JSON" in proc.stdout
 
