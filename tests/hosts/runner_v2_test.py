@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from swarmgate.hosts import cgroups
 from swarmgate.hosts.runner_selftest import MiB, alloc
 
 pytestmark = pytest.mark.cgroup
@@ -157,3 +158,33 @@ def test_cgroup2_under_systemd_writes_only_inside_what_systemd_delegated(sandbox
     assert outside == set(), f"made outside the delegated {scope}: {outside}"
     subprocess.run(["systemctl", "stop", unit], capture_output=True, timeout=30)
     assert not os.path.exists(scope)
+
+
+@pytest.mark.layout("v2")
+def test_cgroup_kill_ends_a_run_and_every_cgroup_inside_it_in_one_write(sandbox, monkeypatch):
+    """v2's cleanup is one write to cgroup.kill: the kernel kills the whole subtree, racing no fork.
+    The per-pid loop that follows it (every backend's, for v1) is stubbed here, so only the write acts."""
+    backend = sandbox.backend()
+    run = os.path.join(backend.hierarchy_root(), f"sgtest-kill-{os.getpid()}")
+    inner = os.path.join(run, "made-by-the-command")
+    os.makedirs(inner)
+    procs = []
+    try:
+        for where in (run, inner):
+            p = subprocess.Popen(["sleep", "600"])
+            procs.append(p)
+            with open(os.path.join(where, "cgroup.procs"), "w") as f:
+                f.write(str(p.pid))
+        assert sorted(backend.tree_pids(run)) == sorted(p.pid for p in procs)
+        monkeypatch.setattr(cgroups.Backend, "kill_all", lambda self, path, sig=9, settle_s=2.0: True)
+        assert backend.kill_all(run)
+        assert [p.wait(120) for p in procs] == [-9, -9]  # both SIGKILLed: the run's and the nested one's
+    finally:
+        monkeypatch.undo()
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(120)
+        for d in (inner, run):
+            if os.path.isdir(d):
+                os.rmdir(d)
