@@ -136,3 +136,16 @@ def _session(claude_repo) -> str:
         if s:
             return s
     return ""
+
+
+def test_c05_a_due_reminder_comes_with_the_next_tool_result_of_an_agent_at_work(claude_repo):
+    remind = claude_repo.tool_path("remind")
+    run = claude_repo.run("script:c05", [
+        Conversation("script:c05", [bash(f"{remind} 1s 'rebase on main'"), bash("sleep 2"), done("seen")])])
+    why = run.describe()
+    first, after_remind, after_sleep = run.conversation("script:c05")[:3]
+    assert not any("rebase on main" in t for t in after_remind.hook_texts("PostToolUse:Bash hook additional context:"))
+    told = after_sleep.hook_texts("PostToolUse:Bash hook additional context:")
+    assert any("a reminder you set is due" in t and "rebase on main" in t for t in told), why
+    listed = claude_repo.tool("remind", "list", "--all").stdout
+    assert "delivered (shown at a tool call)" in listed, listed
