@@ -277,15 +277,18 @@ def catalog(repo: str, config, home: str | None = None) -> list[ResolvedType]:
     return out
 
 
-def resolve(repo: str, config, requested: str, home: str | None = None) -> ResolvedType | None:
-    """The type the client runs for ``subagent_type`` = ``requested`` (case-insensitive), or None."""
+def find(types: list[ResolvedType], requested: str) -> ResolvedType | None:
+    """The type of ``types`` (a catalog) the client runs for ``subagent_type`` = ``requested``:
+    compared case-insensitively, as Claude Code does; None when there is none."""
     want = (requested or "").strip().lower()
     if not want:
         return None
-    for r in catalog(repo, config, home):
-        if r.name.lower() == want:
-            return r
-    return None
+    return next((r for r in types if r.name.lower() == want), None)
+
+
+def resolve(repo: str, config, requested: str, home: str | None = None) -> ResolvedType | None:
+    """The type the client runs for ``subagent_type`` = ``requested`` (case-insensitive), or None."""
+    return find(catalog(repo, config, home), requested) if (requested or "").strip() else None
 
 
 def known_types(repo: str, config) -> list[str]:

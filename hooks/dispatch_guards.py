@@ -196,8 +196,8 @@ def _catalog(event: HookEvent, config: Config) -> list:
 
 def resolved_type(event: HookEvent, config: Config) -> ResolvedType | None:
     """What the client runs for this dispatch's subagent_type (None: it would not find it)."""
-    want = agent_type_of(event).lower()
-    return next((r for r in _catalog(event, config) if r.name.lower() == want), None)
+    from swarmgate.agents.agent_definitions import find
+    return find(_catalog(event, config), agent_type_of(event))
 
 
 def type_name(event: HookEvent, config: Config) -> str:
