@@ -93,9 +93,11 @@ def test_plugin_and_repository_settings_judge_each_call_once(claude_repo):
 
 
 def test_settings_wired_during_a_plugin_session_do_not_leave_its_calls_unjudged(claude_repo):
-    """The client loads hooks when a session starts: settings wired by `swarmgate install` during a
-    session that runs the plugin alone are not run by that session, so the plugin must not defer to
-    them (hook_wiring.loaded_by_client): the subagent's heavy command is still refused, once."""
+    """Settings wired by `swarmgate install` during a session that runs the plugin alone are run by
+    that session only once the client has noticed the change (2.1.332 picks it up after a while, or not
+    before the next session), so the plugin must not defer to them (hook_wiring.loaded_by_client): the
+    subagent's heavy command is refused by the plugin's hook, and by the settings' too once the client
+    has reloaded them: judged once or twice, never by nobody (before this, nobody judged it)."""
     _unwire_settings(claude_repo)
     _plugin_install(claude_repo)
     claude_repo.add_agent(WORKER)
@@ -113,6 +115,6 @@ def test_settings_wired_during_a_plugin_session_do_not_leave_its_calls_unjudged(
     (res,) = run.results_of("Bash", f"script:{name}-sub")
     assert res.is_error and "[B01]" in res.text, run.describe()
     recs = run.decisions(event="PreToolUse", tool="Bash", agent_type=WORKER)
-    assert [r["decision"] for r in recs] == ["deny"], run.describe()
+    assert [r["decision"] for r in recs] in (["deny"], ["deny", "deny"]), run.describe()
     print("plugin e2e (settings wired mid-session):", res.text.splitlines()[0], "| log lines for the Bash call:",
           len(recs))
