@@ -122,19 +122,14 @@ def selftest_suite():
 
     from swarmgate.agents import wake
     from swarmgate.cell_outcome import protected
-    from swarmgate.selftest import Cell, Suite
+    from swarmgate.selftest import Cell, Suite, scoped_env
 
     def in_state(fn):
         d = tempfile.mkdtemp(prefix="swarmgate-remind-")
-        old = os.environ.get("SWARMGATE_STATE_DIR")
-        os.environ["SWARMGATE_STATE_DIR"] = d
         try:
-            return fn()
+            with scoped_env({"SWARMGATE_STATE_DIR": d}):
+                return fn()
         finally:
-            if old is None:
-                os.environ.pop("SWARMGATE_STATE_DIR", None)
-            else:
-                os.environ["SWARMGATE_STATE_DIR"] = old
             shutil.rmtree(d, ignore_errors=True)
 
     def due_wakes():

@@ -38,14 +38,25 @@ def _running_agents(session: str) -> set:
     return {aid for aid, _ in S.running(S.load(session))}
 
 
-def pending_text(session: str, now: float) -> tuple[str, list, list]:
-    """(what to tell the main agent, reminders to mark delivered, alerts to mark read) right now."""
+def alerts_signature() -> tuple:
+    """The alert log's size and change time: the waiter re-reads the log only when this changes."""
+    from swarmgate.state_paths import alerts_dir
+    try:
+        st = os.stat(os.path.join(str(alerts_dir()), "alerts.jsonl"))
+    except OSError:
+        return ()
+    return (st.st_size, st.st_mtime_ns)
+
+
+def pending_text(session: str, now: float, read_alerts: bool = True) -> tuple[str, list, list]:
+    """(what to tell the main agent, reminders to mark delivered, alerts to mark read) right now;
+    ``read_alerts`` False: the alert log has not changed since the last look."""
     from swarmgate.agents import reminders as R
     from swarmgate.alerts import unread
 
     rems = [] if _broken("wake-ignores-reminders") else R.due_for(session, None, now, _running_agents(session))
     alerts = [a for a in unread("main:" + session, mark=False, since=now - 24 * 3600)
-              if a.get("session") in (None, "", session)]
+              if a.get("session") in (None, "", session)] if read_alerts else []
     if not any(str(a.get("kind") or "").startswith(WAKE_KINDS_PREFIX) for a in alerts):
         alerts = []   # only swarm-watch's reports wake; the others wait for C04 (or ride along below)
     # every unread alert rides along: the main agent's alert cursor is shared with C04, so moving it past
@@ -75,9 +86,12 @@ def wait(session: str, pid: int | None, deadline: float, say=None) -> int:
 
     say = say or (lambda text: sys.stderr.write(text + "\n"))
     start = start_time(pid) if pid else None
+    seen: tuple | None = None
     while True:
         now = time.time()
-        text, rems, alerts = pending_text(session, now)
+        sig = alerts_signature()
+        text, rems, alerts = pending_text(session, now, read_alerts=sig != seen)
+        seen = sig
         if text:
             for r in rems:
                 R.take(session, r["id"], "woke the idle main agent (asyncRewake)", now)

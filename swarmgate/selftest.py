@@ -67,7 +67,8 @@ TOOL_SUITES: dict[str, str] = tool_table.suites()
 
 
 @contextlib.contextmanager
-def _env(extra: dict):
+def scoped_env(extra: dict):
+    """``extra`` set in this process's environment while the block runs, the old values back after."""
     old = {k: os.environ.get(k) for k in extra}
     os.environ.update(extra)
     try:
@@ -99,14 +100,14 @@ def run_suite(suite: Suite, inert: bool = False) -> Result:
     if suite.setup:
         suite.setup()
     try:
-        with _env({BREAK_ENV: ""}):
+        with scoped_env({BREAK_ENV: ""}):
             os.environ.pop(BREAK_ENV, None)
             for cell in suite.cells:
                 o = observe(cell)
                 res.add("", cell.name, o.state, o.detail, o.state == GREEN)
         by_name = {c.name: c for c in suite.cells}
         for switch, names in suite.switches.items():
-            with selftest_marker(inert=inert) as marker_env, _env({**marker_env, BREAK_ENV: switch}):
+            with selftest_marker(inert=inert) as marker_env, scoped_env({**marker_env, BREAK_ENV: switch}):
                 for name in names:
                     cell = by_name.get(name)
                     if cell is None:
@@ -136,7 +137,7 @@ CASE_CLAUDE_DIR = ".selftest-claude"
 @contextlib.contextmanager
 def _case_state_dir(path: str):
     os.makedirs(path, exist_ok=True)
-    with _env({"SWARMGATE_STATE_DIR": path}):
+    with scoped_env({"SWARMGATE_STATE_DIR": path}):
         yield
 
 
@@ -173,7 +174,7 @@ def guard_case_outcome(g, case):
         event = HookEvent(case.event, payload, repo)
         budget = g.budget_ms or int(config["hooks"]["guard_budget_ms"])
         with _case_state_dir(os.path.join(repo, CASE_STATE_DIR)), \
-                _env({"SWARMGATE_SELFTEST_CASE": "1", "CLAUDE_CONFIG_DIR": os.path.join(repo, CASE_CLAUDE_DIR)}):
+                scoped_env({"SWARMGATE_SELFTEST_CASE": "1", "CLAUDE_CONFIG_DIR": os.path.join(repo, CASE_CLAUDE_DIR)}):
             active = E._active(event, config, [g])
             found: list = []
             if active:
