@@ -98,6 +98,7 @@ class Walker:
         self.func_calls = 0
         self.seen_scripts: set[str] = set()
         self.written: dict[str, tuple | None] = {}
+        self.dir_stack: list[str | None] = []        # pushd/popd
         self.collect: list[list] = []            # loop command lists being filled
         self.loops_open: list[Loop] = []
         self.nest = 0
@@ -716,7 +717,13 @@ class Walker:
                 self._nested_text(" ".join(args), ctx.sub("eval"), "eval", text)
             return
         if name in ("cd", "pushd"):
+            before = self.cwd
             self._cd(args, largs)
+            if name == "pushd":
+                self.dir_stack.append(before)
+            return
+        if name == "popd":
+            self._chdir(self.dir_stack.pop() if self.dir_stack else None)
             return
         if name in ("export", "declare", "typeset", "local", "readonly"):
             flags = "".join(a[1:] for a in args if a.startswith(("-", "+")) and a != "--")
@@ -913,19 +920,31 @@ class Walker:
     def _cd(self, args, largs) -> None:
         rest = [a for a in args if not a.startswith("-") or a == "-"]
         if not rest:
-            self.cwd = self.vars.get("HOME") or os.path.expanduser("~")
+            self._chdir(self.vars.get("HOME") or os.path.expanduser("~"))
             return
         d = rest[0]
+        if d == "-" and self._known_dir(self.vars.get("OLDPWD")):
+            self._chdir(self.vars["OLDPWD"])
+            return
         if largs[args.index(d)] >= 0 or d == "-":
-            # a directory we cannot name: files written and run there still match
-            self.unknown_dirs += 1
-            self.cwd = f"{_UNKNOWN_DIR}-{self.unknown_dirs}"
+            self._chdir(None)
             return
         d = os.path.expanduser(d)
         if os.path.isabs(d):
-            self.cwd = os.path.normpath(d)
+            self._chdir(os.path.normpath(d))
         elif self.cwd is not None:
-            self.cwd = os.path.normpath(os.path.join(self.cwd, d))
+            self._chdir(os.path.normpath(os.path.join(self.cwd, d)))
+
+    def _chdir(self, d: str | None) -> None:
+        """The shell's directory changes to ``d`` (None: a directory we cannot name; files written and
+        run there still match): $PWD and $OLDPWD follow, as bash sets them."""
+        if d is None:
+            self.unknown_dirs += 1
+            d = f"{_UNKNOWN_DIR}-{self.unknown_dirs}"
+        old = self.cwd
+        self.cwd = d
+        self.vars["OLDPWD"] = old if self._known_dir(old) else None
+        self.vars["PWD"] = d if self._known_dir(d) else None
 
     def _known_dir(self, p: str | None) -> bool:
         return p is not None and not p.startswith(_UNKNOWN_DIR)

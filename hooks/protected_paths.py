@@ -42,6 +42,17 @@ def client_home_files() -> dict[str, str]:
     return {posixpath.normpath(k): v for k, v in out.items()}
 
 
+def hosts_config_places() -> tuple[str, ...]:
+    """The machine's hosts config (swarmgate/state_paths.machine_config_path): the whole directory
+    $XDG_CONFIG_HOME/swarmgate or ~/.config/swarmgate, and the file SWARMGATE_HOSTS_CONFIG names."""
+    env = os.environ
+    home = env.get("HOME") or os.path.expanduser("~")
+    out = (posixpath.normpath(os.path.join(env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"),
+                                           "swarmgate")),)
+    override = env.get("SWARMGATE_HOSTS_CONFIG")
+    return out + (posixpath.normpath(os.path.abspath(override)),) if override else out
+
+
 def _glob_match(name: str, pat: str) -> bool:
     """fnmatchcase for patterns whose only wildcard is `*` (which, as in fnmatch, also
     matches `/`), without compiling a regex: `re` + fnmatch cost milliseconds per hook call."""
@@ -110,9 +121,13 @@ def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_
     from swarmgate.state_paths import selftest_marker_dir
     markers = selftest_marker_dir()
     home_files = client_home_files()
+    hosts = hosts_config_places()
     for c in candidates:
         if c in home_files:
             return f"{path} holds {home_files[c]}'s user settings (hooks, their trust, switches that turn them off)"
+        for h in hosts:
+            if c == h or c.startswith(h + "/"):
+                return f"{path} is swarmgate's machine config (the hosts the runner and host-dispatch use, {h})"
         if c == state or c.startswith(state + "/"):
             return f"{path} is inside swarmgate's state directory ({state_dir})"
         if c == markers or c.startswith(markers + "/"):
@@ -128,4 +143,41 @@ def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_
                 if _glob_match(rel, pat):
                     where = "" if base == repo else f" of the worktree {base}"
                     return f"{rel}{where} configures or records what guards this repository"
+    return None
+
+
+def protected_places(repo: str, root: str, state_dir: str) -> list[tuple[str, str]]:
+    """(absolute place, what it is) for every protected place: the repository's (and the work
+    root's) protected globs cut at their first wildcard, the clients' user settings, the hosts
+    config, the state directory, the self-test markers and the swarmgate that runs the hooks."""
+    from swarmgate.state_paths import selftest_marker_dir
+
+    out: list[tuple[str, str]] = []
+    for base in dict.fromkeys(b for b in (root, repo) if b):
+        for pat in PROTECTED_GLOBS:
+            lit = pat.split("*", 1)[0].rstrip("/")
+            out.append((posixpath.normpath(os.path.join(base, lit)), f"{pat} (what guards this repository)"))
+    out += [(k, f"{v}'s user settings") for k, v in client_home_files().items()]
+    out += [(h, "swarmgate's machine config") for h in hosts_config_places()]
+    out.append((posixpath.normpath(os.path.abspath(state_dir)), "swarmgate's state directory"))
+    out.append((selftest_marker_dir(), "the self-tests' markers"))
+    out += [(r, "the swarmgate that runs the hooks") for r in installed_roots(repo)]
+    return out
+
+
+def protected_within(tree: str, *, repo: str, root: str, state_dir: str) -> str | None:
+    """Why writing anything under the directory ``tree`` (absolute, normalised) may change a
+    protected place inside it, or None. A directory that holds the repository (or work root) or the
+    home directory, or is one of them (``/``, ``/home``, ``git checkout .`` at the top, an archive
+    whose members cannot be listed extracted there), is not read as a write of everything under it:
+    the per-file checks judge what is named there (docs/threat-model.md). The home directory itself
+    is not spared: ``tar xf x.tar -C ~`` reaches ``~/.claude``."""
+    prefix = tree.rstrip("/") + "/"
+    home = posixpath.normpath(os.environ.get("HOME") or os.path.expanduser("~"))
+    tops = [posixpath.normpath(b) for b in (root, repo) if b]
+    if any(t == tree or t.startswith(prefix) for t in tops) or home.startswith(prefix):
+        return None
+    for place, what in protected_places(repo, root, state_dir):
+        if place == tree or place.startswith(prefix):
+            return f"{tree} holds {place} ({what})"
     return None

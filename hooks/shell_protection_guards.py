@@ -8,7 +8,6 @@ from swarmgate import guard as G
 from swarmgate.hooks.git_args import skips_git_hooks
 from swarmgate.hooks.shell_event import (analysis_of, assignments_of, broken, export_pairs,
                                          main_call, subagent_call)
-from swarmgate.hooks.shell_writes import writes_of
 from swarmgate.hooks.test_runs import parse_scope
 
 TYPE_CHECKING = False
@@ -26,25 +25,9 @@ def check_g01_shell(event: HookEvent, config: Config) -> Finding | list[Finding]
         return None
     findings = []
     if not broken(event, "g01-allow-shell-writes"):
-        from swarmgate.hooks.protected_paths import protected_reason
-        from swarmgate.state_paths import state_dir_text
-
-        sd = state_dir_text()
-        cwd = event.cwd or event.repo
-        for _cmd, path, how, here in writes_of(event, analysis):
-            p = path
-            for v in ("${SWARMGATE_STATE_DIR}", "$SWARMGATE_STATE_DIR"):
-                if p.startswith(v):
-                    p = sd + p[len(v):]
-            if p.startswith(("$", "~")):
-                continue
-            why = protected_reason(p, cwd=here or cwd, repo=event.repo, root=event.root, state_dir=sd)
-            if why:
-                findings.append(G.Finding(
-                    "G01", f"shell write refused ({how}): {why}. No agent may change what guards it.",
-                    "leave this file alone; if the rule itself is wrong, tell the person, who edits it by "
-                    "hand."))
-                break
+        finding = _shell_write_finding(event, analysis, config)
+        if finding is not None:
+            findings.append(finding)
     if not broken(event, "g01-allow-hook-skip"):
         for c in analysis.commands:
             why = skips_git_hooks(c)
@@ -63,6 +46,43 @@ def check_g01_shell(event: HookEvent, config: Config) -> Finding | list[Finding]
     if finding is not None:
         findings.append(finding)
     return findings
+
+
+# words that name a protected place: a write whose target cannot be placed (a variable the hook does
+# not know, a directory changed to at run time) and names one of these is refused as unverifiable
+PROTECTED_NAMES = ("settings.json", "settings.local.json", "swarmgate.toml", "hosts.toml", ".claude/",
+                   ".swarmgate", ".codex/", ".gemini/", ".git/hooks", "trustedFolders.json", "/swarmgate/",
+                   "swarmgate-selftest")
+
+
+def _shell_write_finding(event: HookEvent, analysis: Analysis, config: Config) -> Finding | None:
+    """The first shell write that reaches a protected place (hooks/write_paths.py places it: tilde,
+    the hook's variables, cd/pushd/popd, links made earlier in the command, symbolic links on disk),
+    or a tree written into that holds one, or a target that cannot be placed but names one."""
+    from swarmgate.hooks.protected_paths import protected_reason, protected_within
+    from swarmgate.hooks.shell_writes import placed_of
+    from swarmgate.state_paths import state_dir_text
+
+    sd = state_dir_text()
+    for w in placed_of(event, analysis, config):
+        why = None
+        if w.full is None:
+            if any(n in w.path for n in PROTECTED_NAMES) or sd in w.path:
+                why = (f"its target {w.path} cannot be placed before it runs and names a protected file, so it "
+                       f"cannot be verified")
+        for name in w.names:
+            why = why or protected_reason(name, cwd="/", repo=event.repo, root=event.root, state_dir=sd)
+            if w.tree and not why:
+                why = protected_within(name, repo=event.repo, root=event.root, state_dir=sd)
+                if why:
+                    why = f"it writes into {w.path}, and {why}"
+            if why:
+                break
+        if why:
+            return G.Finding(
+                "G01", f"shell write refused ({w.how}): {why}. No agent may change what guards it.",
+                "leave this file alone; if the rule itself is wrong, tell the person, who edits it by hand.")
+    return None
 
 
 # variables no command may set: they switch protections off (SPEC §7)
@@ -284,8 +304,19 @@ GUARDS = (
             G.Case("main-perl-writes-config", "PreToolUse",
                    main_call("perl -e 'open(F, \">.claude/swarmgate.toml\"); print F \"\"'"),
                    fires=True, breaks=("g01-allow-shell-writes",)),
+            G.Case("main-git-checkout-settings", "PreToolUse", main_call("git checkout -- .claude/settings.json"),
+                   fires=True, breaks=("g01-allow-shell-writes",)),
+            G.Case("subagent-extracts-into-claude", "PreToolUse", subagent_call("tar xf /tmp/c.tar -C .claude"),
+                   fires=True, breaks=("g01-allow-shell-writes",)),
+            G.Case("subagent-writes-through-its-new-link", "PreToolUse",
+                   subagent_call("ln -s .claude c && echo '{}' > c/settings.json"),
+                   fires=True, breaks=("g01-allow-shell-writes",)),
             G.Case("main-reads-settings", "PreToolUse", main_call("cat .claude/settings.json | head"),
                    fires=False),
+            G.Case("main-switches-branch", "PreToolUse", main_call("git checkout main && git restore src/a.py"),
+                   fires=False),
+            G.Case("subagent-extracts-into-scratch", "PreToolUse",
+                   subagent_call("mkdir -p /tmp/out && tar xf /tmp/c.tar -C /tmp/out"), fires=False),
             G.Case("main-python-reads-settings", "PreToolUse",
                    main_call("python3 -c \"import json; print(json.load(open('.claude/settings.json')))\""),
                    fires=False),

@@ -60,34 +60,6 @@ def _operands(args: list[str], opts_with_value: tuple[str, ...] = ()) -> list:
     return out
 
 
-def _dest_of_copy(name: str, args: list[str]) -> list:
-    """Destination of cp/mv/install/ln/rsync: `-t DIR`, `--target-directory=DIR`, else the last operand."""
-    args = list(args)
-    for i, a in enumerate(args):
-        if a in ("-t",) and i + 1 < len(args):
-            return [args[i + 1]]
-        if a.startswith("--target-directory="):
-            return [a.split("=", 1)[1]]
-        if a.startswith("-t") and len(a) > 2 and name != "rsync" and not a.startswith("--"):
-            return [a[2:]]
-    with_value = {"cp": ("-S", "--suffix"), "mv": ("-S", "--suffix"),
-                  "install": ("-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"),
-                  "ln": ("-S", "--suffix"),
-                  "rsync": ("-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--files-from",
-                            "--exclude-from", "--include-from", "--log-file", "--chmod", "--chown",
-                            "--rsync-path", "--password-file", "--port", "--timeout", "-T",
-                            "--temp-dir", "--partial-dir", "--backup-dir", "--suffix")}.get(name, ())
-    ops = _operands(args, with_value)
-    if name == "install" and ("-d" in args or "--directory" in args):
-        return []   # install -d creates directories, like mkdir
-    if len(ops) < 2 and not (name == "ln" and ops):
-        return []
-    dest = ops[-1]
-    if name == "rsync" and ":" in dest.split("/", 1)[0]:
-        return []   # remote destination
-    return [dest]
-
-
 def sed_inplace_files(args: list[str]) -> list:
     """The files ``sed -i ...`` edits in place (none without -i)."""
     if not any(a == "-i" or (a.startswith("-i") and not a.startswith("--")) or a.startswith("--in-place")
@@ -142,7 +114,7 @@ def perl_inplace_files(args: list[str]) -> list:
     return ops if has_e else ops[1:]
 
 
-def _patch_targets(cmd: SimpleCommand, args: list[str]) -> list[str]:
+def patch_targets(cmd: SimpleCommand, args: list[str]) -> list[str]:
     """The paths an apply_patch command writes: from the patch text it is given in the command."""
     from swarmgate.codex_protocol import patch_paths
 
@@ -152,55 +124,40 @@ def _patch_targets(cmd: SimpleCommand, args: list[str]) -> list[str]:
     return [p for text in texts for p in patch_paths(text)]
 
 
-def command_write_targets(cmd: SimpleCommand) -> list:
-    """[(path, how)] files a simple command writes, as written (not resolved)."""
+def redirect_targets(cmd: SimpleCommand) -> list:
+    """[(path, how)] the files the command's redirections write."""
     out = []
     for r in getattr(cmd, "redirects", ()) or ():
         op = getattr(r, "op", "")
         target = getattr(r, "target", None)
         if op in REDIRECT_WRITE_OPS and isinstance(target, str) and target:
-            if op in (">&",) and (target.isdigit() or target == "-"):
+            if op in (">&", "&>") and (target.isdigit() or target == "-"):
                 continue
-            if target.isdigit() and op in (">&", "&>"):
-                continue
-            out.append((target, f"redirection `{op} {target}`"))
-    words = cmd.words
-    if not words:
-        return out
-    name = cmd.name
-    args = list(cmd.args)
-    if name == "tee":
-        for p in _operands(args):
-            out.append((p, f"`tee {p}`"))
-    elif name in ("cp", "mv", "install", "ln", "rsync"):
-        for p in _dest_of_copy(name, args):
-            out.append((p, f"`{name}` destination {p}"))
-    elif name == "sed":
-        for p in sed_inplace_files(args):
-            out.append((p, f"`sed -i` on {p}"))
-    elif name == "perl":
-        for p in perl_inplace_files(args):
-            out.append((p, f"`perl -i` on {p}"))
-    elif name == "dd":
-        for a in args:
-            if a.startswith("of="):
-                out.append((a[3:], f"`dd {a}`"))
-    elif name == "truncate":
-        for p in _operands(args, ("-s", "--size", "-r", "--reference")):
-            out.append((p, f"`truncate {p}`"))
-    elif name in ("apply_patch", "applypatch"):
-        for p in _patch_targets(cmd, args):
-            out.append((p, f"`{name}` on {p}"))
-    elif name in ("rm", "touch", "shred", "unlink"):
-        opts = ("-d", "--date", "-r", "--reference", "-t") if name == "touch" else \
-            (("-n", "--iterations", "-s", "--size", "--random-source") if name == "shred" else ())
-        for p in _operands(args, opts):
-            out.append((p, f"`{name} {p}`"))
-    return [(p, how) for p, how in out if p not in _NOT_FILES]
+            if target not in _NOT_FILES:
+                out.append((target, f"redirection `{op} {target}`"))
+    return out
+
+
+def command_writes(cmd: SimpleCommand, extra: dict | None = None) -> list:
+    """Every ``Target`` (hooks/shell_writers.py) the simple command writes: its redirections and
+    what its program writes (the writer table; ``extra``: ``[bash] writers``)."""
+    from swarmgate.hooks.shell_writers import Target, targets
+
+    out = [Target(p, how) for p, how in redirect_targets(cmd)]
+    if cmd.words:
+        out += [t for t in targets(cmd, extra) if t.path and t.path not in _NOT_FILES]
+    return out
+
+
+def command_write_targets(cmd: SimpleCommand) -> list:
+    """[(path, how)] files a simple command writes, as written (not resolved)."""
+    return [(t.path, t.how) for t in command_writes(cmd)]
 
 
 def is_static(path: str) -> bool:
-    return bool(path) and not path.startswith(("$", "~")) and "$(" not in path and "`" not in path
+    """Whether ``path`` can be placed once the hook's known variables and the tilde are expanded."""
+    from swarmgate.hooks.write_paths import expand_known, is_placeable
+    return is_placeable(expand_known(path))
 
 
 def resolve(path: str, cwd: str, repo: str, root: str = "") -> tuple[str, str | None]:
@@ -209,8 +166,10 @@ def resolve(path: str, cwd: str, repo: str, root: str = "") -> tuple[str, str | 
     import posixpath
 
     from swarmgate.hooks.agent_worktree import relative
+    from swarmgate.hooks.write_paths import expand_known
 
     base = cwd or root or repo
+    path = expand_known(path, base)
     full = posixpath.normpath(path if path.startswith("/") else posixpath.join(base, path))
     return full, relative(full, root or repo, repo)
 
@@ -228,7 +187,62 @@ def shell_writes(analysis: Analysis, cwd: str) -> Iterator[tuple[SimpleCommand, 
             yield cmd, path, how, here
 
 
+class Placed:
+    """One write of the command, placed: ``path`` and ``how`` as found, ``tree`` (a directory written
+    into), ``here`` (the directory it runs in, None when unknown), ``full`` (the lexical absolute path,
+    None when it cannot be placed) and ``names`` (every absolute path it reaches: ``full``, through
+    links made earlier in the command and through symbolic links on disk)."""
+    __slots__ = ("cmd", "path", "how", "tree", "here", "full", "names")
+
+    def __init__(self, cmd, path, how, tree, here, full, names) -> None:
+        self.cmd, self.path, self.how, self.tree, self.here, self.full, self.names = \
+            cmd, path, how, tree, here, full, names
+
+    def __repr__(self) -> str:
+        return f"Placed({self.path!r}, full={self.full!r}, tree={self.tree})"
+
+
+def place_writes(analysis: Analysis, cwd: str, extra: dict | None = None) -> list:
+    """Every write of the analysed command as ``Placed``, in order; links made by ``ln``/``cp -l/-s``
+    earlier in the command are followed for the writes after them (hooks/write_paths.py)."""
+    links = None
+    out: list = []
+    prev = None
+    for cmd in analysis.commands:
+        here = getattr(cmd, "cwd", cwd) if hasattr(cmd, "cwd") else cwd
+        found = command_writes(cmd, extra)
+        if found and links is None:   # write_paths only for a command that writes
+            from swarmgate.hooks.write_paths import Links, absolute, candidates, expand_known, is_placeable
+            links = Links()
+        for t in found:
+            p = expand_known(t.path, here, prev)
+            full = absolute(p, here) if is_placeable(p) else None
+            names = candidates(full, links) if full else []
+            out.append(Placed(cmd, t.path, t.how, t.tree, here, full, names))
+            if t.link is not None and full:
+                source, symbolic = t.link
+                src = expand_known(source, here, prev)
+                if is_placeable(src):
+                    import posixpath
+                    # a symbolic link's relative target is relative to the link's directory
+                    target = absolute(src, posixpath.dirname(full) if symbolic else here)
+                    if target:
+                        links.add(full, target)
+        if cmd.name in ("cd", "pushd", "popd"):
+            prev = here
+    return out
+
+
 def writes_of(event: HookEvent, analysis: Analysis) -> list:
     """[(cmd, path, how, cwd_of_cmd)] every write of the event's analysed command, built once per event."""
+    return [(w.cmd, w.path, w.how, w.here) for w in placed_of(event, analysis)]
+
+
+def placed_of(event: HookEvent, analysis: Analysis, config=None) -> list:
+    """Every write of the event's analysed command, placed (``place_writes``), built once per event."""
     cwd = event.cwd or event.repo
-    return event.derived("bash.writes", lambda: list(shell_writes(analysis, cwd)))
+    extra = None
+    if config is not None:
+        from swarmgate.hooks.shell_writers import compile_config
+        extra = compile_config(config["bash"].get("writers"))
+    return event.derived("bash.placed-writes", lambda: place_writes(analysis, cwd, extra))

@@ -26,7 +26,7 @@ from __future__ import annotations
 from swarmgate import guard as G
 from swarmgate.hooks.agent_worktree import CASE_FILES, CASE_WORKTREE
 from swarmgate.hooks.shell_event import analysis_of, broken
-from swarmgate.hooks.shell_writes import is_static, resolve, writes_of
+from swarmgate.hooks.shell_writes import placed_of, resolve
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
@@ -90,28 +90,49 @@ def check_w01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     cwd = event.cwd or repo
     findings = []
     if event.tool_name in G.FILE_TOOLS:
-        items = [(p, "", cwd) for p in event.file_paths]
+        items = []
+        for p in event.file_paths:
+            full, _rel = resolve(p, cwd, repo, event.root)
+            items.append((p, "", [full], False))
         tool = event.client_tool or event.tool_name
     else:
         analysis = analysis_of(event, config)
         if analysis is None:
             return None
-        items = [(p, how, here) for _cmd, p, how, here in writes_of(event, analysis) if is_static(p)]
+        # a target that cannot be placed (a variable, a directory changed to at run time) is G01's
+        # business only when it names a protected file: W01 leaves it (docs/bash-guards.md)
+        items = [(w.path, w.how, w.names, w.tree) for w in placed_of(event, analysis, config) if w.full]
         tool = "this command"
     seen = set()
-    for path, how, here in items:
-        if here is None and not path.startswith("/"):
-            continue   # relative to a directory the command changed to at run time
-        full, rel = resolve(path, here or cwd, repo, event.root)
-        if rel is None or full in seen:
-            continue
-        seen.add(full)
-        if globs is None:
-            findings.append(_missing_row(actor, rel, tool))
-            break
-        if not glob_allows(globs, rel):
-            findings.append(_outside(actor, rel, globs, tool, how))
+    for _path, how, names, tree in items:
+        for full in names:
+            rel = _relative(full, event.root, repo)
+            if rel is None or (full, tree) in seen:
+                continue
+            seen.add((full, tree))
+            if globs is None:
+                findings.append(_missing_row(actor, rel, tool))
+                return findings
+            probe = (rel + "/" if rel != "." else "") + "\x00" if tree else rel
+            if not glob_allows(globs, probe):
+                shown = f"{rel} (anything under it)" if tree else rel
+                findings.append(_outside(actor, shown, globs, tool, how))
+                break
     return findings
+
+
+def _relative(full: str, root: str, repo: str) -> str | None:
+    """``full`` relative to the work root or the repository (hooks/agent_worktree.relative), also
+    when those are reached through a symbolic link (``full`` may be a real path)."""
+    from swarmgate.hooks.agent_worktree import relative
+    from swarmgate.hooks.write_paths import real
+
+    rel = relative(full, root, repo)
+    if rel is None and full.startswith("/"):
+        rr, rp = real(root) if root else root, real(repo) if repo else repo
+        if (rr, rp) != (root, repo):
+            rel = relative(full, rr, rp)
+    return rel
 
 
 _IMPL = 'implementer = ["src/**", "tests/**"]\n'
@@ -185,6 +206,18 @@ GUARDS = (
                    {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer", "tool_input": {
                        "command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: src/x.py\n+x\n"
                                   "*** End Patch\nEOF\n"}},
+                   fires=False, config="[write]\n" + _IMPL),
+            G.Case("implementer-extracts-into-docs", "PreToolUse",
+                   {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer",
+                    "tool_input": {"command": "unzip -o /tmp/site.zip -d docs"}},
+                   fires=True, breaks=("w01-allow-all-writes",), config="[write]\n" + _IMPL),
+            G.Case("implementer-git-restores-another-file", "PreToolUse",
+                   {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer",
+                    "tool_input": {"command": "git restore README.md src/a.py"}},
+                   fires=True, breaks=("w01-allow-all-writes",), config="[write]\n" + _IMPL),
+            G.Case("implementer-git-restores-its-file", "PreToolUse",
+                   {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer",
+                    "tool_input": {"command": "git restore src/a.py && git checkout -- tests/"}},
                    fires=False, config="[write]\n" + _IMPL),
             G.Case("scratch-outside-repo", "PreToolUse",
                    {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer",

@@ -106,6 +106,11 @@ def _wrappers(v: Any) -> dict[str, Any]:
     return from_config(v)
 
 
+def _writers(v: Any) -> dict[str, Any]:
+    from swarmgate.hooks.shell_writers import from_config   # only when a config is parsed
+    return from_config(v)
+
+
 def _mcp_tools(v: Any) -> dict[str, Any]:
     from swarmgate.hooks.mcp_tools import from_config   # only when a config is parsed
     return from_config(v)
@@ -212,6 +217,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "wrappers": Key({}, _wrappers, "extra programs that run an operand: name -> {options, operands, "
                         "subcommands, shell_options, shell, command_flags, no_run, assignments} "
                         "(docs/bash-tree.md)"),
+        "writers": Key({}, _writers, "extra programs that write files (W01, G01): name -> {operands = "
+                       "\"all|last|first|none\", leading, files, trees, values, read_only, recursive, needs} "
+                       "(docs/bash-guards.md)"),
     },
     "timers": {
         "allowed": Key(["remind"], _strlist, "the reminder commands timers must go through (T01)"),

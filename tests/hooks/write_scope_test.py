@@ -44,9 +44,9 @@ def test_redirections():
 @pytest.mark.parametrize("words,want", [
     (("tee", "-a", "a.log", "b.log"), ["a.log", "b.log"]),
     (("tee",), []),
-    (("cp", "-r", "x", "y", "dest/"), ["dest/"]),
-    (("cp", "-t", "dest", "x", "y"), ["dest"]),
-    (("mv", "--target-directory=d", "x"), ["d"]),
+    (("cp", "-r", "x", "y", "dest/"), ["dest/x", "dest/y"]),
+    (("cp", "-t", "dest", "x", "y"), ["dest/x", "dest/y"]),
+    (("mv", "--target-directory=d", "x"), ["d/x", "x"]),   # mv also removes its source
     (("install", "-m", "755", "bin/x", "/usr/local/bin/x"), ["/usr/local/bin/x"]),
     (("install", "-d", "some/dir"), []),
     (("rsync", "-a", "--exclude", "target", "src/", "host:/backup/"), []),

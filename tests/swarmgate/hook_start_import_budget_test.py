@@ -33,8 +33,8 @@ BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_lexical", "bash_parse", "bash_programs", "bash_results", "bash_tree", "bash_walker", "bash_words",
     "bash_wrappers", "code_scan", "command_patterns", "containment", "env_changes", "git_args", "git_runs",
     "heavy_commands", "heavy_guards", "interpreter_writes", "protected_paths", "resource_report", "scope_guards",
-    "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "test_runs", "timer_guards",
-    "write_scope", "agent_worktree")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
+    "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "shell_writers", "test_runs",
+    "timer_guards", "write_scope", "agent_worktree")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
 # every call of a main agent (no agent_type) asks whether its session is a teammate of an agent team
 # (hook_engine: repo_sessions.teammate_of reads the session process's argv; A02's act counts it)
 TEAMS = {"swarmgate.hooks.repo_sessions", "swarmgate.hooks.session_state", "swarmgate.procinfo",
@@ -45,7 +45,7 @@ RE = {"re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre"
       "_functools", "collections", "_collections", "itertools", "keyword", "operator", "_operator", "reprlib",
       "types", "fnmatch"}
 WRITE = CORE | ENGINE | RE | {f"swarmgate.hooks.{m}" for m in (
-    "bash_wrappers", "file_guards", "protected_paths", "shell_event", "shell_writes", "write_scope",
+    "bash_wrappers", "file_guards", "protected_paths", "shell_event", "shell_writes", "write_paths", "write_scope",
     "agent_worktree")} | TEAMS
 # Agent/Task (once per dispatch): the dispatch guards, the agent definitions, the records; the act
 # records the dispatch in the session's state (json with indent, pathlib's paths: statefile, state_paths)
