@@ -25,7 +25,8 @@ _WRITE_MARKERS = (
     "unlink", "remove", "rmdir", "rmtree", "move", "copy", "truncate", "chmod", "chown", "symlink", "link(",
     "mkfifo", "mknod", "writeFile", "appendFile", "createWriteStream", "sysopen", "O_WRONLY", "O_RDWR",
     "O_CREAT", "O_TRUNC", "utime", "touch", ".dump(", "tofile", "savetxt", "system(", "exec", "spawn",
-    "popen", "subprocess", "os.system", "qx", "`",
+    "popen", "subprocess", "os.system", "qx", "`", "rmSync", "cpSync", ".rm(", "fs.rm", "copytree", "File.delete",
+    "FileUtils", "rename_all", "write_text", "write_bytes", "hardlink_to", "symlink_to", "File.open", "IO.write",
 )
 _READ_ONLY_NOISE = ("sys.stdout.write", "sys.stderr.write", "process.stdout.write", "process.stderr.write")
 _PERL_MODES = ("+<", "+>", ">>", ">", "<")
@@ -58,6 +59,62 @@ def path_literals(code: str) -> list[tuple[str, int]]:
                 if all(parts):
                     out.append(("/".join(parts), starts[i]))
     return out
+
+
+# how code names the home directory: a relative literal next to one of these may be under $HOME
+_HOME_ACCESSORS = ("expanduser", "Path.home", "environ['HOME']", 'environ["HOME"]', "getenv('HOME')",
+                   'getenv("HOME")', "homedir", "Dir.home", "ENV['HOME']", 'ENV["HOME"]', "$ENV{HOME}",
+                   "$ENV{'HOME'}", "env.HOME", "HOME")
+# protected file names that, written somewhere the code does not spell out, make the write unverifiable
+PROTECTED_FILE_NAMES = ("settings.json", "settings.local.json", "swarmgate.toml", "hosts.toml",
+                        "trustedFolders.json")
+
+
+def path_names(code: str, literal: str, cwd: str) -> list[str]:
+    """The absolute paths a path literal of ``code`` may stand for (hooks/write_paths.py places
+    them): as written against ``cwd`` (``~`` and ``$HOME`` expanded), its tail after a
+    placeholder (``f"{base}/.claude/x"``), and under the home directory when the code reaches for
+    it (``expanduser``, ``Path.home()``, ``os.environ['HOME']``, ``os.homedir()``, ...) or the
+    working directory (``os.getcwd() + '/.claude/x'``)."""
+    import posixpath
+
+    from swarmgate.hooks.write_paths import absolute, expand_known, home
+
+    forms = [literal]
+    if "}" in literal:
+        forms.append(literal.rsplit("}", 1)[1])
+    out: list[str] = []
+    homeish = any(h in code for h in _HOME_ACCESSORS)
+    for f in forms:
+        f = expand_known(f.strip(), cwd)
+        if not f or "$" in f or "{" in f:
+            continue
+        tails = [f]
+        if f.startswith("/") and f != "/":
+            tails.append(f.lstrip("/"))   # os.getcwd() + '/.claude/x', base + '/x'
+        for t in tails:
+            full = absolute(t, cwd)
+            if full and full not in out:
+                out.append(full)
+            if homeish and not t.startswith("/"):
+                h = posixpath.normpath(posixpath.join(home(), t))
+                if h not in out:
+                    out.append(h)
+    return out
+
+
+def unplaceable_protected(code: str, literal: str, where: int) -> bool:
+    """A protected file name the code writes somewhere it does not spell out: a bare name joined to a
+    computed directory (``os.path.join(d, 'settings.json')``, ``d + '/settings.json'``, ``d /
+    'settings.json'``) or after a placeholder (``f"{d}/settings.json"``)."""
+    s = literal.strip()
+    if s.rsplit("/", 1)[-1] not in PROTECTED_FILE_NAMES:
+        return False
+    if "{" in s or s.startswith(("$", "~")):
+        return True
+    before = code[max(0, where - 40):where]
+    return ("/" not in s.strip("/") or s.startswith("/")) and any(
+        j in before for j in ("join(", "+", " / ", "/ ", "resolve("))
 
 
 def writes_near(code: str, where: int, window: int = 120) -> bool:

@@ -204,8 +204,9 @@ def _location_finding(event: HookEvent, analysis: Analysis, changed: list) -> Fi
 
 def _interpreter_writes(event: HookEvent, analysis: Analysis) -> list:
     """An interpreter one-liner that writes a protected path, or (a subagent's) sets SWARMGATE_*."""
-    from swarmgate.hooks.interpreter_writes import env_writes, path_literals, writes_near
-    from swarmgate.hooks.protected_paths import protected_reason
+    from swarmgate.hooks.interpreter_writes import (env_writes, path_literals, path_names, unplaceable_protected,
+                                                   writes_near)
+    from swarmgate.hooks.protected_paths import protected_reason, protected_within
     from swarmgate.state_paths import state_dir_text
 
     sd = state_dir_text()
@@ -220,9 +221,16 @@ def _interpreter_writes(event: HookEvent, analysis: Analysis) -> list:
                 "G01", f"{prog.interpreter} code of {who} sets {', '.join(names)} for itself or a child: "
                        "swarmgate's variables decide what guards the agents and where the machine's state is.",
                 "leave SWARMGATE_* variables alone.")]
+        here = prog.cwd or event.cwd or event.repo
         for path, where in path_literals(code):
-            why = protected_reason(path, cwd=prog.cwd or event.cwd or event.repo, repo=event.repo, root=event.root,
-                                   state_dir=sd)
+            why = None
+            for name in path_names(code, path, here):
+                why = protected_reason(name, cwd=here, repo=event.repo, root=event.root, state_dir=sd) or \
+                    protected_within(name, repo=event.repo, root=event.root, state_dir=sd)
+                if why:
+                    break
+            if not why and unplaceable_protected(code, path, where):
+                why = f"{path} is a protected file's name and the code writes it where it does not spell out"
             if why and writes_near(code, where):
                 return [G.Finding(
                     "G01", f"{prog.interpreter} code that writes {path} refused: {why}. No agent may change what "

@@ -13,8 +13,8 @@ program name:
 - ``read_only``: options with which the program writes nothing (``-n`` dry runs, ``--stdout``);
 - ``recursive``: options with which an operand that is a directory is written as a whole
   (``rm -r``, ``chmod -R``): the target is the tree;
-- ``needs``: options (any one) without which nothing is written (``sed -i``);
-- ``subcommands``: only these first operands write (``git``'s are read by their own function).
+- ``needs``: options (any one) without which nothing is written (``mount --bind``);
+- ``trees``: every operand is a directory written as a whole (``rmdir``);
 
 A target is a **file** (that path is written) or a **tree** (anything under the directory may be
 written: an archive extracted there, ``rm -r``, ``git checkout -- DIR``). Programs whose
@@ -53,10 +53,10 @@ class Target:
 
 class Writer:
     """How to find what one program writes (see the module doc)."""
-    __slots__ = ("name", "operands", "leading", "options", "read_only", "recursive", "needs", "verb")
+    __slots__ = ("name", "operands", "leading", "options", "read_only", "recursive", "needs", "verb", "trees")
 
     def __init__(self, name: str, *, operands: str = "all", leading: int = 0, options: dict | None = None,
-                 read_only=(), recursive=(), needs=(), verb: str = "") -> None:
+                 read_only=(), recursive=(), needs=(), verb: str = "", trees: bool = False) -> None:
         self.name = name
         self.operands = operands
         self.leading = leading
@@ -65,6 +65,7 @@ class Writer:
         self.recursive = tuple(recursive)
         self.needs = tuple(needs)
         self.verb = verb or name
+        self.trees = trees
 
 
 def parse_args(args: list[str], value_opts) -> tuple[list[tuple[str, str | None]], list[str]]:
@@ -118,7 +119,7 @@ def _table(w: Writer, args: list[str]) -> list[Target]:
         return []
     out = [Target(v, f"`{w.name} {o} {v}`", tree=w.options[o] == "tree")
            for o, v in opts if v is not None and w.options.get(o) in ("file", "tree")]
-    tree = any(o in names for o in w.recursive)
+    tree = w.trees or any(o in names for o in w.recursive)
     ops = ops[w.leading:] if w.leading and not (w.name in ("chown", "chgrp", "chmod")
                                                   and any(o.startswith("--reference") for o in names)) else ops
     picked = {"all": ops, "last": ops[-1:], "first": ops[:1], "none": []}.get(w.operands, ops)
@@ -142,7 +143,7 @@ WRITERS: dict[str, Writer] = {w.name: w for w in (
     Writer("touch", options={"-d": "value", "--date": "value", "-r": "value", "--reference": "value",
                              "-t": "value"}),
     Writer("rm", recursive=("-r", "-R", "--recursive"), verb="rm"),
-    Writer("rmdir"), Writer("unlink"),
+    Writer("rmdir", trees=True), Writer("unlink"),
     Writer("shred", options={"-n": "value", "--iterations": "value", "-s": "value", "--size": "value",
                              "--random-source": "value"}),
     Writer("chmod", leading=1, recursive=("-R", "--recursive"), options={"--reference": "value"}),

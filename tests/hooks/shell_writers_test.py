@@ -223,3 +223,53 @@ def test_config_writers_are_read(judge):
     judge.config_text = '[bash]\nwriters = { mytool = { operands = "none", files = ["--out"] } }\n'
     assert denied(judge, "mytool --out .claude/settings.json in.txt", "G01")
     assert not denied(judge, "mytool --out /tmp/x .claude/settings.json", "G01")
+
+
+# interpreter code writing protected paths built the ways code builds paths
+INTERP_REFUSED = [line.rstrip("\n") for line in """\
+python3 -c "import os; open(os.path.expanduser('~/.claude/settings.json'),'w')"
+python3 -c "from pathlib import Path; (Path.home() / '.claude' / 'settings.json').write_text('{}')"
+python3 -c "from pathlib import Path; (Path.home() / '.config/swarmgate/hosts.toml').write_text('')"
+python3 -c "import os; open(os.environ['HOME'] + '/.claude/settings.json', 'w').write('{}')"
+python3 -c "import os; open(os.getcwd() + '/.claude/settings.json', 'w').write('{}')"
+python3 -c "import os; p=os.path.join(os.path.expanduser('~'), '.claude', 'settings.json'); open(p,'w')"
+python3 -c "import os; h=os.environ['HOME']; open(f'{h}/.claude/settings.json','w')"
+python3 -c "import shutil; shutil.copy('/tmp/x', '.claude/swarmgate.toml')"
+python3 -c "import os; os.remove('.claude/swarmgate.toml')"
+python3 -c "import os; os.rename('/tmp/x', '.claude/settings.json')"
+python3 -c "import os; os.symlink('/tmp/x', '.claude/settings.json')"
+python3 -c "import pathlib; pathlib.Path('.claude/swarmgate.toml').unlink()"
+python3 -c "import os; d=os.environ.get('D'); open(os.path.join(d, 'settings.json'), 'w')"
+python3 -c "import shutil; shutil.rmtree('.claude')"
+python3 -c "import shutil; shutil.move('.claude/swarmgate.toml', '/tmp/x')"
+perl -e 'open(my $f, ">", "$ENV{HOME}/.claude/settings.json"); print $f "{}"'
+perl -e 'unlink ".claude/swarmgate.toml"'
+perl -e 'rename "/tmp/x", ".claude/settings.json"'
+node -e "require('fs').writeFileSync(require('os').homedir() + '/.claude/settings.json', '{}')"
+node -e "const fs=require('fs'); fs.rmSync('.claude/swarmgate.toml')"
+node -e "require('fs').copyFileSync('/tmp/x', '.claude/settings.json')"
+node -e "require('fs').renameSync('/tmp/x', '.claude/settings.json')"
+node -e "require('fs').appendFileSync(process.env.HOME + '/.codex/config.toml', 'x')"
+ruby -e "File.write(Dir.home + '/.claude/settings.json', '{}')"
+ruby -e "File.write('.claude/swarmgate.toml', '')"
+""".splitlines()]
+
+
+@pytest.mark.parametrize("command", INTERP_REFUSED)
+def test_interpreter_writes_to_protected_paths_are_refused(judge, command):
+    setup_repo(judge)
+    assert denied(judge, command, "G01"), command
+    assert denied(judge, command, "G01", subagent=False), command
+
+
+@pytest.mark.parametrize("command", [
+    "python3 -c \"import json; json.dump({}, open('settings.json','w'))\"",
+    "python3 -c \"open('.vscode/settings.json','w').write('{}')\"",
+    "python3 -c \"import json; print(json.load(open('.claude/settings.json')))\"",
+    "python3 -c \"open('/tmp/out.txt','w').write('x')\"",
+    "node -e \"require('fs').writeFileSync('/tmp/x.json', '{}')\"",
+    "python3 -c \"from pathlib import Path; print(Path.home())\"",
+])
+def test_interpreter_benign_writes_pass(judge, command):
+    setup_repo(judge)
+    assert not denied(judge, command, "G01"), command
