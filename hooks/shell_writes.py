@@ -1,28 +1,21 @@
 """The files a shell command writes, read from the parsed command tree (Bash and Monitor).
 Shared by W01 (hooks/write_scope.py) and G01's shell side (hooks/shell_protection_guards.py).
 
-The shell writes recognised (``command_write_targets``):
+- ``redirect_targets``: redirections `>`, `>>`, `>|`, `&>`, `&>>`, `<>` (`>&2`, `2>&1` are not files);
+- ``command_writes``: those and what the program writes, from the writer table
+  (hooks/shell_writers.py: tee, cp/mv/ln/rsync, git, tar/unzip, patch, curl/wget, sed -i ...);
+- ``place_writes`` / ``placed_of``: each write placed (hooks/write_paths.py: tilde, the hook's
+  variables, the directory the command runs in, links made earlier in the command, symbolic links
+  on disk); ``Placed.full`` is None when a target cannot be placed (a variable the hook does not
+  know, a directory changed to at run time);
+- ``sed_inplace_files`` / ``perl_inplace_files`` / ``patch_targets``: also used by the reader
+  (content changed in the same command).
 
-- redirections `>`, `>>`, `>|`, `&>`, `&>>`, `<>` (`>&2`, `2>&1` are not files);
-- `tee [-a] FILES`;
-- `cp`, `mv`, `install`, `ln`, `rsync` destinations (last operand, or `-t DIR`);
-- `sed -i` / `perl -i` on FILES;
-- `dd of=FILE`; `truncate FILES`; `rm FILES`; `touch FILES`;
-- `apply_patch` (Codex CLI's patch tool, also on the agent's PATH and intercepted by Codex in
-  shell commands) on every path of the patch in its here-document, here-string or argument;
-- `git apply`/`patch` are not followed (they write where the patch says), nor `apply_patch`
-  reading its patch from a pipe or a file.
+Decisions (documented in docs/bash-guards.md): `mkdir` is not a write (an empty directory changes
+no file and git does not track it; what is later written into it is checked).
 
-Decisions (documented in docs/bash-guards.md):
-- `mkdir` is not a write: an empty directory changes no file and git does not
-  track it; what is later written into it is checked.
-- Paths are resolved against the command's working directory (the payload's
-  `cwd`, followed through `cd DIR` earlier in the same command).
-- A target that is a variable (`> "$OUT"`) or starts with `~` cannot be placed
-  statically (``is_static``).
-
-Light at import: no `re`, `fnmatch`, `pathlib` until a check runs.
-"""
+Light at import: no `re`, `fnmatch`, `pathlib`; the writer table and the path module load when a
+command is read.
 from __future__ import annotations
 
 TYPE_CHECKING = False

@@ -13,8 +13,11 @@ Decisions (documented in docs/bash-guards.md):
   outside the repository (`/tmp`, `/dev/null`, `$HOME`) are not the write table's
   business: scratch space is free. The
   protected paths (G01) are checked everywhere, inside or outside.
-- A target that is a variable (`> "$OUT"`) or starts with `~` cannot be placed
-  statically and is left alone by W01 (G01 still looks at it literally).
+- Targets are placed by hooks/write_paths.py (tilde, $HOME/$PWD/$OLDPWD, cd/pushd/popd, links
+  made earlier in the command, symbolic links on disk: the real path is judged too). A target that
+  cannot be placed (`> "$OUT"`) is left alone by W01 (G01 refuses it when it names a protected
+  file). A directory written as a whole (an extraction, `rm -r`, `git checkout -- DIR`) is allowed
+  only where the row allows anything under it.
 - The acting agent's row: `main` for the main agent, the subagent's
   `agent_type` otherwise. A type without a row writes nothing inside the
   repository, and the refusal names the exact line to add.

@@ -1,6 +1,7 @@
 """The write-side corpus (tests/corpus/writes.py) through the real hook subprocess: every G01
 workaround refused by G01 for the main agent and a subagent, every W01 workaround refused by W01
 for an implementer subagent and allowed for the main agent, every benign write passing for both."""
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -29,8 +30,14 @@ def _repo(tmp_path, monkeypatch, k: int, entry) -> str:
 def _hook(repo: str, command: str, subagent: bool) -> tuple[str, str]:
     """(decision, reason) the real hook answers: deny/ask/allow or "" (no decision)."""
     exe = os.path.join(os.path.dirname(sys.executable), "swarmgate")
-    p = subprocess.run([exe, "hook", "PreToolUse"], input=json.dumps(payload(repo, command, subagent)),
-                       capture_output=True, text=True, timeout=60, cwd=repo)
+    p = subprocess.run(
+        [exe, "hook", "PreToolUse"],
+        input=json.dumps(payload(repo, command, subagent)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=repo,
+    )
     assert p.returncode == 0 and "Traceback" not in p.stderr, (command, p.returncode, p.stderr[-300:])
     ans = json.loads(p.stdout or "{}")
     out = ans.get("hookSpecificOutput", {}) if isinstance(ans, dict) else {}
