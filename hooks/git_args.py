@@ -33,6 +33,28 @@ def _git_subcommand(args: list[str]) -> tuple[str | None, list[str], list[str]]:
     return None, [], settings
 
 
+def c_dir(args: list[str]) -> str:
+    """The directory `git -C A -C B ...` works in, relative to the caller's ("" when none)."""
+    import posixpath
+
+    out = ""
+    i, n = 0, len(args)
+    while i < n and args[i].startswith("-"):
+        if args[i] in _GIT_VALUE_OPTS:
+            if args[i] == "-C" and i + 1 < n:
+                out = posixpath.join(out, args[i + 1]) if out else args[i + 1]
+            i += 2
+            continue
+        i += 1
+    return out
+
+
+def git_subcommand(args: list[str]) -> tuple[str | None, list[str]]:
+    """(subcommand, its arguments) of `git ARGS`."""
+    sub, rest, _settings = _git_subcommand(args)
+    return sub, rest
+
+
 def skips_git_hooks(cmd: SimpleCommand) -> str | None:
     """Why this git command switches off the repository's git hooks, or None."""
     if not cmd.words or cmd.name != "git":

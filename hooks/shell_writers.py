@@ -183,25 +183,12 @@ WRITERS: dict[str, Writer] = {w.name: w for w in (
 
 def _git(cmd: SimpleCommand, args: list[str]) -> list[Target]:
     """git's writing subcommands: the paths they write in the work tree."""
-    base = ""
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "-C" and i + 1 < len(args):
-            import posixpath
-            base = posixpath.join(base, args[i + 1]) if base else args[i + 1]
-            i += 2
-            continue
-        if a in ("-c", "--git-dir", "--work-tree", "--namespace", "--exec-path") and i + 1 < len(args):
-            i += 2
-            continue
-        if a.startswith("-"):
-            i += 1
-            continue
-        break
-    if i >= len(args):
+    from swarmgate.hooks.git_args import c_dir, git_subcommand
+
+    sub, rest = git_subcommand(args)
+    if sub is None:
         return []
-    sub, rest = args[i], args[i + 1:]
+    base = c_dir(args)
     out = _git_sub(sub, rest, cmd)
     if not out:
         return out

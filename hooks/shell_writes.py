@@ -16,6 +16,7 @@ no file and git does not track it; what is later written into it is checked).
 
 Light at import: no `re`, `fnmatch`, `pathlib`; the writer table and the path module load when a
 command is read.
+"""
 from __future__ import annotations
 
 TYPE_CHECKING = False
