@@ -65,9 +65,6 @@ def path_literals(code: str) -> list[tuple[str, int]]:
 _HOME_ACCESSORS = ("expanduser", "Path.home", "environ['HOME']", 'environ["HOME"]', "getenv('HOME')",
                    'getenv("HOME")', "homedir", "Dir.home", "ENV['HOME']", 'ENV["HOME"]', "$ENV{HOME}",
                    "$ENV{'HOME'}", "env.HOME", "HOME")
-# protected file names that, written somewhere the code does not spell out, make the write unverifiable
-PROTECTED_FILE_NAMES = ("settings.json", "settings.local.json", "swarmgate.toml", "hosts.toml",
-                        "trustedFolders.json")
 
 
 def path_names(code: str, literal: str, cwd: str) -> list[str]:
@@ -107,6 +104,8 @@ def unplaceable_protected(code: str, literal: str, where: int) -> bool:
     """A protected file name the code writes somewhere it does not spell out: a bare name joined to a
     computed directory (``os.path.join(d, 'settings.json')``, ``d + '/settings.json'``, ``d /
     'settings.json'``) or after a placeholder (``f"{d}/settings.json"``)."""
+    from swarmgate.hooks.protected_paths import PROTECTED_FILE_NAMES
+
     s = literal.strip()
     if s.rsplit("/", 1)[-1] not in PROTECTED_FILE_NAMES:
         return False

@@ -26,6 +26,14 @@ PROTECTED_GLOBS = (
     ".gemini/extensions/**",
 )
 
+# protected files by name: a write whose directory cannot be placed (a variable the hook does not know,
+# a directory computed by code) and that names one of these is refused as unverifiable (G01)
+PROTECTED_FILE_NAMES = ("settings.json", "settings.local.json", "swarmgate.toml", "hosts.toml",
+                        "trustedFolders.json")
+# words of a shell target that name a protected place (the same rule for a whole target)
+PROTECTED_NAMES = PROTECTED_FILE_NAMES + (".claude/", ".swarmgate", ".codex/", ".gemini/", ".git/hooks",
+                                          "/swarmgate/", "swarmgate-selftest")
+
 
 def client_home_files() -> dict[str, str]:
     """path -> client, for the clients' user-level settings: they define hooks, trust projects and

@@ -48,18 +48,11 @@ def check_g01_shell(event: HookEvent, config: Config) -> Finding | list[Finding]
     return findings
 
 
-# words that name a protected place: a write whose target cannot be placed (a variable the hook does
-# not know, a directory changed to at run time) and names one of these is refused as unverifiable
-PROTECTED_NAMES = ("settings.json", "settings.local.json", "swarmgate.toml", "hosts.toml", ".claude/",
-                   ".swarmgate", ".codex/", ".gemini/", ".git/hooks", "trustedFolders.json", "/swarmgate/",
-                   "swarmgate-selftest")
-
-
 def _shell_write_finding(event: HookEvent, analysis: Analysis, config: Config) -> Finding | None:
     """The first shell write that reaches a protected place (hooks/write_paths.py places it: tilde,
     the hook's variables, cd/pushd/popd, links made earlier in the command, symbolic links on disk),
     or a tree written into that holds one, or a target that cannot be placed but names one."""
-    from swarmgate.hooks.protected_paths import protected_reason, protected_within
+    from swarmgate.hooks.protected_paths import PROTECTED_NAMES, protected_reason, protected_within
     from swarmgate.hooks.shell_writes import placed_of
     from swarmgate.state_paths import state_dir_text
 
