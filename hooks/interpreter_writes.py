@@ -116,6 +116,40 @@ def unplaceable_protected(code: str, literal: str, where: int) -> bool:
         j in before for j in ("join(", "+", " / ", "/ ", "resolve("))
 
 
+_WRITE_CALLS = ("writeFileSync(", "appendFileSync(", "writeFile(", "appendFile(", "createWriteStream(", "File.write(",
+                "IO.write(", "File.open(", "unlinkSync(", "rmSync(", "rmdirSync(", "remove(", "unlink(", "rmtree(",
+                "truncate(", "mkfifo(", "copyFileSync(", "renameSync(", "symlinkSync(", "cpSync(")
+_TWO_PATH_CALLS = ("copy(", "copy2(", "copyfile(", "copytree(", "move(", "rename(", "replace(", "symlink(", "link(",
+                   "copyFileSync(", "renameSync(", "symlinkSync(", "cpSync(", "cp(", "mv(")
+_AFTER = (").write_text(", ").write_bytes(", ").touch(", ").unlink(", ").rmdir(", ").symlink_to(",
+          ").hardlink_to(", ").rename(", ").replace(", ").open('w", ').open("w', ").open('a", ').open("a')
+_PERL_WRITE_MODES = tuple(q + m + q + "," for q in "'\"" for m in (">", ">>", "+<", "+>"))
+_MODES = ("w", "a", "x", "wb", "ab", "xb", "w+", "a+", "r+", "wt", "at", "rb+", "r+b", "w+b")
+
+
+def writes_literal(code: str, where: int, literal: str) -> bool:
+    """Whether the literal at ``where`` is the target of a write: the path of an ``open`` with a
+    write mode, of a writing call (``writeFileSync``, ``File.write``, ``os.remove`` ...), the
+    destination of a copy/move/rename/link, of a ``Path(...)`` written, or of a perl ``>`` open.
+    Narrower than ``writes_near`` (W01 judges where the code writes, not every path it names)."""
+    end = code.find(literal, where)
+    end = end + len(literal) + 1 if end >= 0 else where + len(literal) + 2
+    after = code[end:end + 16].replace(" ", "")
+    if after.startswith(","):
+        mode = after[1:].lstrip("fbuFBU")[:5]
+        if mode[:1] in "'\"" and mode[1:].split(mode[:1], 1)[0] in _MODES:
+            return True
+    if any(after.startswith(a) for a in _AFTER):
+        return True
+    before = code[max(0, where - 61):max(0, where - 1)].replace(" ", "").rstrip("fbuFBUr")   # up to its quote
+    if before.endswith(_WRITE_CALLS) or before.endswith(_PERL_WRITE_MODES):
+        return True
+    call = max((before.rfind(c) for c in _TWO_PATH_CALLS), default=-1)
+    if call >= 0 and "," in before[call:] and before.endswith(","):
+        return True
+    return literal.lstrip().startswith((">", "+<", "+>"))
+
+
 def writes_near(code: str, where: int, window: int = 120) -> bool:
     """Whether the code around offset ``where`` writes, moves or removes a file (a write mode, a
     writing call, a perl `>` open)."""

@@ -171,6 +171,7 @@ WRITERS: dict[str, Writer] = {w.name: w for w in (
     Writer("iconv", operands="none", options={"-o": "file", "--output": "file", "-f": "value",
                                               "--from-code": "value", "-t": "value", "--to-code": "value"}),
     Writer("split", operands="none"),
+    Writer("sponge", options={}),
     Writer("ln", operands="last", verb="ln"),  # read by _copy (links recorded)
     Writer("mount", operands="last", needs=("--bind", "--rbind", "-B", "-R", "--move", "-M"),
            recursive=("--bind", "--rbind", "-B", "-R", "--move", "-M"),

@@ -105,6 +105,7 @@ def check_w01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
         # a target that cannot be placed (a variable, a directory changed to at run time) is G01's
         # business only when it names a protected file: W01 leaves it (docs/bash-guards.md)
         items = [(w.path, w.how, w.names, w.tree) for w in placed_of(event, analysis, config) if w.full]
+        items += _interpreter_items(event, analysis)
         tool = "this command"
     seen = set()
     for _path, how, names, tree in items:
@@ -122,6 +123,30 @@ def check_w01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
                 findings.append(_outside(actor, shown, globs, tool, how))
                 break
     return findings
+
+
+def _interpreter_items(event: HookEvent, analysis) -> list:
+    """(path, how, names, tree) for each path interpreter code writes (``python -c``, ``node -e``, a
+    program on stdin): literals that are the target of a write (hooks/interpreter_writes.py), placed
+    against the program's directory."""
+    programs = [p for p in getattr(analysis, "programs", ()) or () if p.code]
+    if not programs:
+        return []
+    from swarmgate.hooks.interpreter_writes import path_literals, writes_literal
+    from swarmgate.hooks.write_paths import absolute, expand_known, is_placeable, real
+
+    out = []
+    for prog in programs:
+        code = prog.code
+        here = prog.cwd or event.cwd or event.repo
+        for path, where in path_literals(code):
+            if code[where:where + len(path)] != path or not writes_literal(code, where, path):
+                continue   # a joined form, or a path the code does not write
+            p = expand_known(path, here)
+            full = absolute(p, here) if is_placeable(p) else None
+            if full:
+                out.append((path, f"{prog.interpreter} code writes {path}", [full, real(full)], False))
+    return out
 
 
 def _relative(full: str, root: str, repo: str) -> str | None:

@@ -355,6 +355,21 @@ _add(
         "dd if=/dev/zero of=disk.img count=1",
     ],
 )
+_add(
+    "w01-interpreter-writes",
+    "W01",
+    [
+        "python3 -c \"open('docs/x.md','w').write('x')\"",
+        "python3 -c \"import shutil; shutil.copy('src/a.py', 'docs/a.md')\"",
+        "node -e \"require('fs').writeFileSync('docs/x', '1')\"",
+        "perl -e 'open(my $f, \">\", \"docs/x\")'",
+        "python3 -c \"from pathlib import Path; Path('README.md').write_text('1')\"",
+        "python3 -c \"import os; os.remove('docs/a.md')\"",
+        "ruby -e \"File.write('docs/x.md', 'x')\"",
+    ],
+)
+_add("g01-sponge-and-friends", "G01", ["cat /tmp/x | sponge .claude/settings.json",
+                                      "sort .claude/settings.json | sponge .claude/settings.json"])
 # -- benign: in-row writes, scratch, the main agent's repository writes, reads of protected files ---
 _add(
     "benign-scratch",
@@ -397,6 +412,9 @@ _add(
         "touch tests/t.py",
         "ln -s a.py src/link.py",
         "cd tests && echo x > t.py",
+        "python3 -c \"d=open('docs/a.md').read(); open('src/x.py','w').write(d)\"",
+        "python3 -c \"import shutil; shutil.copy('docs/a.md', 'src/a.md')\"",
+        "node -e \"require('fs').writeFileSync('src/x.js', require('fs').readFileSync('README.md'))\"",
     ],
     {"s.diff": PATCH_SRC},
 )

@@ -273,3 +273,21 @@ def test_interpreter_writes_to_protected_paths_are_refused(judge, command):
 def test_interpreter_benign_writes_pass(judge, command):
     setup_repo(judge)
     assert not denied(judge, command, "G01"), command
+
+
+@pytest.mark.parametrize("command,refused", [
+    ("python3 -c \"open('docs/x.md','w').write('x')\"", True),
+    ("python3 -c \"import shutil; shutil.copy('src/a.py', 'docs/a.md')\"", True),
+    ("node -e \"require('fs').writeFileSync('docs/x', '1')\"", True),
+    ("perl -e 'open(my $f, \">\", \"docs/x\")'", True),
+    ("python3 -c \"from pathlib import Path; Path('README.md').write_text('1')\"", True),
+    ("python3 -c \"import os; os.remove('docs/a.md')\"", True),
+    ("python3 -c \"d=open('docs/a.md').read(); open('src/x.py','w').write(d)\"", False),
+    ("python3 -c \"import shutil; shutil.copy('docs/a.md', 'src/a.md')\"", False),
+    ("python3 -c \"print(open('docs/a.md').read())\"", False),
+    ("python3 -c \"open('/tmp/x','w').write('x')\"", False),
+])
+def test_w01_reads_interpreter_writes(judge, command, refused):
+    setup_repo(judge)
+    judge.config_text = W01_CONFIG
+    assert bool(denied(judge, command, "W01")) == refused, command
