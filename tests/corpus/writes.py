@@ -463,8 +463,8 @@ _add(
     "pass",
     [
         "python3 -c \"open('/tmp/out.txt','w').write('x')\"",
-        "python3 -c \"import json; json.dump({}, open('settings.json','w'))\"",
-        "python3 -c \"open('.vscode/settings.json','w').write('{}')\"",
+        "cd src && python3 -c \"import json; json.dump({}, open('settings.json','w'))\"",
+        "python3 -c \"open('src/.vscode/settings.json','w').write('{}')\"",
         "node -e \"require('fs').writeFileSync('/tmp/x.json', '{}')\"",
         'python3 -c "from pathlib import Path; print(Path.home())"',
         'perl -e \'open(my $f, ">", "/tmp/x"); print $f 1\'',
