@@ -40,6 +40,7 @@ def check_g01_shell(event: HookEvent, config: Config) -> Finding | list[Finding]
                 break
     if not broken(event, "g01-allow-shell-writes"):
         findings.extend(_interpreter_writes(event, analysis))
+        findings.extend(_install_runs(analysis))
     if broken(event, "g01-allow-shell-env"):
         return findings
     finding = _env_finding(event, analysis, config)
@@ -195,6 +196,32 @@ def _location_finding(event: HookEvent, analysis: Analysis, changed: list) -> Fi
         "agent.")
 
 
+def _install_runs(analysis: Analysis) -> list:
+    """`swarmgate install` (or `--uninstall`) run by an agent, in any form the reader reaches (a path,
+    `python -m swarmgate`, a wrapper, `bash -c`), or interpreter code calling swarmgate's install: it
+    rewrites .claude/settings.json, and Claude Code picks a changed settings file up during the
+    session (docs/plugin.md), so an uninstall switches the hooks off for the agent that ran it."""
+    from swarmgate.tool_table import UMBRELLA
+
+    for c in analysis.commands:
+        if c.name == UMBRELLA:
+            verb = next((w for w in list(c.words)[1:] if not w.startswith("-")), "")
+            if verb == "install":
+                return [_install_finding(" ".join(c.words))]
+    for prog in getattr(analysis, "programs", ()) or ():
+        code = prog.code or ""
+        if "swarmgate" in code and ("swarmgate.install" in code or "import install" in code):
+            return [_install_finding(f"{prog.interpreter} code calling swarmgate's install")]
+    return []
+
+
+def _install_finding(what: str) -> Finding:
+    return G.Finding(
+        "G01", f"`{what}`: swarmgate's install writes the hooks into .claude/settings.json (or removes them), "
+               "and no agent may change what guards it.",
+        "leave the wiring alone; if it is wrong, tell the person, who runs `swarmgate install` by hand.")
+
+
 def _interpreter_writes(event: HookEvent, analysis: Analysis) -> list:
     """An interpreter one-liner that writes a protected path, or (a subagent's) sets SWARMGATE_*."""
     from swarmgate.hooks.interpreter_writes import (env_writes, path_literals, path_names, unplaceable_protected,
@@ -245,11 +272,13 @@ GUARDS = (
                 "export/declare/readonly, `env -u`, unset, `printf -v`, read, eval, an interpreter's "
                 "environment), any agent pointing swarmgate's tools at another state directory, hosts "
                 "config or home (a private ledger ignores every other booking), or a commit that skips "
-                "the gate (`--no-verify`, `core.hooksPath`).",
+                "the gate (`--no-verify`, `core.hooksPath`). `swarmgate install --uninstall .` does the "
+                "same through swarmgate itself: the client picks the changed settings up during the session.",
             example="`echo '{}' > .claude/settings.json`, `python3 -c \"open('.claude/settings.json','w')\"`, "
                     "`SWARMGATE_BREAK=b01-allow-heavy cargo test`, a subagent's `set -a; "
                     "SWARMGATE_BREAK=x; host-dispatch -- make` or `export SWARMGATE_STATE_DIR=/tmp/x`, "
-                    "`SWARMGATE_STATE_DIR=/tmp/x run-with-memory-cap 8G -- make`, `git commit --no-verify`",
+                    "`SWARMGATE_STATE_DIR=/tmp/x run-with-memory-cap 8G -- make`, `git commit --no-verify`, "
+                    "`swarmgate install --uninstall .`",
             instead="Ask the person to change the rule; they edit these files by hand. Run swarmgate's tools "
                     "with the machine's settings.",
             exceptions="Reading these files and variables is allowed. The main agent sets SWARMGATE_HEAVY and "
@@ -312,12 +341,25 @@ GUARDS = (
             G.Case("subagent-writes-through-its-new-link", "PreToolUse",
                    subagent_call("ln -s .claude c && echo '{}' > c/settings.json"),
                    fires=True, breaks=("g01-allow-shell-writes",)),
+            G.Case("main-uninstalls-swarmgate", "PreToolUse", main_call("swarmgate install --uninstall ."),
+                   fires=True, breaks=("g01-allow-shell-writes",)),
+            G.Case("subagent-installs-through-python-m", "PreToolUse",
+                   subagent_call("python3 -m swarmgate install /work/repo"),
+                   fires=True, breaks=("g01-allow-shell-writes",)),
+            G.Case("subagent-python-calls-install", "PreToolUse",
+                   subagent_call("python3 -c \"from swarmgate import install; install.main(['--uninstall', '.'])\""),
+                   fires=True, breaks=("g01-allow-shell-writes",)),
             G.Case("main-reads-settings", "PreToolUse", main_call("cat .claude/settings.json | head"),
                    fires=False),
             G.Case("main-switches-branch", "PreToolUse", main_call("git checkout main && git restore src/a.py"),
                    fires=False),
             G.Case("subagent-extracts-into-scratch", "PreToolUse",
                    subagent_call("mkdir -p /tmp/out && tar xf /tmp/c.tar -C /tmp/out"), fires=False),
+            G.Case("main-runs-doctor", "PreToolUse", main_call("swarmgate doctor . && swarmgate log --decision deny"),
+                   fires=False),
+            G.Case("subagent-explains-an-install-word", "PreToolUse",
+                   subagent_call("swarmgate explain -- pip install -e . && grep -n install docs/install.md"),
+                   fires=False),
             G.Case("main-python-reads-settings", "PreToolUse",
                    main_call("python3 -c \"import json; print(json.load(open('.claude/settings.json')))\""),
                    fires=False),

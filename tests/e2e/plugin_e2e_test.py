@@ -102,12 +102,15 @@ def test_settings_wired_during_a_plugin_session_do_not_leave_its_calls_unjudged(
     _plugin_install(claude_repo)
     claude_repo.add_agent(WORKER)
     name = "plugin-then-install"
+
+    def person_installs_then_dispatch(_req):   # the person wires the repository while the session runs
+        p = subprocess.run([swarmgate_entry(), "install", str(claude_repo.repo)], capture_output=True, text=True,
+                           env=claude_repo.env(), timeout=120)
+        assert p.returncode == 0, p.stdout + p.stderr
+        return dispatch(WORKER, f"script:{name}-sub\nRun the tests.\nheavy test: do not run")
+
     run = claude_repo.run(f"script:{name}", [
-        Conversation(f"script:{name}", [
-            bash(f"{swarmgate_entry()} install {claude_repo.repo}"),
-            dispatch(WORKER, f"script:{name}-sub\nRun the tests.\nheavy test: do not run"),
-            done("dispatched"),
-        ]),
+        Conversation(f"script:{name}", [person_installs_then_dispatch, done("dispatched")]),
         Conversation(f"script:{name}-sub", [bash("cargo test --workspace"), done("refused, reporting back")]),
     ], env={"PATH": _path_with_swarmgate(claude_repo)})
     assert run.returncode == 0, run.describe()
