@@ -189,3 +189,29 @@ def protected_within(tree: str, *, repo: str, root: str, state_dir: str) -> str 
         if place == tree or place.startswith(prefix):
             return f"{tree} holds {place} ({what})"
     return None
+
+
+def hard_link_reason(full: str, *, repo: str, root: str) -> str | None:
+    """Why ``full``, an existing file with more than one name (a hard link made before the command),
+    is a protected file under another name, or None. Only the protected places that are single
+    files are compared (the settings, the config, the clients' user settings, the hosts config):
+    a stat each, and only for a written file whose link count is above one."""
+    try:
+        st = os.stat(full)
+    except OSError:
+        return None
+    if st.st_nlink < 2:
+        return None
+    files = [os.path.join(b, f) for b in dict.fromkeys(x for x in (root, repo) if x)
+             for f in (".claude/settings.json", ".claude/settings.local.json", ".claude/swarmgate.toml",
+                       ".gemini/settings.json")]
+    files += list(client_home_files()) + [os.path.join(h, "hosts.toml") for h in hosts_config_places()[:1]]
+    files += list(hosts_config_places()[1:])
+    for f in files:
+        try:
+            other = os.stat(f)
+        except OSError:
+            continue
+        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            return f"{full} is a hard link to {f} (the same file under another name)"
+    return None

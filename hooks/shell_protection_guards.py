@@ -53,7 +53,8 @@ def _shell_write_finding(event: HookEvent, analysis: Analysis, config: Config) -
     """The first shell write that reaches a protected place (hooks/write_paths.py places it: tilde,
     the hook's variables, cd/pushd/popd, links made earlier in the command, symbolic links on disk),
     or a tree written into that holds one, or a target that cannot be placed but names one."""
-    from swarmgate.hooks.protected_paths import PROTECTED_NAMES, protected_reason, protected_within
+    from swarmgate.hooks.protected_paths import (PROTECTED_NAMES, hard_link_reason, protected_reason,
+                                                 protected_within)
     from swarmgate.hooks.shell_writes import placed_of
     from swarmgate.state_paths import state_dir_text
 
@@ -65,7 +66,8 @@ def _shell_write_finding(event: HookEvent, analysis: Analysis, config: Config) -
                 why = (f"its target {w.path} cannot be placed before it runs and names a protected file, so it "
                        f"cannot be verified")
         for name in w.names:
-            why = why or protected_reason(name, cwd="/", repo=event.repo, root=event.root, state_dir=sd)
+            why = why or protected_reason(name, cwd="/", repo=event.repo, root=event.root, state_dir=sd) or \
+                (not w.tree and hard_link_reason(name, repo=event.repo, root=event.root)) or None
             if w.tree and not why:
                 why = protected_within(name, repo=event.repo, root=event.root, state_dir=sd)
                 if why:

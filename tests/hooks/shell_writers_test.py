@@ -291,3 +291,12 @@ def test_w01_reads_interpreter_writes(judge, command, refused):
     setup_repo(judge)
     judge.config_text = W01_CONFIG
     assert bool(denied(judge, command, "W01")) == refused, command
+
+
+def test_a_hard_link_made_before_the_command_is_the_protected_file(judge):
+    repo = setup_repo(judge)
+    os.link(os.path.join(repo, ".claude", "settings.json"), os.path.join(repo, "src", "innocent.json"))
+    judge.write({"src/plain.json": "{}"})
+    assert denied(judge, "echo x > src/innocent.json", "G01")
+    assert denied(judge, "sed -i s/a/b/ src/innocent.json", "G01", subagent=False)
+    assert not denied(judge, "echo x > src/plain.json", "G01")
