@@ -90,11 +90,17 @@ class Loop:
 
 
 class Unverifiable:
-    __slots__ = ("reason", "text")
+    """What the reader could not read. ``exec_judged``: the programs whose start judges it anyway
+    (the exec-time shims, X01), when that is sound: ``("cargo",)`` for an unreadable argument of
+    cargo, ``("*",)`` for a command name that resolves through PATH whatever it is; None when
+    only reading could judge it (text fed to a shell, a script path, ...). hooks/exec_deferral.py
+    decides whether the session's shims are there to do it."""
+    __slots__ = ("reason", "text", "exec_judged")
 
-    def __init__(self, reason: str, text: str) -> None:
+    def __init__(self, reason: str, text: str, exec_judged: tuple | None = None) -> None:
         self.reason = reason
         self.text = text
+        self.exec_judged = exec_judged
 
     def __repr__(self) -> str:
         return f"Unverifiable({self.reason!r})"

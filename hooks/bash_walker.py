@@ -18,10 +18,12 @@ from swarmgate.hooks.bash_parse import OutOfTime, parse_text
 from swarmgate.hooks.bash_results import (Analysis, Loop, Program, Redirect, SimpleCommand,
                                           Unverifiable, command_name)
 from swarmgate.hooks.bash_words import base_vars, c_unescape, expand, expand_braces, shell_quote
+from swarmgate.hooks.exec_deferral import SETUP, env_name, setup_printer
 from swarmgate.hooks.bash_wrappers import (INTERP_PREFIXES, INTERPRETERS, PYTHON, SHELLS, SPECIAL,
                                            TABLE, find_command, is_python, lookup)
 
 _MAX_TREE_NEST = 200           # walker recursion bound (nested nodes)
+_MAX_ENV_NAMES = 64               # dynamic command names read through the environment, per judgement
 _UNKNOWN_DIR = "/?unknown-dir"   # stands for a directory we cannot name (cd "$(mktemp -d)")
 _MAX_FUNC_CALLS = 64           # function bodies expanded per analysis (f calls g twice, g calls h twice...)
 _MAX_LOOP_VALUES = 8           # `for x in a b c`: the body is read once per value up to this
@@ -96,6 +98,7 @@ class Walker:
         self.called: set[str] = set()
         self.active_funcs: list[int] = []
         self.func_calls = 0
+        self.env_names = 0
         self.seen_scripts: set[str] = set()
         self.written: dict[str, tuple | None] = {}
         self.dir_stack: list[str | None] = []        # pushd/popd
@@ -127,11 +130,11 @@ class Walker:
         if (self.ticks & 15) == 0 and time.monotonic() > self.deadline:
             raise OutOfTime()
 
-    def unverifiable(self, reason: str, text: str) -> None:
+    def unverifiable(self, reason: str, text: str, exec_judged: tuple | None = None) -> None:
         for u in self.an.unverifiable:
             if u.reason == reason and u.text == text:
                 return
-        self.an.unverifiable.append(Unverifiable(reason, text[:500]))
+        self.an.unverifiable.append(Unverifiable(reason, text[:500], exec_judged))
 
     def problem(self, msg: str) -> None:
         if msg not in self.an.problems:
@@ -620,8 +623,18 @@ class Walker:
             w0 = path
         if last[0] >= 0 and w0.rfind("/") < last[0]:
             self.emit(words, last, env, redirs, ctx, text)
+            # a name made of variables the command does not set: read as the environment sets
+            # them (unset: the next word is the command), and left to the exec-time shims
+            # should the Bash tool's shell differ (exec_deferral.env_name says when that is sound)
+            resolved = env_name(w0, self.vars)
             self.unverifiable(f"the command name is dynamic ({w0}): it cannot be read statically",
-                              text)
+                              text, ("*",) if resolved is not None else None)
+            if resolved is not None and self.env_names < _MAX_ENV_NAMES:
+                self.env_names += 1
+                rest = ([resolved] if resolved else []) + list(words[1:])
+                rest_last = ([-1] if resolved else []) + list(last[1:])
+                if rest:
+                    self.dispatch(rest, rest_last, env, redirs, raw_redirs, ctx, text, feed, node)
             return
         name = command_name(w0)
         sc = self.emit(words, last, env, redirs, ctx, text)
@@ -713,7 +726,12 @@ class Walker:
                 self._nested_text(a[0], ctx.sub("trap"), "trap", text)
             return
         if name == "eval":
-            if args:
+            printer = setup_printer(args, largs) if args else None
+            if printer:
+                # the printer itself was walked as a command substitution
+                self.unverifiable(f"eval runs the shell setup that {printer} prints: it cannot be read "
+                                  f"statically", text, (SETUP,))
+            elif args:
                 self._nested_text(" ".join(args), ctx.sub("eval"), "eval", text)
             return
         if name in ("cd", "pushd"):

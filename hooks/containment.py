@@ -81,6 +81,11 @@ def act_install_shims(event, config):
     if env_file and not exec_shims.add_to_env_file(env_file, shim_dir):
         return G.Finding("X01", f"[X01] exec-time shims are NOT active in this session: {env_file} could not be "
                                 f"written.", decision=G.CONTEXT)
+    if env_file:
+        try:
+            exec_shims.record_env_file(shim_dir, env_file)
+        except OSError:
+            pass   # reading then refuses what it cannot read (nothing is left to the shims)
     return None   # the judged line stands
 
 

@@ -70,9 +70,12 @@ def _bash(event: HookEvent, config: Config) -> Analysis | None:
         from swarmgate.hooks.bash_results import Unverifiable
         from swarmgate.hooks.command_patterns import open_matches
         for cmd, pat in open_matches(an, heavy, cwd=event.cwd or event.repo or "", repo=event.root or ""):
+            # the shims of the program started and of the pattern's program see the argv expanded
+            progs = tuple(dict.fromkeys((cmd.name.rsplit("/", 1)[-1], pat.split()[0].rsplit("/", 1)[-1])))
             an.unverifiable.append(Unverifiable(
                 f"`{' '.join(cmd.words)[:80]}` has arguments that cannot be read statically and could "
-                f"make it the heavy pattern `{pat}`", cmd.text[:500]))
+                f"make it the heavy pattern `{pat}`", cmd.text[:500],
+                None if "/" in cmd.words[0] else progs))
     except ValueError:
         pass   # a pattern that cannot be read: B01 names the config key
     if event.client == "codex":  # its exec sessions take typed input (write_stdin) that no hook sees

@@ -229,12 +229,47 @@ def _builtin(raws: list, out: list, deadline, depth: int) -> None:
                 break
 
 
-def _env(args: list, out: list) -> None:
+# programs that start no other program and read no SWARMGATE_* variable: `env -i ls` clears the
+# environment of ls alone, which changes nothing swarmgate decides with (G01's narrowest rule)
+ENV_LEAF_PROGRAMS = frozenset((
+    "ls", "cat", "printenv", "echo", "printf", "id", "date", "pwd", "uname", "locale", "whoami", "true", "false",
+    "stat", "wc", "head", "tail", "grep", "sort", "uniq", "cut", "tr", "df", "du", "file", "sleep", "test",
+    "basename", "dirname", "realpath", "readlink", "md5sum", "sha256sum", "hostname", "nproc", "tty", "groups",
+    "lsblk", "free", "uptime", "seq", "yes", "od", "hexdump", "base64", "jq", "diff", "cmp", "tee", "touch"))
+
+
+def _env_program(args: list) -> str | None:
+    """The program ``env ARGS`` runs (as written), or None when it runs none (prints)."""
     i = 0
     while i < len(args):
         u = _unquote(args[i])
-        if u in ("-i", "-", "--ignore-environment") or (u.startswith("-") and not u.startswith("--")
-                                                         and "i" in u[1:].split("u", 1)[0]):
+        if u in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string") and i + 1 < len(args):
+            i += 2
+            continue
+        if u == "--":
+            i += 1
+            break
+        if not u.startswith("-") and "=" not in u:
+            break
+        i += 1
+    for a in args[i:]:
+        u = _unquote(a)
+        if "=" in u and not u.startswith("-"):
+            continue
+        return u   # with its path: `./ls` is not ls
+    return None
+
+
+def _env(args: list, out: list) -> None:
+    prog = _env_program(args)
+    split = any(_unquote(a) in ("-S", "--split-string") or _unquote(a).startswith(("--split-string=", "-S"))
+                for a in args)
+    leaf = not split and (prog is None or prog in ENV_LEAF_PROGRAMS)
+    i = 0
+    while i < len(args):
+        u = _unquote(args[i])
+        if (u in ("-i", "-", "--ignore-environment") or (u.startswith("-") and not u.startswith("--")
+                                                          and "i" in u[1:].split("u", 1)[0])) and not leaf:
             out.append((ALL, "env -i"))
         if u in ("-u", "--unset") and i + 1 < len(args):
             out.append((_name_of(args[i + 1]), "env -u"))

@@ -410,6 +410,28 @@ def env_file_lines(shim_dir: str) -> str:
             f"export PATH={quote(shim_dir)}:\"$PATH\"\n")
 
 
+ENV_FILE_RECORD = ".swarmgate-env-file"
+
+
+def record_env_file(shim_dir: str, env_file: str) -> None:
+    """Note which env file holds the PATH line (read by hooks/exec_deferral.py)."""
+    from swarmgate.statefile import write_text_atomic
+
+    write_text_atomic(os.path.join(shim_dir, ENV_FILE_RECORD), os.path.abspath(env_file) + "\n", durable=False)
+
+
+def env_file_has_line(shim_dir: str) -> bool:
+    """The env file recorded for this shim directory holds its PATH line (the shims are on every
+    Bash command's PATH in this session)."""
+    from swarmgate.bounded_read import read_text
+
+    try:
+        env_file = read_text(os.path.join(shim_dir, ENV_FILE_RECORD), 4096).strip()
+        return bool(env_file) and env_file_lines(shim_dir).splitlines()[1] in read_text(env_file, 1 << 20)
+    except (OSError, ValueError):
+        return False
+
+
 def add_to_env_file(env_file: str, shim_dir: str) -> bool:
     """Append the PATH line to the env file unless it is there; True when the file has it."""
     text = env_file_lines(shim_dir)

@@ -25,6 +25,9 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
 
 
 
+DEFERRED = "[B01] read: unknown,"   # how a deferral to the exec-time layer starts (the decision log keeps it)
+
+
 def check_b01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     analysis = analysis_of(event, config)
     if analysis is None:
@@ -35,8 +38,19 @@ def check_b01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     findings = []
     var = config["heavy"]["prefix_var"]
     values = config["heavy"]["prefix_values"]
-    if not broken(event, "b01-allow-unverifiable"):
-        decision = G.ASK if config["bash"]["unverifiable"] == "ask" else G.DENY
+    mode = config["bash"]["unverifiable"]
+    deferred = None
+    if mode == "exec" and getattr(analysis, "unverifiable", None):
+        from swarmgate.hooks.exec_deferral import deferral
+        deferred = deferral(event, config, analysis)
+    if deferred:
+        trace, found = deferred
+        u = found[0]
+        findings.append(G.Finding(
+            "B01", f"{DEFERRED} {trace}: {short(getattr(u, 'reason', ''), 160)}. A heavy program it starts is "
+                   f"refused there (exit 249).", decision=G.CONTEXT))
+    elif not broken(event, "b01-allow-unverifiable"):
+        decision = G.ASK if mode == "ask" else G.DENY
         for u in getattr(analysis, "unverifiable", ()) or ():
             reason = getattr(u, "reason", str(u))
             text = getattr(u, "text", "")
@@ -130,7 +144,10 @@ GUARDS = (
                     "Main agent: `SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- cargo test --workspace`.",
             exceptions="Text that is only data (echo, grep, git commit -m, heredocs to non-shells) is not a "
                        "command. Unverifiable commands (base64 -d | bash, curl | sh, eval $VAR, python -c "
-                       "naming a heavy pattern) are reported under B01 as deny or ask per [bash] unverifiable.",
+                       "naming a heavy pattern) are reported under B01 as deny or ask per [bash] unverifiable; "
+                       "with `exec` (the default), what the session's exec-time shims judge where it starts (a "
+                       "command name from the environment, an unread argument of cargo, make in an unknown "
+                       "directory) passes with a context line and a decision-log trace (docs/exec-shims.md).",
         ),
         breaks={"b01-allow-heavy": "heavy commands pass for every agent",
                 "b01-allow-unverifiable": "commands that cannot be read statically pass",

@@ -294,13 +294,14 @@ def run_make(wk, name, args, largs, env, ctx, text):
             overrides[k.strip(":+?")] = v
         else:
             if largs[i] >= 0:
-                wk.unverifiable(f"make runs a target whose name cannot be read statically ({a})", text)
+                wk.unverifiable(f"make runs a target whose name cannot be read statically ({a})", text,
+                                exec_judged=(name,))
                 return True
             targets.append(a)
         i += 1
     dry = _dry(args, env)
     if mdir is None or not wk._known_dir(mdir):
-        wk.unverifiable("make: cannot tell which directory it runs in", text)
+        wk.unverifiable("make: cannot tell which directory it runs in", text, exec_judged=(name,))
         return True
     mdir = os.path.normpath(mdir)
     mk = Makefile()

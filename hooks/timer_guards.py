@@ -10,7 +10,9 @@ timers found in the parsed command tree (Bash and Monitor):
 - a Bash call with `run_in_background` whose commands are only sleeps and
   messages (its completion notice is the reminder);
 - `crontab` installing or editing a table (`crontab -l` and `crontab -r` pass),
-  `at`, `batch`, `systemd-run --on-*` (and `--timer-property`), `watch`.
+  `at`, `batch`, `systemd-run --on-*` (and `--timer-property`), `watch` left running after the
+  call (backgrounded, `nohup`, `setsid`, a detached tmux/screen; in the foreground it is a display
+  the call's timeout ends, not a timer: seeds/003 forbids the timers that fire later, out of sight).
 Sleeps inside loops are B30's business, not T01's.
 
 Through the reminder command (`[timers] allowed`, default `remind`) all of
@@ -108,7 +110,12 @@ def sleep_seconds(args: list[str]) -> float | None:
     return total
 
 
-def _timer_command(cmd: SimpleCommand, next_cmds: Sequence[SimpleCommand], min_sleep: float) -> str | None:
+_DETACHERS = frozenset(("nohup", "setsid", "disown", "tmux", "screen", "daemonize", "start-stop-daemon", "systemd-run",
+                        "at", "batch"))
+
+
+def _timer_command(cmd: SimpleCommand, next_cmds: Sequence[SimpleCommand], min_sleep: float,
+                   background: bool = False) -> str | None:
     """Why ``cmd`` is a shell timer, or None."""
     name = cmd.name
     args = list(cmd.args)
@@ -126,7 +133,12 @@ def _timer_command(cmd: SimpleCommand, next_cmds: Sequence[SimpleCommand], min_s
             return "`systemd-run --on-*` creates a timer"
         return None
     if name == "watch":
-        return "`watch` re-runs a command on a timer"
+        # in the foreground it is a display the call's own timeout ends (seeds/003 forbids timers
+        # that fire later, out of sight: sleep-then-echo, crontab, CronCreate); one that outlives
+        # the call (backgrounded, nohup, setsid, a detached tmux or screen) fires out of sight
+        if background or cmd.background or set(cmd.wrappers) & _DETACHERS:
+            return "`watch` left running after the call re-runs a command on a timer"
+        return None
     if name == "sleep" and not _in_loop(cmd):
         secs = sleep_seconds(args)
         if secs is not None and secs < min_sleep:
@@ -218,7 +230,7 @@ def check_t01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
         if cmd.name not in _TIMER_NAMES or _through_allowed(cmd, allowed):
             continue
         later = [c for c in cmds[i + 1:] if not _through_allowed(c, allowed)] if cmd.name == "sleep" else ()
-        why = _timer_command(cmd, later, min_sleep)
+        why = _timer_command(cmd, later, min_sleep, event.tool_input.get("run_in_background") is True)
         if why:
             findings.append(G.Finding(
                 "T01", f"shell timer refused: {why}. Timers go through the reminder command "
@@ -260,7 +272,9 @@ GUARDS = (
             instead="`remind 10m 'check the build'` (the command named in [timers] allowed).",
             exceptions="Short sleeps (< [timers] min_sleep_s, default 60 s) and sleeps not followed by a "
                        "message are waits, not reminders. Sleeps inside loops are judged by B30. "
-                       "`crontab -l`, `atq` pass.",
+                       "`crontab -l`, `atq` pass. `watch` in the foreground is a display the call's "
+                       "timeout ends; left running after the call (backgrounded, nohup, setsid, a "
+                       "detached tmux/screen) it is a timer.",
         ),
         breaks={"t01-allow-timers": "every kind of timer passes"},
         cases=(
@@ -291,6 +305,14 @@ GUARDS = (
             G.Case("short-wait-subagent", "PreToolUse",
                    _sub("Bash", {"command": "sleep 2; echo ready; curl -s localhost:8080"}),
                    fires=False),
+            G.Case("watch-left-running-subagent", "PreToolUse",
+                   _sub("Bash", {"command": "nohup watch -n 300 'echo check CI' >/dev/null 2>&1 &"}),
+                   fires=True, breaks=("t01-allow-timers",)),
+            G.Case("watch-in-a-background-call", "PreToolUse",
+                   _sub("Bash", {"command": "watch -n 600 git status", "run_in_background": True}),
+                   fires=True, breaks=("t01-allow-timers",)),
+            G.Case("watch-in-the-foreground", "PreToolUse",
+                   _sub("Bash", {"command": "watch --differences df"}), fires=False),
             G.Case("crontab-list", "PreToolUse",
                    {"tool_name": "Bash", "tool_input": {"command": "crontab -l"}},
                    fires=False),

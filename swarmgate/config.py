@@ -209,7 +209,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "large_file": Key("500K", _size, "common stage no-large-files: largest new or changed file"),
     },
     "bash": {
-        "unverifiable": Key("deny", _choice("deny", "ask"), "what to do with what cannot be read statically"),
+        "unverifiable": Key("exec", _choice("exec", "deny", "ask"),
+                            "what to do with what cannot be read statically: exec = leave it to the session's "
+                            "exec-time shims where they judge it (else deny), deny, ask"),
         "max_depth": Key(6, _int(1, 64), "how deep scripts and nested shells are followed"),
         "budget_ms": Key(2000, _int(10), "time budget of one command's analysis"),
         "max_script_bytes": Key(1 << 20, _int(1), "larger scripts are not read (finding: unverifiable)"),

@@ -29,7 +29,7 @@ def log_path(repo: str) -> str:
 def record(repo: str, *, session: str, agent_id: str | None, agent_type: str | None, event: str,
            tool: str | None, codes: list, decision: str, latency_ms: float, input_text: str = "",
            reason: str = "", findings: dict | None = None, client: str = "claude",
-           client_tool: str | None = None, limits: list | None = None) -> None:
+           client_tool: str | None = None, limits: list | None = None, deferred: str = "") -> None:
     """Append one decision. Never raises: logging must not change a decision."""
     from swarmgate.statefile import append_jsonl
 
@@ -56,6 +56,8 @@ def record(repo: str, *, session: str, agent_id: str | None, agent_type: str | N
         rec["findings"] = findings
     if limits:
         rec["limits"] = [str(x)[:300] for x in limits]
+    if deferred:   # what reading left to the exec-time layer (B01, [bash] unverifiable = "exec")
+        rec["deferred"] = deferred[:500]
     try:
         append_jsonl(log_path(repo), rec)
     except Exception:  # noqa: BLE001 - a read-only repo or a planted symlink: skip the log

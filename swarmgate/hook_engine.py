@@ -486,7 +486,9 @@ def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: 
         input_text=event.shell_command or " ".join(event.file_paths) or str(
             event.tool_input.get("subagent_type") or ""),
         reason=reason, findings=per_code(canonical, findings, stop_active), client=client,
-        client_tool=event.client_tool, limits=limits)
+        client_tool=event.client_tool, limits=limits,
+        deferred=next((f.message for f in findings if f.decision == G.CONTEXT and f.code == "B01"
+                       and f.message.startswith("[B01] read: unknown,")), ""))
     return out, code, err
 
 

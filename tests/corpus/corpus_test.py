@@ -17,7 +17,7 @@ from swarmgate.hook_engine import answer, evaluate
 from swarmgate.hook_protocol import HookEvent
 from swarmgate.hooks import bash_lexical, bash_parse, bash_walker, registry
 from swarmgate.hooks.bash_tree import Analysis, analyze
-from tests.corpus import benign, counts, workarounds
+from tests.corpus import benign, counts, session, workarounds
 from tests.corpus.model import CONFIG
 
 REAL_WORLD = counts.real_world()
@@ -94,24 +94,30 @@ def test_benign_passes_every_bash_guard(corpus_repo, entry, subagent):
     assert not found, f"{entry.cls}: {entry.command!r}: {[f.render()[:200] for f in found]}"
 
 
-def test_real_world_commands(corpus_repo):
-    """Each real-world command passes every Bash guard for the main agent and a subagent, except
-    those the extraction recorded as refused by design (with the reason): a new refusal is a false
-    positive, a vanished one a rule that stopped working."""
+def test_real_world_commands(corpus_repo, tmp_path):
+    """Each real-world command passes every Bash guard for the main agent and a subagent, in a
+    session whose exec-time shims are on PATH (Claude Code's), except those the extraction recorded
+    as refused by design (with the reason): a new refusal is a false positive, a vanished one a rule
+    that stopped working. Those that pass only because reading left them to the shims (``deferred``)
+    are refused where the shims are not on PATH, as before `[bash] unverifiable = "exec"`."""
     subprocess.run(["git", "init", "-q", str(corpus_repo)], check=True)
+    raw = tomllib.loads(CONFIG)
+    cfg = Config(validate(raw), None, str(corpus_repo), raw)
+    session.with_shims(cfg, str(corpus_repo), str(tmp_path / "claude-env-file.sh"))
     wrong = []
     for x in REAL_WORLD:
-        got = "pass"
-        for sub in (False, True):
-            found = judge(corpus_repo, x["command"], sub)
-            if found:
-                got = f"refuse:{found[0].code}" + (":subagent" if sub else "")
-                break
+        got = session.refusal(corpus_repo, cfg, x["command"])
+        got = got[0] if got else "pass"
         if got != x["expect"]:
             wrong.append(f"{x['source']}: {x['command'][:100]!r}: expected {x['expect']}, got {got}")
+        if x.get("deferred"):
+            without = session.refusal(corpus_repo, cfg, x["command"], session.NO_SHIMS_SESSION)
+            if without is None or without[0] != "refuse:B01":
+                wrong.append(f"{x['command'][:100]!r}: deferred to {x['deferred']} but without the shims: {without}")
     assert not wrong, f"{len(wrong)} of {len(REAL_WORLD)}:\n" + "\n".join(wrong[:40])
     refused = [x for x in REAL_WORLD if x["expect"] != "pass"]
     assert all(x.get("why") and x["why"] != "unexpected" for x in refused)
+    assert len([x for x in REAL_WORLD if x.get("deferred")]) >= 19
 
 
 # known bashlex errors where its tree must not be used (bash_parse/bashlex_adapter refuse it and the

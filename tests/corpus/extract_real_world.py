@@ -157,18 +157,17 @@ def run_blocks(text: str) -> list:
 
 
 def classify(items: list) -> None:
-    """Judge each command as the corpus test does (main agent and subagent); what a guard refuses
-    is kept with the reason it is refused by design, so the test can tell a new refusal (a false
-    positive) from a known one."""
+    """Judge each command as the corpus test does (main agent and subagent, in a session whose
+    exec-time shims are on PATH); what a guard refuses is kept with the reason it is refused by
+    design, so the test can tell a new refusal (a false positive) from a known one. What passes
+    only because reading left it to the shims (refused without them) is marked ``deferred``."""
     import tempfile
     import tomllib
 
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, os.path.dirname(os.path.dirname(here)))
     from swarmgate.config import Config, validate
-    from swarmgate.hook_engine import evaluate
-    from swarmgate.hook_protocol import HookEvent
-    from swarmgate.hooks import registry
+    from tests.corpus import session
     from tests.corpus.model import CONFIG
 
     tmp = tempfile.mkdtemp()
@@ -178,36 +177,38 @@ def classify(items: list) -> None:
     os.environ["SWARMGATE_STATE_DIR"] = os.path.join(tmp, "state")
     raw = tomllib.loads(CONFIG)
     cfg = Config(validate(raw), None, repo, raw)
-    guards = registry.refusing_guards("PreToolUse", "Bash")
+    session.with_shims(cfg, repo, os.path.join(tmp, "env-file.sh"))
     for it in items:
         it["expect"] = "pass"
-        for sub in (False, True):
-            payload = {"session_id": "s", "transcript_path": "", "cwd": repo, "hook_event_name": "PreToolUse",
-                       "tool_name": "Bash", "tool_input": {"command": it["command"]}}
-            if sub:
-                payload.update(agent_id="a", agent_type="implementer")
-            found = [f for f in evaluate(HookEvent("PreToolUse", payload, repo), cfg, guards)
-                     if f.decision in ("deny", "ask")]
-            if found:
-                f = found[0]
-                m = f.message
-                if "heavy test refused" in m:
-                    why = "a heavy pattern, written out"
-                elif f.code == "T01":
-                    why = "T01 by design: watch and crontab are timers"
-                elif f.code == "G01":
-                    why = "G01 by design: a subagent clearing the environment clears SWARMGATE_*"
-                elif "command name is dynamic" in m or "eval" in m:
-                    why = "SPEC 4.3: the command name (or eval text) comes from outside the command"
-                elif "could make it the heavy pattern" in m:
-                    why = "issue 11: an argument that cannot be read could complete a heavy pattern"
-                elif "cannot tell which directory" in m:
-                    why = "make in a directory that cannot be named: the Makefile is unknown"
-                else:
-                    why = "unexpected"
-                it["expect"] = f"refuse:{f.code}" + (":subagent" if sub else "")
-                it["why"] = why
-                break
+        it.pop("why", None)
+        it.pop("deferred", None)
+        got = session.refusal(repo, cfg, it["command"])
+        if got is None:
+            # passes with the shims on PATH: refused without them? then reading left it to exec time
+            got = session.refusal(repo, cfg, it["command"], session.NO_SHIMS_SESSION)
+            if got is not None:
+                it["deferred"] = "X01"
+                it["why"] = _why(got[1])
+            continue
+        it["expect"] = got[0]
+        it["why"] = _why(got[1])
+
+
+def _why(f) -> str:
+    m = f.message
+    if "heavy test refused" in m:
+        return "a heavy pattern, written out"
+    if f.code == "T01":
+        return "T01 by design (seeds/003: every crontab is refused): crontab installs a timer table"
+    if f.code == "G01":
+        return "G01 by design: a subagent clearing the environment clears SWARMGATE_*"
+    if "command name is dynamic" in m or "eval" in m:
+        return "SPEC 4.3: the command name (or eval text) comes from outside the command"
+    if "could make it the heavy pattern" in m:
+        return "issue 11: an argument that cannot be read could complete a heavy pattern"
+    if "cannot tell which directory" in m:
+        return "make in a directory that cannot be named: the Makefile is unknown"
+    return "unexpected"
 
 
 def main() -> int:

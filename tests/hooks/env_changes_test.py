@@ -151,6 +151,19 @@ def test_env_i_drops_swarmgate_variables_only_when_some_are_set(judge, monkeypat
     assert not g01(judge, "env -i PATH=/usr/bin make", subagent=True)
 
 
+def test_env_i_running_a_program_that_starts_nothing_changes_nothing_swarmgate_reads(judge, monkeypatch):
+    """The narrowest sound rule (real-world: `env --ignore-environment ls`): clearing the environment
+    of ls, printenv, id... reaches no program that reads SWARMGATE_*; a program that may start
+    others (make, a shell, an interpreter, swarmgate's tools, an unknown one) is still refused."""
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", "/var/tmp/swarmgate-test")
+    for cmd in ("env --ignore-environment ls", "env -i ls -la", "env -i FOO=1 printenv", "env -i", "env -i -- id"):
+        assert not g01(judge, cmd, subagent=True), cmd
+    for cmd in ("env -i sh -c 'run-with-memory-cap 1G -- make'", "env -i python3 tool.py", "env -i ./ls",
+                "env -i mytool", "env -i -S 'ls; make'", "env --ignore-environment bash"):
+        assert g01(judge, cmd, subagent=True), cmd
+    assert changes("env -i ls") == []
+
+
 def test_the_marker_directory_is_protected(judge):
     assert g01(judge, f"echo tok > {selftest_marker_dir()}/marker-{'a' * 32}", subagent=False)
 

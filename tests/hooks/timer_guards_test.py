@@ -18,7 +18,10 @@ FIRES = [
     "echo 'cargo build' | batch",
     "systemd-run --user --on-active=10m /usr/bin/notify-send hi",
     "systemd-run --on-calendar=hourly make report",
-    "watch -n 60 cargo build",
+    "nohup watch -n 60 cargo build &",
+    "watch -n 300 'echo check CI' &",
+    "setsid watch -n 300 git status",
+    "tmux new -d 'watch -n 300 make report'",
     "bash -c 'sleep 900; echo coffee'",
 ]
 
@@ -36,6 +39,10 @@ QUIET = [
     "grep -rn crontab docs/",
     "git commit -m 'remove the crontab and the watch -n 5 loop'",
     "for i in 1 2 3; do sleep 100; echo $i; done",   # in a loop: B30's business
+    # watch in the foreground: a display the call's own timeout ends, not a timer firing later
+    "watch -n 60 cargo build",
+    "watch --differences df",
+    "timeout 30 watch -g ls out/",
 ]
 
 
@@ -95,3 +102,12 @@ def test_sleep_seconds():
     assert sleep_seconds(["0.5"]) == 0.5
     assert sleep_seconds(["$N"]) is None
     assert sleep_seconds([]) is None
+
+
+
+@pytest.mark.parametrize("subagent", [False, True], ids=["main", "subagent"])
+def test_watch_in_a_background_call_is_a_timer(judge, subagent):
+    """The same foreground watch, run by a call with run_in_background, outlives the call."""
+    assert "T01" not in judge.codes("watch -n 600 git status", subagent=subagent)
+    bg = judge.codes(tool_input={"command": "watch -n 600 git status", "run_in_background": True}, subagent=subagent)
+    assert "T01" in bg

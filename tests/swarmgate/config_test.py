@@ -73,7 +73,7 @@ def test_agents_keys_take_auto_or_a_value(repo):
     ("[dispatch]\nheavy_line = 5\n", ["[dispatch] heavy_line", "5", "string"]),
     ("[dispatch]\ndenied_types = 'general-purpose'\n", ["[dispatch] denied_types", "list of non-empty strings"]),
     ("[dispatch]\ndenied_types = ['a', 3]\n", ["denied_types", "list of non-empty strings"]),
-    ("[bash]\nunverifiable = 'allow'\n", ["[bash] unverifiable", "'allow'", "'deny', 'ask'"]),
+    ("[bash]\nunverifiable = 'allow'\n", ["[bash] unverifiable", "'allow'", "'exec', 'deny', 'ask'"]),
     ("[memory]\nmargin = 'lots'\n", ["[memory] margin", "'lots'", "not a size"]),
     ("[memory]\nmargin = -1\n", ["[memory] margin", "negative"]),
     ("[guards]\nB01 = 'maybe'\n", ["[guards] B01", "'maybe'", "'on', 'off', 'warn'"]),
