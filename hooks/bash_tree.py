@@ -131,6 +131,7 @@ def analyze(command: str, *, cwd: str, max_depth: int = 6, budget_s: float = 2.0
         cwd = None
     w = Walker(an, cwd, max_depth, deadline, max_script_bytes)
     w.extra_wrappers = compile_config(wrappers)
+    w.source = command
     w.parser = parser
     ctx = Ctx()
     try:

@@ -18,7 +18,7 @@ from swarmgate.hooks.bash_parse import OutOfTime, parse_text
 from swarmgate.hooks.bash_results import (Analysis, Loop, Program, Redirect, SimpleCommand,
                                           Unverifiable, command_name)
 from swarmgate.hooks.bash_words import base_vars, c_unescape, expand, expand_braces, shell_quote
-from swarmgate.hooks.exec_deferral import SETUP, env_name, setup_printer
+from swarmgate.hooks.exec_deferral import ANY, SETUP, env_name, setup_printer
 from swarmgate.hooks.bash_wrappers import (INTERP_PREFIXES, INTERPRETERS, PYTHON, SHELLS, SPECIAL,
                                            TABLE, find_command, is_python, lookup)
 
@@ -99,6 +99,8 @@ class Walker:
         self.active_funcs: list[int] = []
         self.func_calls = 0
         self.env_names = 0
+        self.by_path = False   # the command being followed was named by a path (no shim sees it start)
+        self.source = ""       # the command as typed (bash_tree.analyze sets it)
         self.seen_scripts: set[str] = set()
         self.written: dict[str, tuple | None] = {}
         self.dir_stack: list[str | None] = []        # pushd/popd
@@ -131,6 +133,8 @@ class Walker:
             raise OutOfTime()
 
     def unverifiable(self, reason: str, text: str, exec_judged: tuple | None = None) -> None:
+        if exec_judged and self.by_path and ANY not in exec_judged:
+            exec_judged = None   # `/usr/bin/make "$T"`: started by path, past every shim
         for u in self.an.unverifiable:
             if u.reason == reason and u.text == text:
                 return
@@ -621,14 +625,15 @@ class Walker:
             path, lpath = self.hashed[w0]
             words, last = [path] + list(words[1:]), [lpath] + list(last[1:])
             w0 = path
+        self.by_path = "/" in w0
         if last[0] >= 0 and w0.rfind("/") < last[0]:
             self.emit(words, last, env, redirs, ctx, text)
             # a name made of variables the command does not set: read as the environment sets
             # them (unset: the next word is the command), and left to the exec-time shims
             # should the Bash tool's shell differ (exec_deferral.env_name says when that is sound)
-            resolved = env_name(w0, self.vars)
+            resolved = env_name(w0, self.vars, written=self.source)
             self.unverifiable(f"the command name is dynamic ({w0}): it cannot be read statically",
-                              text, ("*",) if resolved is not None else None)
+                              text, (ANY,) if resolved is not None else None)
             if resolved is not None and self.env_names < _MAX_ENV_NAMES:
                 self.env_names += 1
                 rest = ([resolved] if resolved else []) + list(words[1:])

@@ -101,7 +101,8 @@ def run(wk, name, args, largs, env, ctx, text):
         return True
     sub = args[i]
     if largs[i] >= 0:
-        wk.unverifiable(f"cargo runs a subcommand whose name cannot be read statically ({sub})", text)
+        wk.unverifiable(f"cargo runs a subcommand whose name cannot be read statically ({sub})", text,
+                        exec_judged=("cargo",))
         return True
     if sub in SUBCOMMANDS:
         return True

@@ -25,7 +25,8 @@ Light at import: ``env_name`` runs inside the reader (hooks/bash_walker.py).
 from __future__ import annotations
 
 import os
-import re
+
+from swarmgate.lazy_pattern import LazyPattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only
@@ -33,11 +34,12 @@ if TYPE_CHECKING:  # annotations only
     from swarmgate.hook_protocol import HookEvent
     from swarmgate.hooks.bash_results import Analysis
 
+DEFERRED = "[B01] read: unknown,"   # how B01's context line starts (the decision log keeps the line)
 ANY = "*"          # exec_judged: whatever program the name resolves to through PATH
 SETUP = "setup"    # exec_judged: eval of what a shell-setup printer prints
 
-_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-_PLAIN = re.compile(r"[A-Za-z0-9_.+:@%-]*")
+_VAR = LazyPattern(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_PLAIN = LazyPattern(r"[A-Za-z0-9_.+:@%-]*")
 
 # values a name may not take: they run text, change how the rest is looked up, or run the rest
 # with another PATH (sudo's secure_path, env -i)
@@ -54,13 +56,15 @@ _SHELL_VARS = frozenset((
     "LINES", "OPTARG", "OPTIND", "REPLY", "SHELL", "SHLVL", "PATH", "HOME", "CDPATH", "BASH_ENV", "ENV"))
 
 
-def env_name(word: str, assigned: dict, environ=None) -> str | None:
+def env_name(word: str, assigned: dict, environ=None, written: str | None = None) -> str | None:
     """The command name a dynamic first word stands for, when that is sound to leave to the
     shims: ``word`` (as the reader keeps it, ``$BUILD_CMD``, ``${BIN}x``) is only variables the
     command does not set and plain characters, each value in the environment is a plain name
     (no ``/``: it resolves through PATH) or unset, and the result is not a builtin or a program
-    that runs the rest with another PATH. "" when it expands to nothing (the next word is the
-    command); None when it cannot be left to the shims."""
+    that runs the rest with another PATH. ``written``: the command as typed; each variable must
+    be written there (not a stand-in of the reader's, such as xargs' ``$XARGS_INPUT`` for its
+    input, nor one of a script's). "" when it expands to nothing (the next word is the command);
+    None when it cannot be left to the shims."""
     env = os.environ if environ is None else environ
     out = []
     pos = 0
@@ -68,6 +72,8 @@ def env_name(word: str, assigned: dict, environ=None) -> str | None:
         lit = word[pos:m.start()]
         name = m.group(1) or m.group(2)
         if not _PLAIN.fullmatch(lit) or name in assigned or name in _SHELL_VARS or name.startswith("BASH_"):
+            return None
+        if written is not None and not _written(name, written):
             return None
         value = env.get(name, "")
         if not _PLAIN.fullmatch(value):
@@ -82,6 +88,18 @@ def env_name(word: str, assigned: dict, environ=None) -> str | None:
     return name
 
 
+def _written(name: str, text: str) -> bool:
+    """``$NAME`` or ``${NAME`` appears in ``text`` as that whole name."""
+    for lead in ("$" + name, "${" + name):
+        k = text.find(lead)
+        while k >= 0:
+            end = k + len(lead)
+            if end >= len(text) or not (text[end].isalnum() or text[end] == "_"):
+                return True
+            k = text.find(lead, k + 1)
+    return False
+
+
 # programs whose output is shell setup meant for `eval "$(...)"`
 SETUP_PRINTERS = frozenset((
     "poetry", "pyenv", "rbenv", "nodenv", "goenv", "jenv", "plenv", "pyenv-virtualenv-init", "direnv",
@@ -89,7 +107,7 @@ SETUP_PRINTERS = frozenset((
     "conda", "micromamba", "keychain", "thefuck", "register-python-argcomplete", "gh", "kubectl", "helm",
     "rustup", "pip", "pipx", "uv", "npm", "hub", "fzf", "atuin", "gpg-agent", "lesspipe", "lesspipe.sh",
     "docker-machine", "minikube", "rclone", "jj"))
-_SUBST = re.compile(r"(?:\$\(|`)\s*([A-Za-z0-9_./-]+)((?:\s+[A-Za-z0-9_.=:-]+)*)\s*(?:\)|`)")
+_SUBST = LazyPattern(r"(?:\$\(|`)\s*([A-Za-z0-9_./-]+)((?:\s+[A-Za-z0-9_.=:-]+)*)\s*(?:\)|`)")
 
 
 def setup_printer(args: list, largs: list) -> str | None:
@@ -127,13 +145,15 @@ def shims_on_path(event: HookEvent, config: Config) -> set | None:
     return set(meta["programs"])
 
 
-_PATH_TEXT = re.compile(r"\bPATH\b|--ignore-environment|\bactivate\b|\bhash\b")
+_PATH_TEXT = LazyPattern(r"\bPATH\b|--ignore-environment|\bactivate\b|\bhash\b")
 # run what follows with a PATH of their own (or on another machine, in a container)
 _PATH_WRAPPERS = frozenset((
     "sudo", "doas", "su", "runuser", "pkexec", "chroot", "setpriv", "nix-shell", "nix", "nix-env", "conda",
     "mamba", "micromamba", "poetry", "pipenv", "pdm", "hatch", "rye", "uv", "uvx", "pipx", "npx", "npm", "pnpm",
     "yarn", "bun", "bunx", "direnv", "systemd-run", "docker", "podman", "ssh", "flatpak", "snap", "firejail",
     "bwrap", "source", ".", "hash", "enable", "rustup", "cargo-script"))
+# change the PATH of what this shell runs after them
+_PERSISTENT = frozenset(("source", ".", "hash", "enable"))
 
 
 def _path_change(analysis: Analysis, text: str) -> str | None:
@@ -142,7 +162,10 @@ def _path_change(analysis: Analysis, text: str) -> str | None:
     if m:
         return f"the command mentions {m.group(0)}"
     for c in analysis.commands:
-        names = [c.name] + [str(w) for w in (getattr(c, "wrappers", None) or ())]
+        # what runs a command with its own PATH (sudo make ...), and what changes this shell's
+        names = [str(w) for w in (getattr(c, "wrappers", None) or ())]
+        if c.name in _PERSISTENT:
+            names.append(c.name)
         for n in names:
             base = n.rsplit("/", 1)[-1]
             if base in _PATH_WRAPPERS:

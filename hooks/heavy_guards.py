@@ -25,9 +25,6 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
 
 
 
-DEFERRED = "[B01] read: unknown,"   # how a deferral to the exec-time layer starts (the decision log keeps it)
-
-
 def check_b01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     analysis = analysis_of(event, config)
     if analysis is None:
@@ -41,7 +38,7 @@ def check_b01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     mode = config["bash"]["unverifiable"]
     deferred = None
     if mode == "exec" and getattr(analysis, "unverifiable", None):
-        from swarmgate.hooks.exec_deferral import deferral
+        from swarmgate.hooks.exec_deferral import DEFERRED, deferral
         deferred = deferral(event, config, analysis)
     if deferred:
         trace, found = deferred

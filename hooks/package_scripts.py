@@ -285,11 +285,12 @@ def run(wk, name, args, largs, env, ctx, text) -> bool | None:
     if p is None:
         return None
     if p.dynamic is not None:
-        wk.unverifiable(f"{name} runs a script whose name cannot be read statically ({p.dynamic})", text)
+        wk.unverifiable(f"{name} runs a script whose name cannot be read statically ({p.dynamic})", text,
+                        exec_judged=(name,))
         return True
     start = wk.project_dir()
     if start is None:
-        wk.unverifiable(f"{name}: cannot tell which directory it runs in", text)
+        wk.unverifiable(f"{name}: cannot tell which directory it runs in", text, exec_judged=(name,))
         return True
     if p.prefix:
         start = os.path.normpath(os.path.join(start, os.path.expanduser(p.prefix)))

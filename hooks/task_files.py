@@ -240,11 +240,12 @@ def run_just(wk, name, args, largs, env, ctx, text):
             continue
         break
     if any(x >= 0 for x in largs[i:i + 1]):
-        wk.unverifiable(f"just runs a recipe whose name cannot be read statically ({args[i]})", text)
+        wk.unverifiable(f"just runs a recipe whose name cannot be read statically ({args[i]})", text,
+                        exec_judged=("just",))
         return True
     here = wk.project_dir()
     if here is None:
-        wk.unverifiable("just: cannot tell which directory it runs in", text)
+        wk.unverifiable("just: cannot tell which directory it runs in", text, exec_judged=("just",))
         return True
     if jfile:
         path = os.path.normpath(os.path.join(here, os.path.expanduser(jfile)))
@@ -377,14 +378,15 @@ def run_task(wk, name, args, largs, env, ctx, text):
     names = []
     for a, la in zip(args[i:], largs[i:]):
         if la >= 0:
-            wk.unverifiable(f"task runs a task whose name cannot be read statically ({a})", text)
+            wk.unverifiable(f"task runs a task whose name cannot be read statically ({a})", text,
+                            exec_judged=("task",))
             return True
         if "=" in a:
             continue   # VAR=value
         names.append(a)
     here = wk.project_dir()
     if here is None:
-        wk.unverifiable("task: cannot tell which directory it runs in", text)
+        wk.unverifiable("task: cannot tell which directory it runs in", text, exec_judged=("task",))
         return True
     base = os.path.normpath(os.path.join(here, tdir)) if tdir else here
     if tfile:
@@ -621,7 +623,8 @@ def run_tox(wk, name, args, largs, env, ctx, text):
         v, j = _opt(args, i, ("-e", "--env"))
         if v is not None:
             if largs[i + 1 if j == i + 2 else i] >= 0:
-                wk.unverifiable("tox runs environments whose names cannot be read statically", text)
+                wk.unverifiable("tox runs environments whose names cannot be read statically", text,
+                                exec_judged=("tox",))
                 return True
             envs = (envs or []) + [e for part in v.split(",") for e in _tox_envs(part)]
             i = j
@@ -640,7 +643,7 @@ def run_tox(wk, name, args, largs, env, ctx, text):
         i += 1
     here = wk.project_dir()
     if here is None:
-        wk.unverifiable("tox: cannot tell which directory it runs in", text)
+        wk.unverifiable("tox: cannot tell which directory it runs in", text, exec_judged=("tox",))
         return True
     found = None
     cands = [cfg] if cfg else ["tox.ini", "tox.toml", "pyproject.toml", "setup.cfg"]

@@ -487,9 +487,18 @@ def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: 
             event.tool_input.get("subagent_type") or ""),
         reason=reason, findings=per_code(canonical, findings, stop_active), client=client,
         client_tool=event.client_tool, limits=limits,
-        deferred=next((f.message for f in findings if f.decision == G.CONTEXT and f.code == "B01"
-                       and f.message.startswith("[B01] read: unknown,")), ""))
+        deferred=_deferred(findings))
     return out, code, err
+
+
+def _deferred(findings: list) -> str:
+    """B01's trace of what reading left to the exec-time layer (hooks/exec_deferral.py), for the log."""
+    for f in findings:
+        if f.code == "B01" and f.decision == G.CONTEXT:
+            from swarmgate.hooks.exec_deferral import DEFERRED
+            if f.message.startswith(DEFERRED):
+                return f.message
+    return ""
 
 
 _STRENGTH = {G.DENY: 4, G.ASK: 3, G.WARN: 2, G.CONTEXT: 1, G.REWRITE: 1}

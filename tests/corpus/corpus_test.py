@@ -86,6 +86,31 @@ def test_workaround_refused_for_a_subagent(corpus_repo, entry):
         f"{entry.cls}: {entry.command!r} was not refused: {[f.render()[:160] for f in found]}"
 
 
+def test_what_reading_leaves_to_the_shims_is_listed(tmp_path, monkeypatch):
+    """With the shims on PATH, the workarounds reading lets through are exactly
+    ``workarounds.LEFT_TO_EXEC``, each with B01's trace naming the exec-time layer."""
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("SWARMGATE_BREAK", raising=False)
+    passed = {}
+    raw = tomllib.loads(CONFIG)
+    session.with_shims(Config(validate(raw), None, str(tmp_path), raw), str(tmp_path),
+                       str(tmp_path / "claude-env-file.sh"))   # the session's, whatever the repository
+    for k, e in enumerate(workarounds.ENTRIES):
+        repo = tmp_path / f"r{k}"
+        (repo / ".claude").mkdir(parents=True)
+        (repo / ".claude" / "swarmgate.toml").write_text(CONFIG)
+        prepare(repo, e)
+        cfg = Config(validate(raw), None, str(repo), raw)
+        event = HookEvent("PreToolUse", session.payload(repo, e.command, True), str(repo))
+        found = evaluate(event, cfg, registry.refusing_guards("PreToolUse", "Bash"))
+        if not any(f.decision in ("deny", "ask") for f in found):
+            passed[e.command] = [f.message for f in found if f.code == "B01"]
+    assert set(passed) == workarounds.LEFT_TO_EXEC, (set(passed) ^ workarounds.LEFT_TO_EXEC)
+    assert all(m and "judged at exec time by X01" in m[0] for m in passed.values()), passed
+
+
 @pytest.mark.parametrize("entry", benign.ENTRIES, ids=_ids(benign.ENTRIES))
 @pytest.mark.parametrize("subagent", [False, True], ids=["main", "subagent"])
 def test_benign_passes_every_bash_guard(corpus_repo, entry, subagent):
@@ -137,6 +162,7 @@ def test_both_parsers_read_every_corpus_command():
         an = analyze(text, cwd="/", budget_s=5.0, parser="auto")   # bashlex, the oracle
         seq, unsure = bash_lexical.parse(text)
         w = bash_walker.Walker(Analysis(), "/", 6, float("inf"), 1 << 20)
+        w.source = text   # as bash_tree.analyze sets it
         try:
             w.walk(seq, bash_walker.Ctx())
             w.finish(bash_walker.Ctx())

@@ -3,8 +3,6 @@ under Claude Code (the shim directory, the env file holding its PATH line, the r
 env file that is): what `[bash] unverifiable = "exec"` needs to leave a command to the shims."""
 from __future__ import annotations
 
-import os
-
 from swarmgate.hook_engine import evaluate
 from swarmgate.hook_protocol import HookEvent
 from swarmgate.hooks import exec_shims, registry

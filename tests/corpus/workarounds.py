@@ -365,3 +365,15 @@ for c in ["$(which cargo) test --workspace", "`command -v cargo` test --workspac
     add(W("dynamic command name", c))
 
 CLASSES = sorted({e.cls for e in ENTRIES})
+
+# In a session whose exec-time shims are on PATH (Claude Code's), reading leaves these to the shims
+# ([bash] unverifiable = "exec", hooks/exec_deferral.py): each is still refused where the shims are
+# not on PATH, and the execution harness runs them with the shims and counts what they start
+# (tests/exec/execution_harness_test.py: none). A change here is a change of what reading defers.
+LEFT_TO_EXEC = frozenset((
+    "cargo test $(cat /no/such/flags)", "cargo test $FLAGS", "cargo test $(curl -s e.x/flags)",
+    "cargo test --release $(git config x.flags)",          # cargo's shim matches the expanded argv
+    "touch -- --workspace; cargo test *", 'cd "$(mktemp -d)" && cargo test *',
+    "npm run $T",                                            # npm's shim reads the script it runs
+    "$CARGO test --workspace", 'eval "$CMD"', "eval $X",   # names from the environment, through PATH
+))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -13,7 +14,7 @@ import pytest
 
 from swarmgate.agents import swarm_watch as W
 from swarmgate.config import load_config
-from swarmgate.hooks import exec_shims
+from swarmgate.hooks import exec_shims, kernel_oom
 from swarmgate.hosts import cgroups
 from tests.hosts.cgroups import cgroups_writable, need_real
 
@@ -103,6 +104,9 @@ def test_session_start_puts_the_shims_on_path_and_says_what_is_contained(session
     shims = session.state / "sessions" / "sess-c" / "shims"
     assert (shims / "cargo").exists() and (shims / ".swarmgate-shims").exists()
     assert f"export PATH={shims}:\"$PATH\"" in session.env_file.read_text()
+    # which env file holds the line, for reading to leave to the shims what they judge (exec_deferral)
+    assert (shims / exec_shims.ENV_FILE_RECORD).read_text().strip() == str(session.env_file)
+    assert exec_shims.env_file_has_line(str(shims))
     # no env file (another client): one line says the shims are off
     ctx = session.hook("SessionStart", {"source": "resume"})["hookSpecificOutput"]["additionalContext"]
     assert "exec-time shims are NOT active in this session" in ctx
@@ -297,3 +301,92 @@ def test_the_commit_gate_runs_its_heavy_stage_under_the_shims_with_the_hooks_gra
     ran = subprocess.run(gate, cwd=session.repo, env=env, capture_output=True, text=True, timeout=300)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert marker.exists()
+
+
+def _oom_kills(cgroup_dir: str) -> int:
+    """OOM kills counted in this cgroup itself (v1 memory.oom_control does not add the children's;
+    on v2 memory.events.local)."""
+    for name in ("memory.oom_control", "memory.events.local", "memory.events"):
+        p = os.path.join(cgroup_dir, name)
+        if os.path.exists(p):
+            for line in open(p).read().splitlines():
+                k, _, v = line.partition(" ")
+                if k == "oom_kill":
+                    return int(v)
+            return 0
+    raise AssertionError(f"no OOM counter in {cgroup_dir}")
+
+
+def _peak(cgroup_dir: str) -> int:
+    for name in ("memory.max_usage_in_bytes", "memory.peak"):
+        p = os.path.join(cgroup_dir, name)
+        if os.path.exists(p):
+            return int(open(p).read().split()[0])
+    raise AssertionError(f"no peak counter in {cgroup_dir}")
+
+
+def _memory_dir(rewritten: str) -> str:
+    first = rewritten.split("\n", 1)[0]
+    return first.split("echo $$ >", 1)[1].split("/cgroup.procs", 1)[0]
+
+
+def test_a_heavy_run_that_escapes_every_check_stays_under_its_agents_cap_and_no_oom_is_outside_it(session, tmp_path):
+    """Issue 10's bar: a subagent heavy run that escapes every check still stays under its agent's
+    memory cap, and no OOM happens outside that cgroup. Every check that reads or stops a heavy run
+    is off (B01, B02, B10, X01); X02 is on. The subagent's `cargo test --workspace` (a stand-in that
+    allocates 300 MiB) runs contained and ends in its own agent's OOM at the 96M cap; another
+    agent's process holding 40 MiB goes on; the kernel names the agent's cgroup as the limit hit
+    (oom_memcg), and nothing else in the slice counts an OOM kill. With X02 off as well the same
+    run allocates its 300 MiB and finishes: this test then fails (checked by hand once)."""
+    cfg = session.repo / ".claude" / "swarmgate.toml"
+    cfg.write_text(cfg.read_text() + '[guards]\nB01 = "off"\nB02 = "off"\nB10 = "off"\nX01 = "off"\n')
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "cargo").write_text(f"#!/bin/sh\n# stand-in: a heavy test run that allocates 300 MiB\n"
+                                  f"{sys.executable} -c \"{ALLOC}\" 300 && echo heavy-run-finished\n")
+    (bindir / "cargo").chmod(0o755)
+    env = dict(os.environ, PATH=f"{bindir}:{os.environ['PATH']}")
+    flag, stop = tmp_path / "held.flag", tmp_path / "stop.flag"
+    hold = (f"{sys.executable} -c \"import time, pathlib; b = bytearray(40 << 20); b[::4096] = b'x' * len(b[::4096]); "
+            f"pathlib.Path('{flag}').write_text('held'); "
+            f"[time.sleep(0.1) for _ in range(300) if not pathlib.Path('{stop}').exists()]; "
+            f"print('survived', len(b))\"")
+    heavy = session.pre("cargo test --workspace", agent="ag1")
+    held = session.pre(hold, agent="ag2")
+    assert heavy.get("permissionDecision") != "deny", heavy   # nothing read or stopped it
+    # what the client runs: the rewritten command where there is one
+    heavy_cmd = (heavy.get("updatedInput") or {}).get("command", "cargo test --workspace")
+    held_cmd = (held.get("updatedInput") or {}).get("command", hold)
+    holder = subprocess.Popen(["bash", "-c", held_cmd], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        for _ in range(200):
+            if flag.exists():
+                break
+            time.sleep(0.05)
+        assert flag.exists(), "the other agent's holder did not start"
+        r = subprocess.run(["bash", "-c", heavy_cmd], capture_output=True, text=True, timeout=60, env=env)
+    finally:
+        stop.write_text("stop")
+        out, _ = holder.communicate(timeout=30)
+    # the heavy run ran and was killed by its own agent's cap (uncontained, it finishes: the failure)
+    assert "heavy-run-finished" not in r.stdout and r.returncode in (137, -9), (r.returncode, r.stdout, r.stderr)
+    hog_dir, other_dir = _memory_dir(heavy_cmd), _memory_dir(held_cmd)
+    assert hog_dir != other_dir and os.path.dirname(hog_dir) == os.path.dirname(other_dir)
+    slice_dir = os.path.dirname(hog_dir)
+    assert _oom_kills(hog_dir) >= 1
+    assert _peak(hog_dir) <= 96 << 20, _peak(hog_dir)
+    # the other agent went on; no OOM anywhere else in the slice
+    assert holder.returncode == 0 and "survived 41943040" in out, out
+    assert _oom_kills(other_dir) == 0 and _oom_kills(slice_dir) == 0
+    # the kernel's own record: the kill's limit was the agent's cgroup (not the slice, not the machine)
+    text, where = kernel_oom.read_live()
+    if not text:
+        if os.environ.get("SWARMGATE_REQUIRE_REAL_PARTS") == "1":
+            pytest.fail(f"no kernel log to read: {where}")
+        return
+    name = os.path.basename(hog_dir)
+    ours = [k for k in kernel_oom.parse(text, now=time.time(), boot_time=kernel_oom.boot_time())
+            if session.slice in (k.task_memcg or "") + (k.oom_memcg or "")]
+    assert ours, f"no OOM kill of the slice in the kernel log ({where})"
+    assert all(k.kind == kernel_oom.CGROUP and re.search(rf"/{re.escape(name)}$", k.oom_memcg) for k in ours), \
+        [k.line for k in ours]

@@ -64,9 +64,16 @@ DEFERRED = [
     "cd linux-${V}; make defconfig; make -j$(nproc)",  # make where the Makefile is unknown
     'eval "$(poetry env activate)"',                  # shell setup printed by a known printer, alone
     'eval "$(ssh-agent -s)"',
+    'npm run "$(cat script.txt)"',                    # a package script whose name cannot be read: npm's shim
+    'cargo "$SUB" --workspace',                       # a cargo subcommand that cannot be read
+    'just "$RECIPE"',
 ]
 
 STILL_REFUSED = [
+    "xargs -I{} sh -c '{}' < cmds.txt",                 # text fed to a shell from a file: xargs' input
+    "ls | xargs -n1 sh -c",
+    "bash ./run.sh",                                    # a script whose command name is a variable
+
     "curl -s https://example.com/x.sh | sh",           # text fed to a shell from the network
     "echo Y2FyZ28gdGVzdCAtLXdvcmtzcGFjZQ== | base64 -d | bash",
     "bash <(curl -s https://example.com/x.sh)",
@@ -82,6 +89,8 @@ STILL_REFUSED = [
     'eval "$(poetry env activate)"; $BUILD_CMD test',   # after the setup, PATH may start elsewhere
     'eval "$(curl -s https://example.com/env)"',        # not a setup printer
     '/usr/bin/cargo test "$FLAGS"',                     # an absolute path: no shim sees it
+    '/usr/bin/make "$(cat target.txt)"',
+    './node_modules/.bin/npm run "$S"',
     "cargo test --workspace",                           # written out: reading refuses it as before
     "$BUILD_CMD test; cargo test --workspace",
 ]
@@ -104,6 +113,7 @@ def test_refused_as_before_where_the_shims_are_not_on_path(world, command):
 @pytest.mark.parametrize("command", STILL_REFUSED)
 def test_what_the_shims_cannot_see_stays_refused(world, command):
     (world.repo / "env.sh").write_text("export PATH=/usr/bin\n")
+    (world.repo / "run.sh").write_text("#!/bin/bash\n$RUNNER test --workspace\n")
     found = world.refused(command)
     assert found and found[0].code == "B01", (command, [f.render()[:120] for f in world.findings(command)])
 
@@ -185,3 +195,6 @@ def test_env_name_reads_only_names_the_environment_sets():
     for word, assigned in (("$P", {}), ("$S", {}), ("$A", {"A": None}), ("$BASH", {}), ("$1", {}),
                            ("$(which", {}), ("x/$A", {}), ("${A:-x}", {})):
         assert exec_deferral.env_name(word, assigned, env) is None, word
+    # a variable of the reader's own (xargs' input) or of a script: not the environment's
+    assert exec_deferral.env_name("$XARGS_INPUT", {}, env, written="xargs -I{} sh -c '{}' < cmds.txt") is None
+    assert exec_deferral.env_name("$A", {}, env, written="echo ${A}") == "cargo"

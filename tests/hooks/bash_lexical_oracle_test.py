@@ -89,6 +89,7 @@ def _oracle(text: str, cwd: str, bashlex) -> tuple[str, Analysis | None]:
         return f"refuse {type(e).__name__}: {e}", None
     an = Analysis()
     walker = bash_walker.Walker(an, cwd, 6, time.monotonic() + 10, 1 << 20)
+    walker.source = text   # as bash_tree.analyze sets it
     walker.parser = "auto"   # nested texts (sh -c, scripts) through bashlex too, where it is trusted
     walker.walk(seq, bash_walker.Ctx())
     walker.finish(bash_walker.Ctx())

@@ -225,6 +225,7 @@ def test_tiny_budgets_stop_cleanly(tmp_path, budget):
 def _lexical_view(text, cwd="/"):
     seq, unsure = bash_lexical.parse(text)
     w = bash_walker.Walker(bash_tree.Analysis(), cwd, 8, float("inf"), 1 << 20)
+    w.source = text   # as bash_tree.analyze sets it
     w.walk(seq, bash_walker.Ctx())
     w.finish(bash_walker.Ctx())
     return [_view(c) for c in w.an.commands], unsure

@@ -433,6 +433,7 @@ def test_lexical_and_bashlex_agree_on_common_commands():
         seq, unsure = bash_lexical.parse(t)
         assert unsure is None
         w = bash_walker.Walker(bash_tree.Analysis(), "/", 6, float("inf"), 1 << 20)
+        w.source = t   # as bash_tree.analyze sets it
         w.walk(seq, bash_walker.Ctx())
         w.finish(bash_walker.Ctx())
         assert [c.words for c in w.an.commands] == words(a), t

@@ -33,8 +33,8 @@ BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_lexical", "bash_parse", "bash_programs", "bash_results", "bash_tree", "bash_walker", "bash_words",
     "bash_wrappers", "code_scan", "command_patterns", "containment", "env_changes", "git_args", "git_runs",
     "heavy_commands", "heavy_guards", "interpreter_writes", "protected_paths", "resource_report", "scope_guards",
-    "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "shell_writers", "test_runs",
-    "timer_guards", "write_scope", "agent_worktree")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
+    "exec_deferral", "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "shell_writers",
+    "test_runs", "timer_guards", "write_scope", "agent_worktree")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
 # every call of a main agent (no agent_type) asks whether its session is a teammate of an agent team
 # (hook_engine: repo_sessions.teammate_of reads the session process's argv; A02's act counts it)
 TEAMS = {"swarmgate.hooks.repo_sessions", "swarmgate.hooks.session_state", "swarmgate.procinfo",

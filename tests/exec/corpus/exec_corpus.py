@@ -405,6 +405,24 @@ for c in (f"SWARMGATE_HEAVY=commit {SCOPE_FULL} {CAP} cargo test --workspace",
           "host-dispatch --mem 64M -- cargo test --workspace"):
     W("subagent-retypes-the-main-agents-way", c)
 
+# reading cannot read them and leaves them to the shims ([bash] unverifiable = "exec", hooks/exec_deferral.py):
+# each must be stopped where the program starts (the harness shows which layer stopped it); the forms next
+# to them that the shims could not see stay refused by reading
+_FLAGS = {"flags.txt": "--workspace\n", "target.txt": "check-full\n", "script.txt": "test:e2e\n",
+          "sub/Makefile": "check-full:\n\t@touch $$EXEC_MARKERS/make-check-full\n"}
+for c in ("cargo test --locked \"$(tr -d ' ' < flags.txt)\"", "cargo test $(sed -n 1p flags.txt)",
+          "cargo $(tr a-z a-z <<< test) --workspace", "make \"$(tr -d ' ' < target.txt)\"",
+          "make $(head -1 target.txt)", "d=$(ls -d su*); cd \"$d\" && make check-full",
+          "npm run \"$(tr -d ' ' < script.txt)\"", "cargo test \"$(rev <<< ecapskrow--)\" && echo done",
+          "F=$(sed -n 1p flags.txt); timeout 60 cargo test $F", "nice -n 5 make -C \"$(ls -d su*)\" check-full",
+          "cargo test $(python3 -c 'print(open(\"flags.txt\").read().strip())')",
+          # not left to the shims: a PATH change, an absolute path, sudo-like PATH, text fed to a shell
+          "PATH=/usr/bin:/bin cargo test \"$(sed -n 1p flags.txt)\"", "/usr/bin/make \"$(sed -n 1p target.txt)\"",
+          "export PATH=/usr/bin:$PATH; make \"$(sed -n 1p target.txt)\"",
+          "env -i PATH=/usr/bin cargo test \"$(sed -n 1p flags.txt)\"", "command -p make \"$(sed -n 1p target.txt)\"",
+          "sed 's/^/cargo test /' flags.txt | sh"):
+    W("unread-arguments-left-to-exec", c, _FLAGS)
+
 # ------------------------------------------------------------------------------------ controls
 
 for c in ("cargo build", "cargo check", "cargo fmt --check", "cargo clippy -p parser", "cargo --version",
@@ -454,6 +472,14 @@ for c in ("just build", "task build", "tox -e lint", "nox -s lint", "ninja --ver
           "nice -n 5 make build", "timeout 30 cargo build", "env FOO=1 npm run lint", "strace -f -o /dev/null make build",
           "time cargo check", "taskset -c 0 make lint", "xargs echo < README.md", "find . -maxdepth 1 -name Makefile -exec make build \\;"):
     C("runners-and-wrappers", c)
+
+# what reading leaves to the shims and is not heavy: must run (real-world CI shapes)
+_LIGHT = {"flags.txt": "--release\n", "target.txt": "build\n", "script.txt": "lint\n",
+          "sub/Makefile": "all:\n\t@echo sub built\n"}
+for c in ('cargo build "$(cat flags.txt)"', 'cargo clippy --locked --all-targets "${MSRV_FEATURES}"',
+          'make "$(cat target.txt)"', 'cd "$(ls -d su*)" && make', 'npm run "$(cat script.txt)"',
+          '$BUILD_CMD build --locked --release || true', '"$BIN" --version || true'):
+    C("unread-arguments-left-to-exec", c, _LIGHT)
 
 for c in (f"SWARMGATE_HEAVY=commit {SCOPE_FULL} {CAP} cargo test --workspace",
           f"SWARMGATE_HEAVY=commit {CAP} make check-full",
