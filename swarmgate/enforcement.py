@@ -20,7 +20,8 @@ checks read what the client reads and what it did (docs/install.md, `swarmgate d
   and `CLAUDE_ENV_FILE` (client_pins.json `min_enforcing`);
 - each wired hook event answered by the wired command, as the client runs it (a live round trip);
 - liveness: a Claude Code session of this repository (a transcript under `~/.claude/projects/`)
-  active in the last `[hooks] liveness_days` days with no decision in the log ran without
+  active in the last `[hooks] liveness_days` days, and since the settings were last written, with
+  no decision in the log ran without
   swarmgate's hooks; guards that decided nothing in that time are listed (a note: a guard may
   simply have had nothing to judge).
 
@@ -301,11 +302,15 @@ def check_liveness(repo: str, env=None, now: float | None = None) -> D.Check:
     decided = {str(r.get("session") or "") for r in records}
     folder = os.path.join(os.path.dirname(user_settings_path(env)), "projects",
                           project_dir_name(os.path.realpath(repo)))
+    try:   # a session last active before the hooks were wired says nothing about them
+        wired_at = os.stat(os.path.join(repo, SETTINGS)).st_mtime
+    except OSError:
+        wired_at = now
     sessions = []
     try:
         for n in sorted(os.listdir(folder)):
             p = os.path.join(folder, n)
-            if n.endswith(".jsonl") and os.path.isfile(p) and os.stat(p).st_mtime >= since:
+            if n.endswith(".jsonl") and os.path.isfile(p) and os.stat(p).st_mtime >= max(since, wired_at):
                 sessions.append(n[:-len(".jsonl")])
     except OSError:
         pass

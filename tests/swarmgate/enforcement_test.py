@@ -130,6 +130,11 @@ def test_liveness_a_session_without_decisions_ran_without_the_hooks(repo, tmp_pa
     (folder / "sess-unjudged.jsonl").write_text("{}\n")
     c = enforcement.check_liveness(str(repo))
     assert c.status == doctor.FAIL and c.enforcing and c.data["sessions_without_decisions"] == ["sess-unjudged"]
+    # last active before the settings were written (the install): says nothing about the hooks
+    settings = repo / ".claude" / "settings.json"
+    os.utime(settings, (time.time() + 5, time.time() + 5))
+    assert enforcement.check_liveness(str(repo)).data["sessions_without_decisions"] == []
+    os.utime(settings, (time.time() - 60, time.time() - 60))
     # older than [hooks] liveness_days: not counted
     old = time.time() - 3 * 86400
     os.utime(folder / "sess-unjudged.jsonl", (old, old))
