@@ -270,7 +270,7 @@ GUARDS = (
             exceptions="Runs with different output, and other sessions' runs, do not count. Every call is "
                        "recorded whether or not it is flagged."),
         breaks={"p01-no-repeat-flag": "repeated commands with unchanged output are not flagged"},
-        cases=(
+        cases=lambda: (
             G.Case("third-identical-run", "PostToolUse", _bash(), fires=True, breaks=("p01-no-repeat-flag",),
                    files=_hist(2)),
             G.Case("third-identical-run-subagent", "PostToolUse", _bash(agent=True), fires=True,
@@ -292,7 +292,7 @@ GUARDS = (
             instead="Nothing to do; read the alert and act on it.",
             exceptions="Subagents are not told (the main agent decides). Alerts of other sessions are not shown."),
         breaks={"c04-no-alerts": "alerts are not surfaced to the main agent"},
-        cases=(
+        cases=lambda: (
             G.Case("unread-alert", "PostToolUse", _bash("ls"), fires=True, breaks=("c04-no-alerts",),
                    files=_alert()),
             G.Case("other-sessions-alert", "PostToolUse", _bash("ls"), fires=False, files=_alert("other")),

@@ -137,7 +137,7 @@ GUARDS = (
             exceptions="The main agent may ask. Gemini CLI sends no agent identity, so there every call is the "
                        "main agent's (docs/clients.md)."),
         breaks={"q01-allow-subagent-dialogs": "subagents may ask the person"},
-        cases=(
+        cases=lambda: (
             G.Case("subagent-asks", "PreToolUse", _ask(**_SUB), fires=True, breaks=("q01-allow-subagent-dialogs",)),
             G.Case("subagent-plan-for-approval", "PreToolUse", _ask("ExitPlanMode", **_SUB), fires=True,
                    breaks=("q01-allow-subagent-dialogs",)),
@@ -157,7 +157,7 @@ GUARDS = (
                     "unattended sessions never wait.",
             exceptions="Other notifications (auth success, an agent completed) are not written."),
         breaks={"n01-no-waiting-alert": "a client waiting for a person leaves no alert"},
-        cases=(
+        cases=lambda: (
             G.Case("permission-prompt", "Notification",
                    {"notification_type": "permission_prompt",
                     "message": "Claude needs your permission to use Bash"}, fires=True,

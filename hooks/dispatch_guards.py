@@ -491,7 +491,7 @@ GUARDS = (
                     "`heavy test: do not run` ([dispatch] heavy_line).",
             exceptions="The wording is the config's [dispatch] heavy_line; a Markdown bullet before it is fine."),
         breaks={"d01-no-heavy-line": "a prompt without the heavy-test line is let through"},
-        cases=(
+        cases=lambda: (
             G.Case("missing-heavy-line", "PreToolUse", _dispatch("task: x\nthread cap: 31\n"), fires=True,
                    breaks=("d01-no-heavy-line",), files=_FILES),
             G.Case("task-tool-missing-line", "PreToolUse",
@@ -540,7 +540,7 @@ GUARDS = (
             instead="Dispatch a project-defined type; one-off work goes to `clerk`.",
             exceptions="The list is [dispatch] denied_types."),
         breaks={"d12-allow-denied": "denied types are dispatched"},
-        cases=(
+        cases=lambda: (
             G.Case("general-purpose", "PreToolUse", _dispatch(agent_type="general-purpose"), fires=True,
                    breaks=("d12-allow-denied",), files=_FILES),
             G.Case("no-type-means-general-purpose", "PreToolUse", _dispatch(agent_type=None), fires=True,
@@ -563,7 +563,7 @@ GUARDS = (
             exceptions="A prompt without a thread cap line is not judged by D15."),
         breaks={"d15-loose-value": "a thread cap that is not one integer is accepted",
                 "d15-any-number": "a thread cap other than the default is accepted without a reason"},
-        cases=(
+        cases=lambda: (
             G.Case("cap-with-words", "PreToolUse",
                    _dispatch("heavy test: do not run\nthread cap: 31 (fewer if busy)\n"), fires=True,
                    breaks=("d15-loose-value",), files=_FILES),
@@ -613,7 +613,7 @@ GUARDS = (
             instead="Fill every placeholder, then dispatch.",
             exceptions="Only the `<... fill in>` form counts; other angle brackets are text."),
         breaks={"d20-allow-placeholders": "unfilled placeholders are let through"},
-        cases=(
+        cases=lambda: (
             G.Case("skeleton-as-printed", "PreToolUse",
                    _dispatch("task: <task fill in>\nheavy test: do not run\nthread cap: 31\n"), fires=True,
                    breaks=("d20-allow-placeholders",), files=_FILES),
@@ -639,7 +639,7 @@ GUARDS = (
             exceptions="Types in [dispatch] denied_types are judged by D12. A definition that cannot be read "
                        "is refused, naming the file."),
         breaks={"d21-allow-unknown-type": "unknown subagent types are dispatched"},
-        cases=(
+        cases=lambda: (
             G.Case("unknown-type", "PreToolUse", _dispatch(agent_type="implementor"), fires=True,
                    breaks=("d21-allow-unknown-type",), files=_FILES),
             G.Case("file-name-is-not-the-type", "PreToolUse", _dispatch(agent_type="impl-file"), fires=True,

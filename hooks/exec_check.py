@@ -275,7 +275,7 @@ GUARDS = (
                        "(a venv's bin), or `pytest.main()` inside Python are out of the shims' reach: "
                        "containment (X02) bounds them and X03 reports them (docs/threat-model.md)."),
         breaks={"x01-allow-heavy-exec": "the exec-time check lets every heavy program run"},
-        cases=(
+        cases=lambda: (
             G.Case("subagent-cargo-from-python", EXEC_EVENT, _exec(["cargo", "test", "--workspace"]), fires=True,
                    breaks=("x01-allow-heavy-exec",)),
             G.Case("builtin-alias", EXEC_EVENT, _exec(["cargo", "t", "--workspace"]), fires=True,

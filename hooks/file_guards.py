@@ -55,7 +55,7 @@ GUARDS = (
             exceptions="Reading these files is allowed. People edit them outside Claude Code.",
         ),
         breaks={"g01-allow-file-tools": "file tools may write protected paths"},
-        cases=(
+        cases=lambda: (
             G.Case("settings-write", "PreToolUse",
                    {"tool_name": "Write", "tool_input": {"file_path": ".claude/settings.json", "content": "{}"}},
                    fires=True, breaks=("g01-allow-file-tools",)),

@@ -151,7 +151,7 @@ GUARDS = (
                 "no-script-once-guard": "the bash reader reads a script again each time it is run or sourced "
                                         "within one judgement (scripts sourcing each other recurse to the depth "
                                         "bound and the command becomes unverifiable)"},
-        cases=(
+        cases=lambda: (
             G.Case("subagent-workspace-test", "PreToolUse", subagent_call("cargo test --workspace"),
                    fires=True, breaks=("b01-allow-heavy",)),
             G.Case("subagent-script-runs-heavy", "PreToolUse", subagent_call("bash scripts/verify.sh"),
@@ -195,7 +195,7 @@ GUARDS = (
             exceptions="Heavy commands B01 refuses are not reported again here.",
         ),
         breaks={"b02-allow-uncapped": "allowed heavy commands may run uncapped"},
-        cases=(
+        cases=lambda: (
             G.Case("main-prefixed-uncapped", "PreToolUse", main_call("SWARMGATE_HEAVY=commit cargo test --workspace"),
                    fires=True, breaks=("b02-allow-uncapped",)),
             G.Case("main-env-prefixed-uncapped", "PreToolUse",

@@ -89,7 +89,7 @@ GUARDS = (
             instead="`agent-handover <agent id>`, then a new dispatch whose prompt points at the file.",
             exceptions="Messages to running subagents and to other sessions are not judged."),
         breaks={"m01-allow-continuation": "messages to handed-back subagents are let through"},
-        cases=(
+        cases=lambda: (
             G.Case("by-name", "PreToolUse", _send("parser"), fires=True,
                    breaks=("m01-allow-continuation",), files=_state(_DONE)),
             G.Case("by-agent-id", "PreToolUse", _send("a77"), fires=True,

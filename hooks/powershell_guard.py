@@ -66,7 +66,7 @@ GUARDS = (
             exceptions="The main agent's PowerShell follows [bash] unverifiable (deny or ask). Set "
                        "[guards] B40 = \"off\" where PowerShell is judged some other way."),
         breaks={"b40-allow-powershell": "PowerShell commands run unjudged"},
-        cases=(
+        cases=lambda: (
             G.Case("subagent-powershell", "PreToolUse", _ps("cargo test --workspace", agent_id="a1",
                                                            agent_type="implementer"),
                    fires=True, breaks=("b40-allow-powershell",)),

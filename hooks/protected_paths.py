@@ -61,7 +61,7 @@ def hosts_config_places() -> tuple[str, ...]:
     return out + (posixpath.normpath(os.path.abspath(override)),) if override else out
 
 
-def _glob_match(name: str, pat: str) -> bool:
+def glob_match(name: str, pat: str) -> bool:
     """fnmatchcase for patterns whose only wildcard is `*` (which, as in fnmatch, also
     matches `/`), without compiling a regex: `re` + fnmatch cost milliseconds per hook call."""
     if "?" in pat or "[" in pat:
@@ -148,7 +148,7 @@ def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_
             if rel.startswith(".."):
                 continue
             for pat in PROTECTED_GLOBS:
-                if _glob_match(rel, pat):
+                if glob_match(rel, pat):
                     where = "" if base == repo else f" of the worktree {base}"
                     return f"{rel}{where} configures or records what guards this repository"
     return None

@@ -90,7 +90,7 @@ GUARDS = (
             exceptions="Each reminder is delivered once, by whichever comes first (this or the wake waiter). A "
                        "subagent's reminder that falls due after it handed back goes to the main agent."),
         breaks={"c05-no-reminders": "due reminders are never shown"},
-        cases=(
+        cases=lambda: (
             G.Case("main-agent-reminder-due", "PostToolUse", _CALL, fires=True, breaks=("c05-no-reminders",),
                    files=_reminder(0)),
             G.Case("subagent-reminder-due", "PostToolUse", {**_CALL, "agent_id": "a1", "agent_type": "implementer"},

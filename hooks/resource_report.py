@@ -56,7 +56,7 @@ GUARDS = (
                        "data commands (echo, grep, ...) never do.",
         ),
         breaks={"r01-silent": "no report for heavy or GPU commands"},
-        cases=(
+        cases=lambda: (
             G.Case("heavy-command-gets-report", "PreToolUse",
                    {"tool_name": "Bash", "tool_input": {"command": "cargo test --workspace"}},
                    fires=True, breaks=("r01-silent",)),

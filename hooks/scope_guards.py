@@ -123,7 +123,7 @@ GUARDS = (
                 "b10-allow-kind-mismatch": "kind=items/light/target on a whole-suite run passes",
                 "b10-allow-short-reason": "reasons shorter than min_reason pass",
                 "b10-allow-subagent-full": "subagents may declare kind=full"},
-        cases=(
+        cases=lambda: (
             G.Case("subagent-no-scope", "PreToolUse", subagent_call("cargo test -p core"),
                    fires=True, breaks=("b10-allow-missing-scope",)),
             G.Case("main-missing-field", "PreToolUse",

@@ -264,7 +264,7 @@ GUARDS = (
                        "rules section appears only where the repository has a copy. Sources other than "
                        "startup, resume, clear, compact and fork get nothing."),
         breaks={"c01-no-report": "sessions start without the report"},
-        cases=(
+        cases=lambda: (
             G.Case("after-compact", "SessionStart", {"source": "compact"}, fires=True, breaks=("c01-no-report",),
                    files={**_state_running(), "records/r1.md": _RECORD}),
             G.Case("startup", "SessionStart", {"source": "startup"}, fires=True, breaks=("c01-no-report",)),

@@ -200,7 +200,7 @@ GUARDS = (
                        "A break on any other condition does not bound a wait.",
         ),
         breaks={"b30-allow-unbounded-loops": "unbounded wait loops pass"},
-        cases=(
+        cases=lambda: (
             G.Case("main-while-true-sleep", "PreToolUse",
                    main_call("while true; do curl -s localhost:8080 && break; sleep 5; done"),
                    fires=True, breaks=("b30-allow-unbounded-loops",)),
@@ -233,7 +233,7 @@ GUARDS = (
                        "run_in_background or a Monitor command, which are background jobs already, it does not.",
         ),
         breaks={"b31-allow-nested-background": "nested background jobs pass"},
-        cases=(
+        cases=lambda: (
             G.Case("main-subshell-nested", "PreToolUse", main_call("( cargo build & ) &"),
                    fires=True, breaks=("b31-allow-nested-background",)),
             G.Case("subagent-bash-c-nested", "PreToolUse", subagent_call("bash -c 'python3 server.py &' &"),

@@ -53,13 +53,17 @@ def _shell_write_finding(event: HookEvent, analysis: Analysis, config: Config) -
     """The first shell write that reaches a protected place (hooks/write_paths.py places it: tilde,
     the hook's variables, cd/pushd/popd, links made earlier in the command, symbolic links on disk),
     or a tree written into that holds one, or a target that cannot be placed but names one."""
+    from swarmgate.hooks.shell_writes import placed_of
+
+    writes = placed_of(event, analysis, config)
+    if not writes:   # most commands write nothing: the protected places' tables stay unread
+        return None
     from swarmgate.hooks.protected_paths import (PROTECTED_NAMES, hard_link_reason, protected_reason,
                                                  protected_within)
-    from swarmgate.hooks.shell_writes import placed_of
     from swarmgate.state_paths import state_dir_text
 
     sd = state_dir_text()
-    for w in placed_of(event, analysis, config):
+    for w in writes:
         why = None
         if w.full is None:
             if any(n in w.path for n in PROTECTED_NAMES) or sd in w.path:
@@ -226,13 +230,16 @@ def _install_finding(what: str) -> Finding:
 
 def _interpreter_writes(event: HookEvent, analysis: Analysis) -> list:
     """An interpreter one-liner that writes a protected path, or (a subagent's) sets SWARMGATE_*."""
+    programs = getattr(analysis, "programs", ()) or ()
+    if not programs:   # no interpreter code in the command: its reader stays unimported
+        return []
     from swarmgate.hooks.interpreter_writes import (env_writes, path_literals, path_names, unplaceable_protected,
                                                    writes_near)
     from swarmgate.hooks.protected_paths import protected_reason, protected_within
     from swarmgate.state_paths import state_dir_text
 
     sd = state_dir_text()
-    for prog in getattr(analysis, "programs", ()) or ():
+    for prog in programs:
         code = prog.code or ""
         names = env_writes(code)
         if not event.is_subagent:  # the main agent: only what no agent may set
@@ -293,7 +300,7 @@ GUARDS = (
                 "g01-allow-shell-env": "SWARMGATE_BREAK set in a command, a subagent changing SWARMGATE_* "
                                        "variables, and state-dir/hosts-config/HOME overrides in front of "
                                        "swarmgate's tools pass"},
-        cases=(
+        cases=lambda: (
             G.Case("main-redirect-settings", "PreToolUse", main_call("echo '{}' > .claude/settings.json"),
                    fires=True, breaks=("g01-allow-shell-writes",)),
             G.Case("subagent-sed-config", "PreToolUse",

@@ -626,7 +626,7 @@ GUARDS = (
                        "directories of its dispatch are checked; nothing else. Never blocks twice "
                        "(stop_hook_active)."),
         breaks={"h01-allow-leftovers": "subagents hand back with their directories left behind"},
-        cases=(
+        cases=lambda: (
             G.Case("scratch-left", "SubagentStop", _stop(), fires=True, breaks=("h01-allow-leftovers",),
                    files={**_state(scratch=["scratch-dir"]), "scratch-dir/target/x.o": "obj"}),
             G.Case("registered-copy-left", "SubagentStop", _stop(), fires=True,
@@ -650,7 +650,7 @@ GUARDS = (
                     "and reports the hook failure.",
             exceptions="Calls refused at the time (a hook error result) are skipped. Never blocks."),
         breaks={"h02-no-audit": "transcripts are not audited"},
-        cases=(
+        cases=lambda: (
             G.Case("heavy-test-ran", "SubagentStop", _stop(transcript="t/agent-a9.jsonl"), fires=True,
                    breaks=("h02-no-audit",),
                    files={**_state(), "t/agent-a9.jsonl": _transcript("cargo test --workspace")}),
@@ -681,7 +681,7 @@ GUARDS = (
                        "count as passed. Never blocks twice (stop_hook_active)."),
         breaks={"s01-allow-open-round": "a round ends with tasks left open",
                 "s01-skip-verify": "a round ends with closed tasks whose verify did not pass"},
-        cases=(
+        cases=lambda: (
             G.Case("open-task", "Stop", {"stop_hook_active": False, "background_tasks": []}, fires=True,
                    breaks=("s01-allow-open-round",), files={"records/r1.md": _RECORD_OPEN}),
             G.Case("every-task-judged", "Stop", {"stop_hook_active": False}, fires=False,
@@ -707,7 +707,7 @@ GUARDS = (
             instead="Nothing to do; it is a report.",
             exceptions="A main-agent Stop in a repository without a scheduling record adds nothing."),
         breaks={"c03-no-summary": "stops are checked without saying what was checked"},
-        cases=(
+        cases=lambda: (
             G.Case("hand-back-summary", "SubagentStop", _stop(), fires=True, breaks=("c03-no-summary",),
                    files=_state()),
             G.Case("stop-summary", "Stop", {"stop_hook_active": False}, fires=True, breaks=("c03-no-summary",),

@@ -93,7 +93,7 @@ GUARDS = (
             exceptions="Nothing is added in a repository without .claude/agent-common.md and without a "
                        "definition of the type. Also records the start in the session state."),
         breaks={"c02-no-rules": "subagents start without their rules"},
-        cases=(
+        cases=lambda: (
             G.Case("implementer-gets-rules", "SubagentStart", {"agent_id": "a1", "agent_type": "implementer"},
                    fires=True, breaks=("c02-no-rules",), files=_FILES),
             G.Case("unknown-type-gets-common", "SubagentStart", {"agent_id": "a2", "agent_type": "Explore"},

@@ -202,7 +202,7 @@ GUARDS = (
                        "`r1/t9`) naming no task of any record is refused (a mistyped id would otherwise switch the "
                        "check off). Repositories without records are not judged."),
         breaks={"d30-allow-open-deps": "dispatches start tasks whose dependencies are still open"},
-        cases=(
+        cases=lambda: (
             G.Case("main-dispatches-before-its-dependency", "PreToolUse", _dispatch("task: t2"), fires=True,
                    breaks=("d30-allow-open-deps",), files=_OPEN),
             G.Case("subagent-dispatches-before-its-dependency", "PreToolUse",

@@ -76,7 +76,7 @@ GUARDS = (
             instead="Nothing to do; give [teams] agent_type a [write] row that fits the team's work.",
             exceptions="Busy from a task given to it or its own tool call until TeammateIdle. Never refuses."),
         breaks={"a02-no-team-count": "teammates are not counted"},
-        cases=(
+        cases=lambda: (
             G.Case("teammate-goes-idle", "TeammateIdle", {"teammate_name": "tester", "team_name": "t"}, fires=True,
                    breaks=("a02-no-team-count",)),
             G.Case("task-for-a-teammate", "TaskCreated",

@@ -277,7 +277,7 @@ GUARDS = (
                        "detached tmux/screen) it is a timer.",
         ),
         breaks={"t01-allow-timers": "every kind of timer passes"},
-        cases=(
+        cases=lambda: (
             G.Case("sleep-echo-main", "PreToolUse",
                    {"tool_name": "Bash", "tool_input": {"command": "sleep 300; echo 'check the build'"}},
                    fires=True, breaks=("t01-allow-timers",)),

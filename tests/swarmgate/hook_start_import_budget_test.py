@@ -29,10 +29,12 @@ ENGINE = {"swarmgate", "swarmgate.hook_entry", "swarmgate.bounded_read", "swarmg
           "swarmgate.config_toml", "swarmgate.decision_log", "swarmgate.fast_json", "swarmgate.guard",
           "swarmgate.hook_engine", "swarmgate.hook_protocol", "swarmgate.hooks", "swarmgate.hooks.registry",
           "swarmgate.sizes", "swarmgate.state_paths", "swarmgate.statefile", "swarmgate.hooks.derivations"}
+# not on a benign command's path: the protected places' tables (read once a command writes something)
+# and the interpreter-code reader (read once a command holds interpreter code: python -c, node -e)
 BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_lexical", "bash_parse", "bash_programs", "bash_results", "bash_tree", "bash_walker", "bash_words",
     "bash_wrappers", "code_scan", "command_patterns", "containment", "env_changes", "git_args", "git_runs",
-    "heavy_commands", "heavy_guards", "interpreter_writes", "protected_paths", "resource_report", "scope_guards",
+    "heavy_commands", "heavy_guards", "resource_report", "scope_guards",
     "exec_deferral", "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "shell_writers",
     "test_runs", "timer_guards", "write_scope", "agent_worktree")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
 # every call of a main agent (no agent_type) asks whether its session is a teammate of an agent team
@@ -40,11 +42,12 @@ BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
 TEAMS = {"swarmgate.hooks.repo_sessions", "swarmgate.hooks.session_state", "swarmgate.procinfo",
          "swarmgate.hooks.team_guards"}
 BASH |= TEAMS
-# Write/Edit: the write scopes are globs (fnmatch, hence re)
+# fnmatch, hence re: not on the Write/Edit path (the write scopes' globs with `*` only are matched by
+# protected_paths.glob_match, which agrees with fnmatchcase; `?` and `[` in a config's glob load it)
 RE = {"re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre", "copyreg", "enum", "functools",
       "_functools", "collections", "_collections", "itertools", "keyword", "operator", "_operator", "reprlib",
       "types", "fnmatch"}
-WRITE = CORE | ENGINE | RE | {f"swarmgate.hooks.{m}" for m in (
+WRITE = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_wrappers", "file_guards", "protected_paths", "shell_event", "shell_writes", "write_paths", "write_scope",
     "agent_worktree")} | TEAMS
 # Agent/Task (once per dispatch): the dispatch guards, the agent definitions, the records; the act
