@@ -31,7 +31,7 @@ def _broken(name: str) -> bool:
 
 
 def _owner() -> dict:
-    from swarmgate.hooks.session_state import session_process
+    from swarmgate.procinfo import session_process
     return session_process()
 
 

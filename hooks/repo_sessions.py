@@ -72,8 +72,7 @@ def teammate_of(event: HookEvent) -> dict | None:
     else None (memoised on the event)."""
     def build() -> dict | None:
         p = event.payload
-        from swarmgate.hooks.session_state import session_process
-        from swarmgate.procinfo import cmdline
+        from swarmgate.procinfo import cmdline, session_process
         argv = cmdline(int(session_process().get("pid") or 0))
         name = _flag(argv, "--agent-name")
         parent = _flag(argv, "--parent-session-id")

@@ -45,6 +45,10 @@ from __future__ import annotations
 import os
 import time
 
+# the session process is found in swarmgate.procinfo (every main agent's hook call asks, so it lives in
+# the small module); re-exported for the state's users (S.session_process())
+from swarmgate.procinfo import session_process  # noqa: F401
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
     from collections.abc import Callable
@@ -56,37 +60,9 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
 
 MAX_DISPATCHES = 500
 MAX_AGENTS = 2000
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox", "ash"})
 
 
 # --- the session process ---------------------------------------------------------------
-
-def _comm(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/comm", "rb") as f:
-            return f.read().decode(errors="replace").strip()
-    except OSError:
-        return ""
-
-
-def session_process(pid: int | None = None) -> dict:
-    """{"pid", "start"} of the process that runs this hook (the Claude Code session).
-
-    Starts at the parent of this process (or ``pid``) and walks up past shells
-    (at most 4), because Claude Code may run the hook command through `sh -c`.
-    """
-    from swarmgate import procinfo
-
-    cur = os.getppid() if pid is None else pid
-    for _ in range(4):
-        if _comm(cur) not in _SHELLS:
-            break
-        parent = procinfo.parent_pid(cur)
-        if not parent or parent <= 1:
-            break
-        cur = parent
-    return {"pid": cur, "start": procinfo.start_time(cur)}
-
 
 def proc_alive(proc: dict) -> bool:
     """A recorded {"pid", "start"} is the same live process (pid reuse reads as dead)."""

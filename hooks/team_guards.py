@@ -55,7 +55,7 @@ def act_a02(event: HookEvent, config: Config) -> None:  # noqa: ARG001
     elif event.name == "PreToolUse" and event.session_id:
         mate = R.teammate_of(event)
         if mate is not None:
-            from swarmgate.hooks.session_state import session_process
+            from swarmgate.procinfo import session_process
             proc = session_process()
             R.note(event.repo, event.session_id, {"pid": proc.get("pid"), "start": proc.get("start")},
                    teammate=mate, busy=True)

@@ -42,7 +42,7 @@ def start_watchdog(event: HookEvent, config: Config) -> Finding | None:
     import subprocess
     import sys
 
-    from swarmgate.hooks.session_state import session_process
+    from swarmgate.procinfo import session_process
 
     if not _needs_watchdog(event):
         return None   # another hook process started one since the judgement

@@ -81,3 +81,32 @@ def holder_alive(record: dict) -> bool:
     except (TypeError, ValueError):
         return False
     return is_alive(pid, start)
+
+
+# the shells Claude Code may run a hook command through (session_process walks up past them)
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox", "ash"})
+
+
+def _comm(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm", "rb") as f:
+            return f.read().decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def session_process(pid: int | None = None) -> dict:
+    """{"pid", "start"} of the process that runs this hook (the Claude Code session).
+
+    Starts at the parent of this process (or ``pid``) and walks up past shells
+    (at most 4), because Claude Code may run the hook command through `sh -c`.
+    """
+    cur = os.getppid() if pid is None else pid
+    for _ in range(4):
+        if _comm(cur) not in _SHELLS:
+            break
+        parent = parent_pid(cur)
+        if not parent or parent <= 1:
+            break
+        cur = parent
+    return {"pid": cur, "start": start_time(cur)}
