@@ -39,7 +39,7 @@ BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "test_runs", "timer_guards", "write_scope", "agent_worktree")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
 # every call of a main agent (no agent_type) asks whether its session is a teammate of an agent team
 # (hook_engine: repo_sessions.teammate_of reads the session process's argv; A02's act counts it)
-TEAMS = {"swarmgate.hooks.repo_sessions", "swarmgate.hooks.session_state", "swarmgate.procinfo",
+TEAMS = {"swarmgate.hooks.repo_sessions", "swarmgate.procinfo",
          "swarmgate.hooks.team_guards"}
 BASH |= TEAMS
 # fnmatch, hence re: not on the Write/Edit path (the write scopes' globs with `*` only are matched by
