@@ -42,7 +42,7 @@ def start_watchdog(event: HookEvent, config: Config) -> Finding | None:
     import subprocess
     import sys
 
-    from swarmgate.procinfo import session_process
+    from swarmgate.hooks.session_state import session_process
 
     if not _needs_watchdog(event):
         return None   # another hook process started one since the judgement
@@ -82,7 +82,7 @@ GUARDS = (
             exceptions="One watchdog per session: later dispatches find it running and do nothing.",
         ),
         breaks={"no-watchdog": "no watchdog is started"},
-        cases=lambda: (
+        cases=(
             G.Case("first-dispatch-starts-watchdog", "PostToolUse",
                    {"tool_name": "Agent", "tool_input": {"subagent_type": "clerk", "prompt": "x"},
                     "tool_response": {"status": "completed"}},
