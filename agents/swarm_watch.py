@@ -557,6 +557,17 @@ def running_instance(session: str) -> dict | None:
     return holder if holder and holder_alive(holder) else None
 
 
+def reserve_instance(session: str, pid: int) -> None:
+    """Mark ``pid`` (a swarm-watch just started for ``session``) as the session's watchdog before it
+    claims the place itself, so that a reader right after the start (the wake waiter at the Stop that
+    follows the first dispatch) already sees it running. A live holder is left alone."""
+    from swarmgate.procinfo import identity
+    from swarmgate.statefile import locked, write_json_atomic
+    with locked(instance_path(session) + ".lock"):
+        if running_instance(session) is None:
+            write_json_atomic(instance_path(session), identity(pid))
+
+
 def claim_instance(session: str) -> bool:
     """Become the session's one watchdog; False when a live one exists."""
     from swarmgate.procinfo import identity

@@ -60,6 +60,8 @@ def start_watchdog(event: HookEvent, config: Config) -> Finding | None:
     else:
         pid = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True, close_fds=True, env=dict(os.environ)).pid
+        from swarmgate.agents.swarm_watch import reserve_instance
+        reserve_instance(event.session_id, pid)   # running from now on, not from when its interpreter is up
     return G.Finding("A01", f"[A01] swarm-watch started for this session (pid {pid}); {_WHAT}",
                      decision=G.CONTEXT)
 

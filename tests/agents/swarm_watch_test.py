@@ -181,6 +181,9 @@ def test_a01_starts_one_watchdog_per_session_which_ends_with_its_project(env, tm
     assert "[A01] swarm-watch started" in out["hookSpecificOutput"]["additionalContext"]
     started = int(out["hookSpecificOutput"]["additionalContext"].split("(pid ")[1].split(")")[0])
     try:
+        # running as soon as A01 has answered, before its interpreter is up: the wake waiter at the Stop that
+        # follows the dispatch reads it at once, and would give up on a watchdog not yet marked
+        assert (W.running_instance("sess-a01") or {}).get("pid") == started, "not marked running when A01 answered"
         deadline = time.monotonic() + 60  # polls end as soon as the condition holds; 60 s only bounds a loaded machine
         inst = None
         while time.monotonic() < deadline and inst is None:

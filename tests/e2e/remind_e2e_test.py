@@ -97,7 +97,6 @@ def test_a_swarm_watch_alert_wakes_the_idle_main_agent(claude_repo):
         if len(mains) >= 2 and not state["sent"]:
             session = _session(claude_repo)
             if session and running_instance(session):
-                time.sleep(1.5)   # let the Stop's waiter start
                 write_alert("watch:tool-call-running", "Bash `cargo build` has run for 9 min", source="swarm-watch",
                             session=session, key="tool-call:x")
                 state["sent"] = True
