@@ -84,7 +84,7 @@ GUARDS = (
             exceptions="One watchdog per session: later dispatches find it running and do nothing.",
         ),
         breaks={"no-watchdog": "no watchdog is started"},
-        cases=(
+        cases=lambda: (
             G.Case("first-dispatch-starts-watchdog", "PostToolUse",
                    {"tool_name": "Agent", "tool_input": {"subagent_type": "clerk", "prompt": "x"},
                     "tool_response": {"status": "completed"}},

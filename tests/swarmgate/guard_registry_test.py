@@ -119,18 +119,13 @@ def test_guard_modules_are_light_at_import():
 
 
 
-# hooks/watch_start.py (PostToolUse after a dispatch, not on the Bash or Write path) is being edited
-# in the integration checkout: its cases become a function once that edit lands
-_CASES_AT_IMPORT = ("swarmgate.hooks.watch_start",)
-
-
 def test_guard_cases_are_built_on_first_use():
     """A hook call reads no case: each guard's cases (fixtures, payloads, state files) are a function
     called on first use (Guard.cases), not a table built when the hook imports the module (measured:
     ~1 ms of a Bash call and ~2 ms of a Write call, bench/hook_latency.py)."""
     code = ("import swarmgate.hooks.registry as r; "
             "print(','.join(sorted({n + ':' + g.code for n in r.MODULES for g in r._module(n).GUARDS "
-            f"if not callable(g._cases) and n not in {_CASES_AT_IMPORT!r}}})))")
+            "if not callable(g._cases)})))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "SWARMGATE_STATE_DIR": "/nonexistent-swarmgate-test"})
     assert proc.returncode == 0, proc.stderr
