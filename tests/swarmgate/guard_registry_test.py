@@ -132,6 +132,7 @@ def test_guard_cases_are_built_on_first_use():
     eager = [c for c in proc.stdout.strip().split(",") if c]
     assert not eager, f"guards {eager} build their cases at import: write `cases=lambda: (...)`"
 
+
 @pytest.mark.parametrize("name", [".claude/settings.json", ".claude/settings.local.json", ".claude/settingsX.json",
                                   ".claude/settings.json.bak", ".claude/hooks/a/b", ".claude/hooks", ".swarmgate/x",
                                   ".git/hooks/pre-commit", "src/x.py", "aXbYc", "abac", "a", ""])
