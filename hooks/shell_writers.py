@@ -1,8 +1,9 @@
 """The writer table: programs that write, move or remove files, and how to find what they write.
 
-One table, as data (``WRITERS``: ``Writer`` entries), read by hooks/shell_writes.py for W01 and
-G01; extensible by config (``[bash] writers``, see ``from_config``). An entry says, for one
-program name:
+One table, as data (hooks/writer_table.py: ``TABLE``, each entry built into a ``Writer`` on first
+lookup, and ``SPECIAL``), read by hooks/shell_writes.py for W01 and G01; loaded only for a command
+that names a program of the table; extensible by config (``[bash] writers``, see ``from_config``).
+An entry says, for one program name:
 
 - ``operands``: which operands are written: ``"all"``, ``"last"`` (a destination), ``"first"``,
   ``"none"``; ``leading``: operands before them that are not paths (``chmod MODE``, ``chown
@@ -18,8 +19,8 @@ program name:
 
 A target is a **file** (that path is written) or a **tree** (anything under the directory may be
 written: an archive extracted there, ``rm -r``, ``git checkout -- DIR``). Programs whose
-semantics no entry can say have a function (``SPECIAL``): git, tar, unzip, 7z, cpio, cp/mv/
-install/ln/rsync (destination directories, sources moved away, links recorded), patch and
+semantics no entry can say have a function (``SPECIAL``, ``_PARSERS`` here): git, tar, unzip, 7z,
+cpio, cp/mv/install/ln/rsync (destination directories, sources moved away, links recorded), patch and
 ``git apply``/``am`` (the paths the patch names, read from the patch file or here-document),
 curl and wget (the default output name), sed/perl/awk in place, dd, ex/vim scripts, sqlite3,
 find -delete, the compressors, pip/npm into a prefix, mount --bind, apply_patch.
@@ -28,27 +29,14 @@ Parsing only: the guards judge the targets. Light at import: no ``re``.
 """
 from __future__ import annotations
 
+from swarmgate.hooks.shell_writes import Target
+from swarmgate.hooks.writer_table import COMPRESS_SUFFIX, TABLE, parser_of
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
     from collections.abc import Callable
 
     from swarmgate.hooks.bash_results import SimpleCommand
-
-
-class Target:
-    """One write: ``path`` as written (relative to the command's directory unless absolute),
-    ``how`` (for the refusal), ``tree`` (the whole directory may be written), ``link``: for ``ln``/
-    ``cp -l/-s``, (what the new link points at, whether it is symbolic): the walk records it."""
-    __slots__ = ("path", "how", "tree", "link")
-
-    def __init__(self, path: str, how: str, tree: bool = False, link: str | None = None) -> None:
-        self.path = path
-        self.how = how
-        self.tree = tree
-        self.link = link
-
-    def __repr__(self) -> str:
-        return f"Target({self.path!r}, tree={self.tree})"
 
 
 class Writer:
@@ -137,49 +125,18 @@ _RSYNC_VALUES = ("-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--f
                  "--modify-window", "--sockopts", "--outbuf", "--stop-after", "--stop-at", "--checksum-choice",
                  "--compress-choice", "--compress-level", "--skip-compress", "--max-delete", "--protocol")
 
-WRITERS: dict[str, Writer] = {w.name: w for w in (
-    Writer("tee", options={"--output-error": "value"}),
-    Writer("truncate", options={"-s": "value", "--size": "value", "-r": "value", "--reference": "value"}),
-    Writer("touch", options={"-d": "value", "--date": "value", "-r": "value", "--reference": "value",
-                             "-t": "value"}),
-    Writer("rm", recursive=("-r", "-R", "--recursive"), verb="rm"),
-    Writer("rmdir", trees=True), Writer("unlink"),
-    Writer("shred", options={"-n": "value", "--iterations": "value", "-s": "value", "--size": "value",
-                             "--random-source": "value"}),
-    Writer("chmod", leading=1, recursive=("-R", "--recursive"), options={"--reference": "value"}),
-    Writer("chown", leading=1, recursive=("-R", "--recursive"), options={"--reference": "value",
-                                                                        "--from": "value"}),
-    Writer("chgrp", leading=1, recursive=("-R", "--recursive"), options={"--reference": "value"}),
-    Writer("chattr", leading=1, recursive=("-R",)),
-    Writer("setfacl", operands="all", recursive=("-R", "--recursive"),
-           options={"-m": "value", "-M": "value", "-x": "value", "-X": "value", "--set": "value",
-                    "--set-file": "value", "--modify": "value", "--remove": "value"}),
-    Writer("mkfifo", options={"-m": "value", "--mode": "value"}),
-    Writer("mknod", operands="first", options={"-m": "value", "--mode": "value"}),
-    Writer("ssh-keygen", operands="none", read_only=("-l", "-y", "-B", "-F", "-Q", "-D", "-k"),
-           options={"-f": "file", "-t": "value", "-b": "value", "-C": "value", "-N": "value", "-P": "value",
-                    "-O": "value", "-n": "value", "-I": "value", "-V": "value", "-Z": "value", "-a": "value",
-                    "-E": "value", "-m": "value", "-s": "value", "-w": "value", "-z": "value", "-R": "value",
-                    "-r": "value"}),
-    Writer("sort", operands="none", options={"-o": "file", "--output": "file", "-k": "value", "--key": "value",
-                                             "-t": "value", "--field-separator": "value", "-S": "value",
-                                             "--buffer-size": "value", "-T": "value",
-                                             "--temporary-directory": "value"}),
-    Writer("shuf", operands="none", options={"-o": "file", "--output": "file", "-n": "value",
-                                             "--head-count": "value", "-i": "value",
-                                             "--input-range": "value", "--random-source": "value"}),
-    Writer("iconv", operands="none", options={"-o": "file", "--output": "file", "-f": "value",
-                                              "--from-code": "value", "-t": "value", "--to-code": "value"}),
-    Writer("split", operands="none"),
-    Writer("sponge", options={}),
-    Writer("ln", operands="last", verb="ln"),  # read by _copy (links recorded)
-    Writer("mount", operands="last", needs=("--bind", "--rbind", "-B", "-R", "--move", "-M"),
-           recursive=("--bind", "--rbind", "-B", "-R", "--move", "-M"),
-           options={"-o": "value", "--options": "value", "-t": "value", "--types": "value"}),
-    Writer("install", operands="last"),
-    Writer("wget", operands="none"),  # read by _wget
-    Writer("curl", operands="none"),  # read by _curl
-)}
+_writers: dict[str, Writer] = {}
+
+
+def writer(name: str) -> Writer | None:
+    """The built-in ``Writer`` for ``name`` (hooks/writer_table.py's ``TABLE``), built on first lookup."""
+    w = _writers.get(name)
+    if w is None:
+        spec = TABLE.get(name)
+        if spec is None:
+            return None
+        w = _writers[name] = Writer(name, **spec)
+    return w
 
 
 def _git(cmd: SimpleCommand, args: list[str]) -> list[Target]:
@@ -772,11 +729,6 @@ def _find(cmd: SimpleCommand, args: list[str]) -> list[Target]:
     return out
 
 
-_COMPRESS_SUFFIX = {"gzip": ".gz", "gunzip": ".gz", "bzip2": ".bz2", "bunzip2": ".bz2", "xz": ".xz",
-                    "unxz": ".xz", "zstd": ".zst", "unzstd": ".zst", "lzma": ".lzma", "lz4": ".lz4",
-                    "compress": ".Z", "uncompress": ".Z"}
-
-
 def _compress(cmd: SimpleCommand, name: str, args: list[str]) -> list[Target]:
     opts, ops = parse_args(args, {"-S", "--suffix", "-o", "--output", "-T", "--threads", "-b"})
     names = {o for o, _ in opts}
@@ -785,7 +737,7 @@ def _compress(cmd: SimpleCommand, name: str, args: list[str]) -> list[Target]:
     out = [Target(v, f"`{name} -o {v}`") for o, v in opts if o in ("-o", "--output") and v]
     if out:
         return out
-    sfx = next((v for o, v in opts if o in ("-S", "--suffix") and v), _COMPRESS_SUFFIX[name])
+    sfx = next((v for o, v in opts if o in ("-S", "--suffix") and v), COMPRESS_SUFFIX[name])
     decompress = name.startswith("un") or name == "gunzip" or names & {"-d", "--decompress", "--uncompress"}
     recursive = bool(names & {"-r", "--recursive"})
     for p in ops:
@@ -834,22 +786,14 @@ def _apply_patch(cmd: SimpleCommand, args: list[str]) -> list[Target]:
     return [Target(p, f"`apply_patch` on {p}") for p in patch_targets(cmd, args)]
 
 
-SPECIAL: dict[str, Callable] = {
-    "git": _git, "tar": _tar, "bsdtar": _tar, "gtar": _tar, "unzip": _unzip, "7z": _sevenzip, "7za": _sevenzip,
-    "7zr": _sevenzip, "cpio": _cpio, "patch": _patch, "curl": _curl, "wget": _wget, "sed": _sed, "gsed": _sed,
-    "perl": _perl, "awk": _awk, "gawk": _awk, "dd": _dd, "sqlite3": _sqlite, "find": _find,
-    "apply_patch": _apply_patch, "applypatch": _apply_patch,
+# the parsers hooks/writer_table.py's SPECIAL names; those that take the program's name get it
+_PARSERS: dict[str, Callable] = {
+    "git": _git, "tar": _tar, "unzip": _unzip, "7z": _sevenzip, "cpio": _cpio, "patch": _patch, "curl": _curl,
+    "wget": _wget, "sed": _sed, "perl": _perl, "awk": _awk, "dd": _dd, "sqlite": _sqlite, "find": _find,
+    "apply_patch": _apply_patch, "python_pip": _python_pip,
 }
-for _n in ("cp", "mv", "ln", "install", "rsync"):
-    SPECIAL[_n] = (lambda n: lambda cmd, args: _copy(cmd, n, args))(_n)
-for _n in ("ex", "vim", "vi", "nvim", "ed", "view"):
-    SPECIAL[_n] = (lambda n: lambda cmd, args: _editor(cmd, n, args))(_n)
-for _n in _COMPRESS_SUFFIX:
-    SPECIAL[_n] = (lambda n: lambda cmd, args: _compress(cmd, n, args))(_n)
-for _n in ("pip", "pip3", "npm", "pnpm", "yarn"):
-    SPECIAL[_n] = (lambda n: lambda cmd, args: _installer(cmd, n, args))(_n)
-for _n in ("python", "python3"):
-    SPECIAL[_n] = _python_pip
+_NAMED_PARSERS: dict[str, Callable] = {"copy": _copy, "editor": _editor, "compress": _compress,
+                                       "installer": _installer}
 
 
 def targets(cmd: SimpleCommand, extra: dict | None = None) -> list[Target]:
@@ -860,12 +804,11 @@ def targets(cmd: SimpleCommand, extra: dict | None = None) -> list[Target]:
     w = (extra or {}).get(name)
     if w is not None:
         return _table(w, args)
-    fn = SPECIAL.get(name)
-    if fn is None and name.startswith("python3."):
-        fn = _python_pip
-    if fn is not None:
-        return fn(cmd, args)
-    w = WRITERS.get(name)
+    parser = parser_of(name)
+    if parser is not None:
+        fn = _PARSERS.get(parser)
+        return fn(cmd, args) if fn is not None else _NAMED_PARSERS[parser](cmd, name, args)
+    w = writer(name)
     return _table(w, args) if w is not None else []
 
 

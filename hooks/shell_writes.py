@@ -14,10 +14,13 @@ Shared by W01 (hooks/write_scope.py) and G01's shell side (hooks/shell_protectio
 Decisions (documented in docs/bash-guards.md): `mkdir` is not a write (an empty directory changes
 no file and git does not track it; what is later written into it is checked).
 
-Light at import: no `re`, `fnmatch`, `pathlib`; the writer table and the path module load when a
-command is read.
+Light at import: no `re`, `fnmatch`, `pathlib`; the writers' parsers (hooks/shell_writers.py) load
+only for a command that names a program of the writer table (hooks/writer_table.py), the path module
+only for a command that writes.
 """
 from __future__ import annotations
+
+from swarmgate.hooks.writer_table import writes_files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
@@ -118,6 +121,23 @@ def patch_targets(cmd: SimpleCommand, args: list[str]) -> list[str]:
     return [p for text in texts for p in patch_paths(text)]
 
 
+class Target:
+    """One write: ``path`` as written (relative to the command's directory unless absolute),
+    ``how`` (for the refusal), ``tree`` (the whole directory may be written), ``link``: for ``ln``/
+    ``cp -l/-s``, (what the new link points at, whether it is symbolic): the walk records it."""
+    __slots__ = ("path", "how", "tree", "link")
+
+    def __init__(self, path: str, how: str, tree: bool = False, link: str | None = None) -> None:
+        self.path = path
+        self.how = how
+        self.tree = tree
+        self.link = link
+
+    def __repr__(self) -> str:
+        return f"Target({self.path!r}, tree={self.tree})"
+
+
+
 def redirect_targets(cmd: SimpleCommand) -> list:
     """[(path, how)] the files the command's redirections write."""
     out = []
@@ -135,10 +155,10 @@ def redirect_targets(cmd: SimpleCommand) -> list:
 def command_writes(cmd: SimpleCommand, extra: dict | None = None) -> list:
     """Every ``Target`` (hooks/shell_writers.py) the simple command writes: its redirections and
     what its program writes (the writer table; ``extra``: ``[bash] writers``)."""
-    from swarmgate.hooks.shell_writers import Target, targets
-
     out = [Target(p, how) for p, how in redirect_targets(cmd)]
-    if cmd.words:
+    # the parsers load only for a program the table names (hooks/writer_table.py): not for ls, grep, pytest
+    if cmd.words and ((extra and cmd.name in extra) or writes_files(cmd.name)):
+        from swarmgate.hooks.shell_writers import targets
         out += [t for t in targets(cmd, extra) if t.path and t.path not in _NOT_FILES]
     return out
 
@@ -236,7 +256,8 @@ def placed_of(event: HookEvent, analysis: Analysis, config=None) -> list:
     """Every write of the event's analysed command, placed (``place_writes``), built once per event."""
     cwd = event.cwd or event.repo
     extra = None
-    if config is not None:
+    specs = config["bash"].get("writers") if config is not None else None
+    if specs:
         from swarmgate.hooks.shell_writers import compile_config
-        extra = compile_config(config["bash"].get("writers"))
+        extra = compile_config(specs)
     return event.derived("bash.placed-writes", lambda: place_writes(analysis, cwd, extra))

@@ -36,6 +36,7 @@ BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_wrappers", "code_scan", "command_patterns", "containment", "env_changes", "git_args", "git_runs",
     "heavy_commands", "heavy_guards", "resource_report", "scope_guards",
     "exec_deferral", "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "shell_writers",
+    "writer_table",
     "test_runs", "timer_guards", "write_scope", "agent_worktree")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
 # every call of a main agent (no agent_type) asks whether its session is a teammate of an agent team
 # (hook_engine: repo_sessions.teammate_of reads the session process's argv; A02's act counts it)
@@ -49,6 +50,7 @@ RE = {"re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre"
       "types", "fnmatch"}
 WRITE = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_wrappers", "file_guards", "protected_paths", "shell_event", "shell_writes", "write_paths", "write_scope",
+    "writer_table",
     "agent_worktree")} | TEAMS
 # Agent/Task (once per dispatch): the dispatch guards, the agent definitions, the records; the act
 # records the dispatch in the session's state (json with indent, pathlib's paths: statefile, state_paths)
@@ -119,6 +121,22 @@ def test_a_benign_bash_call_imports_only_its_list(wired, repo, command):
     got = imported(argv, _payload(repo, "Bash", {"command": command}), repo, env) - FLOOR
     assert got - BASH == set(), f"outside the Bash hook's import budget: {sorted(got - BASH)}"
     assert not {m.split(".")[0] for m in got} & NEVER
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if not c.startswith(("git", "find", "python", "echo"))])
+def test_a_command_naming_no_writer_does_not_load_the_writers_parsers(wired, repo, command):
+    """hooks/shell_writers.py (~80 KB of bytecode) loads only for a program of the writer table
+    (hooks/writer_table.py): ls, cat, grep, head, tail write nothing through their arguments."""
+    argv, env = wired
+    got = imported(argv, _payload(repo, "Bash", {"command": command}), repo, env)
+    assert "swarmgate.hooks.writer_table" in got
+    assert "swarmgate.hooks.shell_writers" not in got
+
+
+def test_a_command_naming_a_writer_loads_them(wired, repo):
+    argv, env = wired
+    got = imported(argv, _payload(repo, "Bash", {"command": "ls && cp a.txt b.txt"}), repo, env)
+    assert "swarmgate.hooks.shell_writers" in got
 
 
 def test_a_write_call_imports_only_its_list(wired, repo):
