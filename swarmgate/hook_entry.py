@@ -162,7 +162,8 @@ class _PycFinder:
     beside their sources, with the same check Python makes (the source's mtime and size in the
     header), without the path machinery around it: no directory scan and cache, no path joins and
     splits, no buffered file object. Half the cost of each of the ~50 imports of a hook call
-    (bench/hook_latency.py). Anything it cannot vouch for (no .pyc yet, a stale or hash-based one, a
+    (bench/hook_latency.py). Packages too (``swarmgate.hooks`` of a regular install: its
+    ``__init__``). Anything it cannot vouch for (no .pyc yet, a stale or hash-based one, a namespace
     package, a module beyond its parent's first directory) it leaves to the normal import, which
     compiles the module and writes the .pyc as always."""
 
@@ -174,8 +175,15 @@ class _PycFinder:
         where = path[0]
         source = f"{where}/{base}.py"
         cached = f"{where}/__pycache__/{base}.{sys.implementation.cache_tag}.pyc"
+        package = None
         try:
-            st = posix.stat(source)
+            try:
+                st = posix.stat(source)
+            except FileNotFoundError:   # a package (swarmgate.hooks): its __init__, as the path finder would
+                package = f"{where}/{base}"
+                source = f"{package}/__init__.py"
+                cached = f"{package}/__pycache__/__init__.{sys.implementation.cache_tag}.pyc"
+                st = posix.stat(source)
             fd = posix.open(cached, posix.O_RDONLY | posix.O_CLOEXEC)
             try:
                 data = posix.read(fd, posix.fstat(fd).st_size)
@@ -187,7 +195,9 @@ class _PycFinder:
                 or int.from_bytes(data[8:12], "little") != st.st_mtime_ns // 1_000_000_000 & 0xFFFFFFFF
                 or int.from_bytes(data[12:16], "little") != st.st_size & 0xFFFFFFFF):
             return None
-        spec = _ModuleSpec(name, _PycLoader, origin=source)
+        spec = _ModuleSpec(name, _PycLoader, origin=source, is_package=package is not None)
+        if package is not None:
+            spec.submodule_search_locations = [package]
         spec.has_location = True
         spec.cached = cached
         spec.loader_state = marshal.loads(memoryview(data)[16:])
