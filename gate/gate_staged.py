@@ -33,9 +33,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from rich.console import Console
-from rich.table import Table
-
 from swarmgate import break_switch, procinfo
 from swarmgate.config import Config, ConfigError, load_config, validate
 from swarmgate.exit_codes import Exit, describe
@@ -404,6 +401,10 @@ def _isatty(out: TextIO) -> bool:
 
 
 def _rich_table(result: GateResult, out: TextIO) -> None:
+    # rich costs ~35 ms of import: only a terminal pays it, never the all-cached run of a script or hook
+    from rich.console import Console
+    from rich.table import Table
+
     table = Table(title="gate-staged: HEAD + index", title_justify="left")
     table.add_column("stage")
     table.add_column("verdict")
