@@ -181,14 +181,10 @@ class RareWalking:
                     return os.path.normpath(os.path.join(self.cwd, os.path.expanduser(v)))
                 return None
         if t == "git rev-parse --show-toplevel" and self._known_dir(self.cwd):
-            d = self.cwd
-            while True:
-                if os.path.exists(os.path.join(d, ".git")):
-                    return d
-                up = os.path.dirname(d)
-                if up == d:
-                    return None
-                d = up
+            from swarmgate.hooks.git_runs import git_dirs   # the one reader of where a worktree begins
+
+            found = git_dirs(self.cwd)
+            return found[0] if found else None
         return None
 
     def _literal_output(self, t: str) -> str | None:
