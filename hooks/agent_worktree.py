@@ -20,8 +20,8 @@ Pure functions; light at import.
 """
 from __future__ import annotations
 
-import os
-import posixpath
+from swarmgate import lean_os as os
+from swarmgate import lean_path as posixpath
 
 _GITDIR = "gitdir:"
 

@@ -89,7 +89,7 @@ tree nesting). What could not be read is reported as ``Unverifiable``.
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 import time
 
 from swarmgate.hooks.bash_parse import OutOfTime, needs_lexical, parse_text

@@ -11,7 +11,7 @@ substitutions, arithmetic, script arguments...) are in ``bash_walker_rare``, loa
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 import sys
 import time
 

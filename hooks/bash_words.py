@@ -6,7 +6,7 @@ expansions keep their source text, so a guard can tell ``$CMD`` from ``cargo``.
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 
 C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
               "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}

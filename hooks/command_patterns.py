@@ -132,7 +132,7 @@ def compile_all(patterns) -> tuple:
 
 def _norm_path(word: str, cwd: str, repo: str) -> str:
     """``word`` relative to the repository when it is a path inside it, else lexically normalised."""
-    import posixpath
+    from swarmgate import lean_path as posixpath
 
     if not word or "/" not in word and word not in (".", ".."):
         return word

@@ -50,7 +50,7 @@ def _session_start(event) -> bool:
 
 def check_shims(event, config):
     """What this session start will do about the shims (the act does it and says how it went)."""
-    import os
+    from swarmgate import lean_os as os
 
     if not _session_start(event) or _broken("x01-no-shims"):
         return None
@@ -65,7 +65,7 @@ def check_shims(event, config):
 
 
 def act_install_shims(event, config):
-    import os
+    from swarmgate import lean_os as os
 
     from swarmgate.hooks import exec_shims
 
@@ -143,7 +143,7 @@ def under_claude_code() -> bool:
     agent's commands cannot change): the client that runs a rewritten call (updatedInput). A hook
     called any other way (a test, `swarmgate replay`, another client) makes no cgroup and rewrites
     nothing. A self-test case judges as if under it."""
-    import os
+    from swarmgate import lean_os as os
     return os.environ.get("CLAUDECODE") == "1" or os.environ.get("SWARMGATE_SELFTEST_CASE") == "1"
 
 

@@ -150,7 +150,7 @@ def _agent_worktree(event: HookEvent, config: Config) -> dict | None:  # noqa: A
     """{"path", "head", "changes"} of the worktree the subagent worked in (its hook calls' cwd, or the
     one registered at its start), None when it had none or it is gone. ``changes``: what it holds
     beyond its start ([] clean, None unknown: hooks/agent_worktree.changes_of)."""
-    import os
+    from swarmgate import lean_os as os
 
     from swarmgate.hooks import agent_worktree as W
 

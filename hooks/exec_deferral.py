@@ -24,7 +24,7 @@ Light at import: ``env_name`` runs inside the reader (hooks/bash_walker.py).
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 
 from swarmgate.lazy_pattern import LazyPattern
 

@@ -35,7 +35,7 @@ def _git_subcommand(args: list[str]) -> tuple[str | None, list[str], list[str]]:
 
 def c_dir(args: list[str]) -> str:
     """The directory `git -C A -C B ...` works in, relative to the caller's ("" when none)."""
-    import posixpath
+    from swarmgate import lean_path as posixpath
 
     out = ""
     i, n = 0, len(args)

@@ -24,7 +24,7 @@ walker's side.
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 
 BUILTINS = frozenset((
     "add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle", "cat-file",

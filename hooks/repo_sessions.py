@@ -25,7 +25,7 @@ lock, so two sessions dispatching at once cannot both take the last slot.
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 import time
 
 TYPE_CHECKING = False

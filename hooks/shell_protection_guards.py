@@ -140,7 +140,7 @@ def _env_finding(event: HookEvent, analysis: Analysis, config: Config) -> Findin
                 "G01", f"setting {name} in a command is refused ({how}): only `swarmgate selftest` sets it.",
                 f"remove {name} from the command; run `swarmgate selftest` for self-tests.")
     if event.is_subagent:
-        import os
+        from swarmgate import lean_os as os
         for name, how in changed:
             if name == heavy_var:
                 return G.Finding(
@@ -172,7 +172,7 @@ def _env_finding(event: HookEvent, analysis: Analysis, config: Config) -> Findin
 
 def _location_finding(event: HookEvent, analysis: Analysis, changed: list) -> Finding | None:
     """Pointing swarmgate's own tools at another state dir, hosts config or home (any agent)."""
-    import os
+    from swarmgate import lean_os as os
 
     from swarmgate.hooks.env_changes import ALL, DYNAMIC
     from swarmgate.hooks.shell_event import command_env

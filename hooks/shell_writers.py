@@ -150,7 +150,7 @@ def _git(cmd: SimpleCommand, args: list[str]) -> list[Target]:
     out = _git_sub(sub, rest, cmd)
     if not out:
         return out
-    import posixpath
+    from swarmgate import lean_path as posixpath
     here = getattr(cmd, "cwd", None)
     where = posixpath.join(here, base) if here else (base if base.startswith("/") else None)
     top = None
@@ -272,7 +272,7 @@ def _git_sub(sub: str, rest: list[str], cmd: SimpleCommand) -> list[Target]:
 
 
 def _on_disk(cmd: SimpleCommand, p: str) -> bool:
-    import os
+    from swarmgate import lean_os as os
     if p in (".", "./") or p.startswith(":"):
         return True
     base = getattr(cmd, "cwd", None) or ""
@@ -294,7 +294,7 @@ def _stdin_text(cmd: SimpleCommand) -> str | None:
 
 
 def _read_file(cmd: SimpleCommand, path: str, limit: int = 1 << 20) -> str | None:
-    import os
+    from swarmgate import lean_os as os
     base = getattr(cmd, "cwd", None)
     if not path or "$" in path or (not path.startswith("/") and not base):
         return None
@@ -377,14 +377,14 @@ def _patch(cmd: SimpleCommand, args: list[str]) -> list[Target]:
 
 
 def _join(base: str, p: str) -> str:
-    import posixpath
+    from swarmgate import lean_path as posixpath
     return posixpath.join(base, p) if base else p
 
 
 def _copy(cmd: SimpleCommand, name: str, args: list[str]) -> list[Target]:
     """cp/mv/install/ln/rsync: the destination (a file, or DEST/basename(SOURCE) for an existing
     directory or ``-t DIR``), mv's sources (moved away), links recorded for ``ln`` and ``cp -l/-s``."""
-    import posixpath
+    from swarmgate import lean_path as posixpath
 
     values = set(_RSYNC_VALUES) if name == "rsync" else set(_COPY_VALUES) | {"-t", "--target-directory"}
     if name == "ln":
@@ -434,7 +434,7 @@ def _copy(cmd: SimpleCommand, name: str, args: list[str]) -> list[Target]:
 
 
 def _isdir_at(cmd: SimpleCommand, p: str) -> bool:
-    import os
+    from swarmgate import lean_os as os
     base = getattr(cmd, "cwd", None)
     if not p.startswith("/") and not base:
         return False
@@ -496,7 +496,7 @@ def _tar(cmd: SimpleCommand, args: list[str]) -> list[Target]:
 def _archive_members(cmd: SimpleCommand, archive: str, kind: str, limit: int = 64 << 20) -> list[str] | None:
     """The member names of a local archive that exists now (None when it cannot be listed: missing,
     made later in the command, too large, or unreadable)."""
-    import os
+    from swarmgate import lean_os as os
     base = getattr(cmd, "cwd", None)
     if not archive or "$" in archive or (not archive.startswith("/") and not base):
         return None
@@ -753,7 +753,7 @@ def _compress(cmd: SimpleCommand, name: str, args: list[str]) -> list[Target]:
 def _installer(cmd: SimpleCommand, name: str, args: list[str]) -> list[Target]:
     """pip/npm/uv pip installing into a directory (``--target``, ``--prefix``, ``--root``, ``-t``),
     or into the environment of the program named by its path (``/venv/bin/pip install``)."""
-    import posixpath
+    from swarmgate import lean_path as posixpath
     words = list(cmd.words)
     sub_at = next((i for i, a in enumerate(args) if a in ("install", "uninstall", "i", "add", "remove", "rm",
                                                          "ci", "update", "sync")), None)

@@ -177,7 +177,7 @@ def is_static(path: str) -> bool:
 def resolve(path: str, cwd: str, repo: str, root: str = "") -> tuple[str, str | None]:
     """(absolute normalised path, path relative to the work root ``root`` when inside it, else to
     the repo, else None when outside both). ``root`` defaults to the repo (hooks/agent_worktree.py)."""
-    import posixpath
+    from swarmgate import lean_path as posixpath
 
     from swarmgate.hooks.agent_worktree import relative
     from swarmgate.hooks.write_paths import expand_known
@@ -237,7 +237,7 @@ def place_writes(analysis: Analysis, cwd: str, extra: dict | None = None) -> lis
                 source, symbolic = t.link
                 src = expand_known(source, here, prev)
                 if is_placeable(src):
-                    import posixpath
+                    from swarmgate import lean_path as posixpath
                     # a symbolic link's relative target is relative to the link's directory
                     target = absolute(src, posixpath.dirname(full) if symbolic else here)
                     if target:

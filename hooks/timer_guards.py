@@ -156,7 +156,7 @@ def _timer_command(cmd: SimpleCommand, next_cmds: Sequence[SimpleCommand], min_s
 def remind_command(first: str) -> str:
     """How to call the reminder command so that a pasted way out runs: the shipped `remind` by the
     absolute path beside this interpreter (an agent's PATH need not hold swarmgate's), else as named."""
-    import os
+    from swarmgate import lean_os as os
     import sys
 
     if first == "remind":

@@ -22,7 +22,7 @@ Hot path: imports only os and stat (time only when a deadline is given).
 from __future__ import annotations
 
 import errno
-import os
+from swarmgate import lean_os as os
 import stat
 
 CHUNK = 1 << 20

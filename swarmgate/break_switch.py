@@ -24,7 +24,7 @@ need (setting SWARMGATE_* variables, writing the marker directory) is refused by
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 
 BREAK_ENV = "SWARMGATE_BREAK"
 TOKEN_ENV = "SWARMGATE_SELFTEST_TOKEN"

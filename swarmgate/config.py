@@ -6,7 +6,7 @@ ConfigError whose message names the file, the key and the value.
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 
 from swarmgate.sizes import parse_size
 

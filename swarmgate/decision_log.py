@@ -15,7 +15,7 @@ line is skipped by readers.
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 import time
 
 FIELDS = ("time", "client", "session", "agent_id", "agent_type", "event", "tool", "client_tool", "codes",

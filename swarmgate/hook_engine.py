@@ -17,7 +17,7 @@ judges a recorded tool call with the current guards (H02, `swarmgate replay`).
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 import sys
 import time
 

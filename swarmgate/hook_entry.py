@@ -120,7 +120,7 @@ def _plugin_defers(event: str, data: str) -> bool:
     file the client loaded when its session started (hook_wiring.loaded_by_client): the project is
     CLAUDE_PROJECT_DIR, which Claude Code sets for every hook (no agent can change the client's
     environment), else the payload's cwd."""
-    import os
+    from swarmgate import lean_os as os
 
     from swarmgate import fast_json
     from swarmgate.hook_wiring import loaded_by_client, settings_wire
@@ -215,7 +215,7 @@ def start(start_file: str) -> int:
         if site_packages:
             sys.path.append(site_packages)
         import swarmgate
-        from os.path import isdir
+        from swarmgate.lean_path import isdir
         if not isdir(f"{package_parent}/swarmgate/hooks"):
             swarmgate.__path__.append(package_parent)   # a checkout: swarmgate.hooks is hooks/
         sys.meta_path.insert(0, _PycFinder)

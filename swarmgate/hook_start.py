@@ -22,5 +22,5 @@ if __name__ == "__main__":
     # the answer is written (os.write); skip the interpreter's teardown of every module
     sys.stdout.flush()
     sys.stderr.flush()
-    import os
-    os._exit(code)
+    import posix   # not os: its import alone costs ~1.5 ms (swarmgate/lean_os.py)
+    posix._exit(code)

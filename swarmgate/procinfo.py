@@ -2,7 +2,7 @@
 /proc says of a process (its parent, its command line)."""
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 
 
 def start_time(pid: int) -> int | None:

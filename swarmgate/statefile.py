@@ -10,7 +10,7 @@ Every state file swarmgate keeps goes through here:
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 import stat
 import sys
 

@@ -22,9 +22,10 @@ ROOT = Path(__file__).resolve().parents[2]
 FLOOR = {"_abc", "_codecs", "_frozen_importlib_external", "_io", "_signal", "abc", "codecs", "encodings",
          "encodings.aliases", "encodings.utf_8", "io", "marshal", "posix", "time", "zipimport", "_imp",
          "_thread", "_warnings", "_weakref", "builtins", "sys", "_frozen_importlib", "gc"}
-# os and its parts, the C JSON scanner: the engine's own needs
-CORE = {"__future__", "_collections_abc", "_json", "_stat", "errno", "genericpath", "os", "os.path", "posixpath",
-        "stat"}
+# the C JSON scanner, errno, stat, and os's calls without os (swarmgate/lean_os.py): the engine's own needs
+CORE = {"__future__", "_json", "_stat", "errno", "stat", "swarmgate.lean_os", "swarmgate.lean_path"}
+# os itself: ~1.5 ms of CPU (its environ is built on collections.abc); not on the Bash path
+OS = {"_collections_abc", "genericpath", "os", "os.path", "posixpath"}
 ENGINE = {"swarmgate", "swarmgate.hook_entry", "swarmgate.bounded_read", "swarmgate.break_switch", "swarmgate.config",
           "swarmgate.config_toml", "swarmgate.decision_log", "swarmgate.fast_json", "swarmgate.guard",
           "swarmgate.hook_engine", "swarmgate.hook_protocol", "swarmgate.hooks", "swarmgate.hooks.registry",
@@ -48,7 +49,7 @@ BASH |= TEAMS
 RE = {"re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre", "copyreg", "enum", "functools",
       "_functools", "collections", "_collections", "itertools", "keyword", "operator", "_operator", "reprlib",
       "types", "fnmatch"}
-WRITE = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
+WRITE = CORE | OS | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_wrappers", "file_guards", "protected_paths", "shell_event", "shell_writes", "write_paths", "write_scope",
     "writer_table",
     "agent_worktree")} | TEAMS
@@ -56,7 +57,7 @@ WRITE = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
 # records the dispatch in the session's state (json with indent, pathlib's paths: statefile, state_paths)
 JSON = {"json", "json.decoder", "json.encoder", "json.scanner"}
 PATHLIB = {"pathlib", "ntpath", "nt", "_winapi", "urllib", "urllib.parse", "ipaddress", "warnings"}
-AGENT = CORE | ENGINE | RE | JSON | PATHLIB | {
+AGENT = CORE | OS | ENGINE | RE | JSON | PATHLIB | {
     "fcntl", "_sha256", "swarmgate.digest", "swarmgate.procinfo", "swarmgate.front_door", "swarmgate.tool_start",
     "swarmgate.tool_table", "swarmgate.agents"} | {
     f"swarmgate.agents.{m}" for m in ("agent_definitions", "dispatch_prompt", "records")} | {
@@ -65,7 +66,7 @@ AGENT = CORE | ENGINE | RE | JSON | PATHLIB | {
         "task_order", "team_guards")}
 # SessionStart (once per session): the session's context (git status, the kernel's OOM lines through
 # journalctl/dmesg: subprocess), the exec-time shims and the containment set-up (X01, X02)
-SESSION = CORE | ENGINE | RE | JSON | PATHLIB | {
+SESSION = CORE | OS | ENGINE | RE | JSON | PATHLIB | {
     "_datetime", "_locale", "_posixsubprocess", "_strptime", "_weakrefset", "calendar", "collections.abc",
     "contextlib", "datetime", "fcntl", "importlib", "importlib._abc", "importlib.util", "locale", "math", "msvcrt",
     "select", "selectors", "shlex", "signal", "subprocess", "threading", "swarmgate.alerts", "swarmgate.front_door",
@@ -121,6 +122,7 @@ def test_a_benign_bash_call_imports_only_its_list(wired, repo, command):
     got = imported(argv, _payload(repo, "Bash", {"command": command}), repo, env) - FLOOR
     assert got - BASH == set(), f"outside the Bash hook's import budget: {sorted(got - BASH)}"
     assert not {m.split(".")[0] for m in got} & NEVER
+    assert not got & OS, f"os on the Bash path ({sorted(got & OS)}): use swarmgate.lean_os"
 
 
 @pytest.mark.parametrize("command", [c for c in COMMANDS if not c.startswith(("git", "find", "python", "echo"))])

@@ -1,0 +1,179 @@
+"""os.path (posixpath) for the hook's hot path, on posix alone: posixpath imports os, and `import os`
+costs ~1.5 ms of CPU before every tool call (swarmgate/lean_os.py says why).
+
+The functions the hook's modules call, for str paths (and path-like objects, through fspath), with
+posixpath's results: adapted from CPython 3.11's Lib/posixpath.py and Lib/genericpath.py (PSF
+licence), without the bytes branches. tests/swarmgate/lean_path_test.py holds each to posixpath on
+generated paths and on a real tree with symlinks (loops included).
+"""
+from posix import _path_normpath, fspath, getcwd, lstat, readlink, stat
+
+_S_IFMT = 0o170000
+_S_IFDIR = 0o040000
+_S_IFREG = 0o100000
+_S_IFLNK = 0o120000
+
+
+def isabs(s) -> bool:
+    return fspath(s).startswith("/")
+
+
+def join(a, *p) -> str:
+    path = fspath(a)
+    for b in p:
+        b = fspath(b)
+        if b.startswith("/"):
+            path = b
+        elif not path or path.endswith("/"):
+            path += b
+        else:
+            path += "/" + b
+    return path
+
+
+def split(p) -> tuple[str, str]:
+    p = fspath(p)
+    i = p.rfind("/") + 1
+    head, tail = p[:i], p[i:]
+    if head and head != "/" * len(head):
+        head = head.rstrip("/")
+    return head, tail
+
+
+def basename(p) -> str:
+    p = fspath(p)
+    return p[p.rfind("/") + 1:]
+
+
+def dirname(p) -> str:
+    p = fspath(p)
+    head = p[:p.rfind("/") + 1]
+    if head and head != "/" * len(head):
+        head = head.rstrip("/")
+    return head
+
+
+def normpath(path) -> str:
+    return _path_normpath(fspath(path)) or "."
+
+
+def abspath(path) -> str:
+    path = fspath(path)
+    if not path.startswith("/"):
+        path = join(getcwd(), path)
+    return normpath(path)
+
+
+def expanduser(path) -> str:
+    path = fspath(path)
+    if not path.startswith("~"):
+        return path
+    i = path.find("/", 1)
+    if i < 0:
+        i = len(path)
+    from swarmgate import lean_os
+    if i == 1:
+        home = lean_os.environ.get("HOME")
+        if home is None:
+            try:
+                import pwd
+                home = pwd.getpwuid(lean_os.getuid()).pw_dir
+            except (ImportError, KeyError):
+                return path
+    else:
+        try:
+            import pwd
+            home = pwd.getpwnam(path[1:i]).pw_dir
+        except (ImportError, KeyError):
+            return path
+    home = home.rstrip("/")
+    return (home + path[i:]) or "/"
+
+
+def exists(path) -> bool:
+    try:
+        stat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def lexists(path) -> bool:
+    try:
+        lstat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def isfile(path) -> bool:
+    try:
+        st = stat(path)
+    except (OSError, ValueError):
+        return False
+    return st.st_mode & _S_IFMT == _S_IFREG
+
+
+def isdir(s) -> bool:
+    try:
+        st = stat(s)
+    except (OSError, ValueError):
+        return False
+    return st.st_mode & _S_IFMT == _S_IFDIR
+
+
+def islink(path) -> bool:
+    try:
+        st = lstat(path)
+    except (OSError, ValueError, AttributeError):
+        return False
+    return st.st_mode & _S_IFMT == _S_IFLNK
+
+
+def realpath(filename, *, strict: bool = False) -> str:
+    path, _ = _joinrealpath("", fspath(filename), strict, {})
+    return abspath(path)
+
+
+def _joinrealpath(path: str, rest: str, strict: bool, seen: dict) -> tuple[str, bool]:
+    if rest.startswith("/"):
+        rest = rest[1:]
+        path = "/"
+    while rest:
+        name, _, rest = rest.partition("/")
+        if not name or name == ".":
+            continue
+        if name == "..":
+            if path:
+                path, name = split(path)
+                if name == "..":
+                    path = join(path, "..", "..")
+            else:
+                path = ".."
+            continue
+        newpath = join(path, name)
+        try:
+            st = lstat(newpath)
+        except OSError:
+            if strict:
+                raise
+            is_link = False
+        else:
+            is_link = st.st_mode & _S_IFMT == _S_IFLNK
+        if not is_link:
+            path = newpath
+            continue
+        if newpath in seen:
+            path = seen[newpath]
+            if path is not None:
+                continue
+            if strict:
+                stat(newpath)   # raises OSError(ELOOP)
+            else:
+                return join(newpath, rest), False
+        seen[newpath] = None
+        path, ok = _joinrealpath(path, readlink(newpath), strict, seen)
+        if not ok:
+            return join(path, rest), False
+        seen[newpath] = path
+    return path, True
