@@ -6,6 +6,11 @@ to interpreters (``Program``: the reader records them; the guards scan them).
 """
 from __future__ import annotations
 
+# marks of Unverifiable.exec_judged (hooks/exec_deferral.py judges them; the walker sets them, and
+# a benign command's walk must not load the judge)
+ANY = "*"          # whatever program the name resolves to through PATH
+SETUP = "setup"    # eval of what a shell-setup printer prints
+
 __all__ = ["Redirect", "SimpleCommand", "Loop", "Unverifiable", "Program", "Analysis", "command_name"]
 
 

@@ -18,10 +18,9 @@ import time
 from swarmgate.bounded_read import read_bytes
 from swarmgate.hooks import bash_lexical as _lx
 from swarmgate.hooks.bash_parse import OutOfTime
-from swarmgate.hooks.bash_results import (Analysis, Loop, Program, Redirect, SimpleCommand,
+from swarmgate.hooks.bash_results import (ANY, SETUP, Analysis, Loop, Program, Redirect, SimpleCommand,
                                           Unverifiable, command_name)
 from swarmgate.hooks.bash_words import base_vars, c_unescape, expand, expand_braces, shell_quote
-from swarmgate.hooks.exec_deferral import ANY, SETUP, env_name, setup_printer
 from swarmgate.hooks.bash_wrappers import (INTERP_PREFIXES, INTERPRETERS, PYTHON, SHELLS, SPECIAL,
                                            TABLE, find_command, is_python, lookup)
 
@@ -448,6 +447,7 @@ class Walker:
             # a name made of variables the command does not set: read as the environment sets
             # them (unset: the next word is the command), and left to the exec-time shims
             # should the Bash tool's shell differ (exec_deferral.env_name says when that is sound)
+            from swarmgate.hooks.exec_deferral import env_name
             resolved = env_name(w0, self.vars, written=self.source)
             self.unverifiable(f"the command name is dynamic ({w0}): it cannot be read statically",
                               text, (ANY,) if resolved is not None else None)
@@ -548,6 +548,7 @@ class Walker:
                 self._nested_text(a[0], ctx.sub("trap"), "trap", text)
             return
         if name == "eval":
+            from swarmgate.hooks.exec_deferral import setup_printer
             printer = setup_printer(args, largs) if args else None
             if printer:
                 # the printer itself was walked as a command substitution

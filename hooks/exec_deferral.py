@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from swarmgate import lean_os as os
 
+from swarmgate.hooks.bash_results import ANY, SETUP  # noqa: F401 - the exec_judged marks (the walker's, too)
 from swarmgate.lazy_pattern import LazyPattern
 
 TYPE_CHECKING = False
@@ -35,8 +36,6 @@ if TYPE_CHECKING:  # annotations only
     from swarmgate.hooks.bash_results import Analysis
 
 DEFERRED = "[B01] read: unknown,"   # how B01's context line starts (the decision log keeps the line)
-ANY = "*"          # exec_judged: whatever program the name resolves to through PATH
-SETUP = "setup"    # exec_judged: eval of what a shell-setup printer prints
 
 _VAR = LazyPattern(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _PLAIN = LazyPattern(r"[A-Za-z0-9_.+:@%-]*")
