@@ -1,6 +1,7 @@
 """The one wrapper table: every program that runs an operand is followed to the command it runs."""
 from __future__ import annotations
 
+import dis
 import os
 import tomllib
 from importlib import resources
@@ -332,3 +333,22 @@ def test_lazy_reader_names_match_the_readers():
     hook's hot path): the two lists must say the same."""
     assert set(bash_programs.READERS) == bash_walker.PROGRAM_READERS
     assert all(isinstance(bw.TABLE[n], bw.Wrapper) for n in list(bw.TABLE)[:5])
+
+
+def test_the_builtin_table_is_one_constant_and_every_entry_builds():
+    """The hook imports this module before every Bash call: the table is one constant the compiler
+    builds, not ~150 calls and dicts the module's body would make on every import; each entry
+    still builds its Wrapper (known fields, shared option lists that exist) when first looked up."""
+    with open(bw.__file__, encoding="utf-8") as f:
+        code = compile(f.read(), bw.__file__, "exec")
+    ins = list(dis.get_instructions(code))
+    k = next(i for i, x in enumerate(ins) if x.opname == "STORE_NAME" and x.argval == "_BUILTIN")
+    assert ins[k - 1].opname == "LOAD_CONST" and ins[k - 1].argval == bw._BUILTIN
+    assert list(bw.TABLE) == [name for name, _ in bw._BUILTIN]
+    for name, fields in bw._BUILTIN:
+        assert {f for f, _ in fields} <= set(bw.FIELDS), name
+        w = bw.TABLE[name]
+        assert isinstance(w, bw.Wrapper) and w.name == name
+        assert all(isinstance(o, str) and type(n) is int and n > 0 for o, n in w.options.items()), name
+    assert bw.TABLE["bwrap"].options["--overlay"] == 3 and bw.TABLE["mpirun"].options["--mca"] == 2
+    assert bw.TABLE["docker"].options == bw.TABLE["podman"].options and "--entrypoint" in bw.TABLE["docker"].options
