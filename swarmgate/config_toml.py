@@ -226,11 +226,97 @@ class _Reader:
 
 def loads(text: str) -> dict:
     """What ``tomllib.loads(text)`` returns, for a text in the subset; Unsupported otherwise."""
-    r = _Reader(text)
     root: dict = {}
-    current = root
     defined: set = set()         # tables defined by a header (a second header for one is an error)
     headers: list = []           # header paths in order: a header under an earlier one's sibling is fine
+    rest = _plain_lines(text, root, defined, headers)
+    if rest is None:
+        return root
+    return _read(text, rest[0], root, rest[1], defined, headers)
+
+
+def _plain_lines(text: str, root: dict, defined: set, headers: list) -> tuple | None:
+    """Read the lines a config is made of with a few string methods each: blank lines, comments,
+    `[table]` headers and `key = value` with a value that is a basic string without escapes, an
+    unsigned decimal integer, true, false or a one-line array of such strings, then at most a
+    printable comment. None when that was the whole text; else (where the first other line starts,
+    the current table), for the character reader to go on from. It only answers what that reader
+    would: it refuses nothing itself (a header goes to the same ``_open_table``), the reader gives
+    every error."""
+    if "\r" in text:   # CR and CRLF line ends: the reader's
+        return 0, root
+    current = root
+    pos = 0
+    for line in text.split("\n"):
+        start = pos
+        pos += len(line) + 1
+        s = line.lstrip(" \t")
+        if not s:
+            continue
+        c = s[0]
+        if c == "#":
+            if s.isprintable():
+                continue
+            return start, current   # a tab or a control character: the reader tells them apart
+        if c == "[":
+            close = s.find("]")
+            inner = s[1:close]
+            path = tuple(inner.split("."))
+            tail = s[close + 1:].lstrip(" \t")
+            if (close < 0 or not inner.isascii() or "" in path
+                    or not inner.replace("-", "").replace("_", "").replace(".", "").isalnum()
+                    or (tail and (tail[0] != "#" or not tail.isprintable()))):
+                return start, current   # [[array.of.tables]], a quoted key, text after it ...
+            current = _open_table(root, path, False, defined, headers)
+            continue
+        key, eq, v = s.partition("=")
+        key = key.rstrip(" \t")
+        if not (eq and key.isascii() and (key.isidentifier() or key.replace("-", "").replace("_", "").isalnum())
+                ) or key in current:
+            return start, current
+        v = v.lstrip(" \t")
+        c = v[:1]
+        if c == '"':
+            j = v.find('"', 1)
+            value = v[1:j]
+            tail = v[j + 1:].lstrip(" \t")
+            if j < 0 or "\\" in value or not value.isprintable():
+                return start, current
+        elif c == "[":
+            close = v.find("]")
+            parts = v[1:close].split('"')   # separators and the strings between them
+            tail = v[close + 1:].lstrip(" \t")
+            value = parts[1::2]
+            if close < 0 or not len(parts) & 1 or parts[0].strip(" \t") or parts[-1].strip(" \t") not in ("", ","):
+                return start, current
+            for k in range(2, len(parts) - 1, 2):
+                if parts[k].strip(" \t") != ",":
+                    return start, current
+            for item in value:
+                if "\\" in item or not item.isprintable():
+                    return start, current
+        else:
+            word, hash_, comment = v.partition("#")
+            word = word.rstrip(" \t")
+            tail = hash_ + comment
+            if word == "true":
+                value = True
+            elif word == "false":
+                value = False
+            elif word.isdigit() and word.isascii() and (word[0] != "0" or len(word) == 1):
+                value = int(word)
+            else:
+                return start, current
+        if tail and (tail[0] != "#" or not tail.isprintable()):
+            return start, current
+        current[key] = value
+    return None
+
+
+def _read(text: str, pos: int, root: dict, current: dict, defined: set, headers: list) -> dict:
+    """The character reader, from ``pos`` (the start of a line) to the end."""
+    r = _Reader(text)
+    r.pos = pos
     t = text
     n = len(t)
     while True:

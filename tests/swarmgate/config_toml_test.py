@@ -98,24 +98,28 @@ def test_the_reader_never_disagrees_with_tomllib(text):
 
 
 def _character_reader_only(text: str):
-    saved = C._simple_line
+    saved = C._simple_line, C._plain_lines
     C._simple_line = lambda body: None
+    C._plain_lines = lambda text, root, defined, headers: (0, root)
     try:
         return C.loads(text)
-    except C.Unsupported:
-        return "unsupported"
+    except C.Unsupported as e:
+        return f"unsupported: {e}"
     finally:
-        C._simple_line = saved
+        C._simple_line, C._plain_lines = saved
+
+
+def _both_fast_paths(text: str):
+    try:
+        return C.loads(text)
+    except C.Unsupported as e:
+        return f"unsupported: {e}"
 
 
 @settings(max_examples=800, deadline=None)
 @given(_doc)
 def test_the_line_fast_path_answers_as_the_character_reader(text):
-    try:
-        fast = C.loads(text)
-    except C.Unsupported:
-        fast = "unsupported"
-    assert typed(fast) == typed(_character_reader_only(text)), text
+    assert typed(_both_fast_paths(text)) == typed(_character_reader_only(text)), text
 
 
 @pytest.mark.parametrize("text", [
@@ -123,13 +127,25 @@ def test_the_line_fast_path_answers_as_the_character_reader(text):
     'a = "x"y\n', 'a = "x" # \x07\n', 'a = "x\\"y"\n', 'a = ["x", "y",]\n', 'a = ["x" "y"]\n', "a = [,]\n",
     'a = ["x"\n', "a = [1, [2]]\n", "a b = 1\n", "a = \n", "=1\n", "a = -1\n", "a = 1.5\n", 'a = "\u00a0"\n',
     "a = 1\na = 2\n", "[t]\na = [ ]  # c\n",
+    '[a]\n[a]\n', "[a]]\n", "[]\n", "[-]\n", "[a.-]\n", "[a..b]\n", "[.a]\n", "[a] # c\n", "[a] #\tc\n",
+    "[a] x\n", "[a.b]\n[a]\n", "a = 1\n[a]\n", "[[a]]\nb = 1\n", "[ a ]\n", "[a]\n  b = 1\n\t# c\n",
+    'a = ["x]", "y"]\n', 'a = ["x", "]"]\n', 'a = ["x" , "y" ,]  # c\n', 'a = ["x""y"]\n', 'a = ["x",,"y"]\n',
+    'a = [ "x", ]\n', 'a = ["#"] # ]\n', 'a = ["x"] "y"\n', 'a = [ # ]\n', "a = ['x']\n", 'a = ["x\ty"]\n',
+    'a = ["x\\"y"]\n', 'a = ["x"]]\n', 'a = [1, "x"]\n', 'a = ""\n', 'a = "x=y" # "z"\n', 'a = "x"\tb\n',
+    "- = 1\n", "a- = true\n", "a = 0 # zero\n", "a = 007\n", "a = \u0663\n", "a = \u00b2\n", "# c\x7f\n",
+    "\x0c\n", "a = 1\nb = [\n  'x',\n]\nc = 2\n", "a = 1\nb = 1979-05-27\n[t]\nc = 2\n",
 ])
 def test_the_line_fast_path_on_edge_lines(text):
-    try:
-        fast = C.loads(text)
-    except C.Unsupported:
-        fast = "unsupported"
-    assert typed(fast) == typed(_character_reader_only(text)), text
+    assert typed(_both_fast_paths(text)) == typed(_character_reader_only(text)), text
+
+
+def test_the_shipped_config_is_read_by_the_line_loop_alone():
+    """The hook reads the config on every call: no line of the shipped one needs the character reader."""
+    with open(os.path.join(ROOT, "rules", "swarmgate.toml"), encoding="utf-8") as f:
+        text = f.read()
+    root: dict = {}
+    assert C._plain_lines(text, root, set(), []) is None
+    assert typed(root) == typed(tomllib.loads(text))
 
 
 def test_every_key_line_of_the_shipped_config_takes_the_fast_path():
