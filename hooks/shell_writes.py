@@ -3,7 +3,8 @@ Shared by W01 (hooks/write_scope.py) and G01's shell side (hooks/shell_protectio
 
 - ``redirect_targets``: redirections `>`, `>>`, `>|`, `&>`, `&>>`, `<>` (`>&2`, `2>&1` are not files);
 - ``command_writes``: those and what the program writes, from the writer table
-  (hooks/shell_writers.py: tee, cp/mv/ln/rsync, git, tar/unzip, patch, curl/wget, sed -i ...);
+  (hooks/shell_writers.py and its parsers' families, hooks/writers_*.py: tee, cp/mv/ln/rsync, git,
+  tar/unzip, patch, curl/wget, sed -i ...);
 - ``place_writes`` / ``placed_of``: each write placed (hooks/write_paths.py: tilde, the hook's
   variables, the directory the command runs in, links made earlier in the command, symbolic links
   on disk); ``Placed.full`` is None when a target cannot be placed (a variable the hook does not
@@ -14,9 +15,10 @@ Shared by W01 (hooks/write_scope.py) and G01's shell side (hooks/shell_protectio
 Decisions (documented in docs/bash-guards.md): `mkdir` is not a write (an empty directory changes
 no file and git does not track it; what is later written into it is checked).
 
-Light at import: no `re`, `fnmatch`, `pathlib`; the writers' parsers (hooks/shell_writers.py) load
-only for a command that names a program of the writer table (hooks/writer_table.py), the path module
-only for a command that writes.
+Light at import: no `re`, `fnmatch`, `pathlib`; the writers' dispatch (hooks/shell_writers.py) loads
+only for a command that names a program of the writer table (hooks/writer_table.py), and of the
+parsers only the family that program needs (hooks/writers_git.py for git ...); the path module only
+for a command that writes.
 """
 from __future__ import annotations
 

@@ -1,14 +1,16 @@
 """The writer table as data: the programs that write, move or remove files, by name. The one list of
-those names: hooks/shell_writes.py asks ``writes_files`` before it loads the parsers
-(hooks/shell_writers.py, ~80 KB of bytecode), so a command that names no writer (ls, grep, pytest)
-never loads them.
+those names: hooks/shell_writes.py asks ``writes_files`` before it loads the writers' dispatch
+(hooks/shell_writers.py), so a command that names no writer (ls, grep, pytest) loads no parser.
 
 - ``TABLE``: program -> the fields of a ``shell_writers.Writer`` (operands, leading, options,
   read_only, recursive, needs, verb, trees; the module doc of hooks/shell_writers.py says what each
   means); built into a ``Writer`` on first lookup;
-- ``SPECIAL``: program -> the parser in hooks/shell_writers.py for programs whose semantics no entry
-  can say (git, tar, cp/mv/ln/rsync, sed -i ...); it wins over ``TABLE`` (ln, install, curl, wget
-  have both: the parser reads the entry);
+- ``SPECIAL``: program -> the parser for programs whose semantics no entry can say (git, tar,
+  cp/mv/ln/rsync, sed -i ...); it wins over ``TABLE`` (ln, install, curl, wget have both: the parser
+  reads the entry). hooks/shell_writers.py's ``_PARSERS`` maps each parser to its function in one
+  family module (hooks/writers_git.py, writers_archives, writers_copies, writers_text, writers_fetch,
+  writers_find, writers_installers), imported on the first use of one of its parsers: ``git status``
+  loads the dispatch and hooks/writers_git.py, no other family;
 - ``python3.N`` is read as ``python`` (``-m pip install``).
 
 Plain literals only: this module is imported on every Bash call.
@@ -129,7 +131,7 @@ TABLE: dict[str, dict] = {
     "curl": {"operands": "none"},
 }
 
-# gzip & co: the suffix each adds or removes (read by shell_writers._compress)
+# gzip & co: the suffix each adds or removes (read by writers_archives.compress)
 COMPRESS_SUFFIX = {
     "gzip": ".gz",
     "gunzip": ".gz",

@@ -1,6 +1,7 @@
-"""The write side of the reader: the writer table (hooks/shell_writers.py) and path normalisation
-(hooks/write_paths.py) as G01 and W01 see them: the forms the lead found allowed on main, each
-refused for a subagent and the main agent, and the benign writes beside them still passing."""
+"""The write side of the reader: the writer table (hooks/shell_writers.py, its parsers in
+hooks/writers_*.py) and path normalisation (hooks/write_paths.py) as G01 and W01 see them: the forms
+the lead found allowed on main, each refused for a subagent and the main agent, and the benign writes
+beside them still passing."""
 from __future__ import annotations
 
 import io
@@ -12,8 +13,9 @@ import zipfile
 import pytest
 
 from swarmgate.config import validate
-from swarmgate.hooks.shell_writers import from_config, patch_file_paths
+from swarmgate.hooks.shell_writers import from_config
 from swarmgate.hooks.write_paths import Links, candidates, expand_known, expand_tilde
+from swarmgate.hooks.writers_text import patch_file_paths
 
 
 def denied(judge, command: str, code: str, *, subagent: bool = True) -> list:

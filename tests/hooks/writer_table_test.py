@@ -1,6 +1,10 @@
-"""The writer table's data (hooks/writer_table.py) against its parsers (hooks/shell_writers.py): every
-name resolves, and the gate ``writes_files`` says no only where the parsers find nothing."""
+"""The writer table's data (hooks/writer_table.py) against its parsers (hooks/shell_writers.py and the
+family modules hooks/writers_*.py it dispatches to): every name resolves to a function of its family,
+and the gate ``writes_files`` says no only where the parsers find nothing."""
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import pytest
 
@@ -12,6 +16,22 @@ from swarmgate.hooks.writer_table import SPECIAL, TABLE, parser_of, writes_files
 def test_every_special_name_has_its_parser():
     for name, parser in SPECIAL.items():
         assert parser in shell_writers._PARSERS or parser in shell_writers._NAMED_PARSERS, name
+        fn = shell_writers.parser(parser)
+        assert callable(fn) and fn.__module__.startswith("swarmgate.hooks.writers_"), (name, fn)
+        assert shell_writers.parser(parser) is fn   # imported once
+
+
+def test_each_family_is_imported_on_its_first_use_only():
+    """A parser's family module loads when the dispatch first needs it, and no other family with it."""
+    code = ("import sys\n"
+            "from swarmgate.hooks import shell_writers\n"
+            "from swarmgate.hooks.bash_results import SimpleCommand\n"
+            "fam = lambda: sorted(m for m in sys.modules if m.startswith('swarmgate.hooks.writers_'))\n"
+            "before = fam()\n"
+            "shell_writers.targets(SimpleCommand(['git', 'status'], {}, [], (), 0, (), 'git status', cwd='/tmp'))\n"
+            "print(before, fam())\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert p.stdout.split() == ["[]", "['swarmgate.hooks.writers_git']"], p.stdout
 
 
 def test_every_table_entry_builds_a_writer():

@@ -16,8 +16,9 @@ from tests.project.package_map import ROOT, module_path
 HOT_ENTRIES = ("swarmgate.cli", "swarmgate.hook_start", "swarmgate.hook_engine", "swarmgate.hosts.runner_cli",
                "swarmgate.gate.gate_staged")   # gate-staged: before every commit, all cached (bench/gate_cache)
 # modules that import others by name (a string): the registry loads the guard modules that way, the
-# bash walker the readers of project files (by their name in the package)
-BY_NAME = ("swarmgate.hooks.registry", "swarmgate.hooks.bash_walker")
+# bash walker the readers of project files, the writer table's dispatch its parsers' families (by
+# their name in the package)
+BY_NAME = ("swarmgate.hooks.registry", "swarmgate.hooks.bash_walker", "swarmgate.hooks.shell_writers")
 
 
 def _ruff() -> list[str]:

@@ -37,7 +37,8 @@ BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_wrappers", "code_scan", "command_patterns", "containment", "env_changes", "git_args", "git_runs",
     "heavy_commands", "heavy_guards", "resource_report", "scope_guards",
     "exec_deferral", "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "shell_writers",
-    "writer_table",
+    "writer_table", "writers_archives", "writers_copies", "writers_fetch", "writers_find", "writers_git",
+    "writers_installers", "writers_text",
     "test_runs", "timer_guards", "write_scope", "agent_worktree")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
 # every call of a main agent (no agent_type) asks whether its session is a teammate of an agent team
 # (hook_engine: repo_sessions.teammate_of reads the session process's argv; A02's act counts it)
@@ -139,6 +140,25 @@ def test_a_command_naming_a_writer_loads_them(wired, repo):
     argv, env = wired
     got = imported(argv, _payload(repo, "Bash", {"command": "ls && cp a.txt b.txt"}), repo, env)
     assert "swarmgate.hooks.shell_writers" in got
+    assert _families(got) == {"writers_copies"}
+
+
+def _families(got: set[str]) -> set[str]:
+    return {m.rpartition(".")[2] for m in got if m.startswith("swarmgate.hooks.writers_")}
+
+
+@pytest.mark.parametrize("command,family", [
+    ("git status", "writers_git"), ("git diff --stat HEAD~1", "writers_git"), ("tar xf a.tar", "writers_archives"),
+    ("find . -name '*.py' | wc -l", "writers_find"),
+    ("python -m pip install -r requirements.txt", "writers_installers"),
+])
+def test_a_writer_loads_its_parsers_family_alone(wired, repo, command, family):
+    """The parsers are split by family (hooks/writers_*.py, dispatched by name from hooks/shell_writers.py):
+    a command loads the family of the programs it names and no other."""
+    argv, env = wired
+    got = imported(argv, _payload(repo, "Bash", {"command": command}), repo, env)
+    assert "swarmgate.hooks.shell_writers" in got
+    assert _families(got) == {family}, sorted(_families(got))
 
 
 def test_a_write_call_imports_only_its_list(wired, repo):
