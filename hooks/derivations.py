@@ -139,7 +139,7 @@ def _host_resources(event: HookEvent, config: Config) -> dict | None:
     gpu = gpu_words(analysis, config["gpu"]["patterns"])
     if not heavy and not gpu:
         return None
-    from swarmgate.config import load_hosts_config
+    from swarmgate.hosts_config import load_hosts_config
     from swarmgate.hosts.host_resources import build
 
     report = build(config, load_hosts_config(), event.shell_command, gpu=bool(gpu))

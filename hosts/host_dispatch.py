@@ -221,7 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if stop is not None:
         return stop
     from swarmgate.break_switch import broken
-    from swarmgate.config import ConfigError, load_config, load_hosts_config
+    from swarmgate.config import ConfigError, load_config
+    from swarmgate.hosts_config import load_hosts_config
     try:
         config = load_config()
         hosts = load_hosts_config(args.hosts_config)

@@ -243,7 +243,8 @@ def main(argv=None) -> int:
     p.add_argument("--gpu", action="store_true", help="judge as a GPU command")
     p.add_argument("--hosts-config", help="hosts.toml (default ~/.config/swarmgate/hosts.toml)")
     args = p.parse_args(argv)
-    from swarmgate.config import ConfigError, load_config, load_hosts_config
+    from swarmgate.config import ConfigError, load_config
+    from swarmgate.hosts_config import load_hosts_config
     try:
         config = load_config()
         hosts = load_hosts_config(args.hosts_config)

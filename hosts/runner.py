@@ -270,7 +270,7 @@ def _stat_sig(path: str) -> tuple | None:
 def second_host_hint(opts: Options, need: int, when: str) -> None:
     """If a peer is configured and would take the run now, print the exact line to switch. Never moves it."""
     try:
-        from swarmgate.config import load_hosts_config
+        from swarmgate.hosts_config import load_hosts_config
 
         hc = load_hosts_config()
     except Exception as e:  # noqa: BLE001 - a hint must never break the run

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from swarmgate.config import ConfigError, load_hosts_config
+from swarmgate.config import ConfigError
+from swarmgate.hosts_config import load_hosts_config
 from swarmgate.exit_codes import Exit
 from swarmgate.tool_parser import ToolParser
 

@@ -23,7 +23,8 @@ import tomllib
 from collections.abc import Callable, Sequence
 
 from swarmgate import client_doctor, enforcement
-from swarmgate.config import ConfigError, find_repo, load_config, load_hosts_config
+from swarmgate.config import ConfigError, find_repo, load_config
+from swarmgate.hosts_config import load_hosts_config
 from swarmgate.doctor_check import FAIL, NOTE, OK, Check
 from swarmgate.front_door import entry
 from swarmgate.hooks import registry

@@ -6,7 +6,8 @@ import sys
 import psutil
 import pytest
 
-from swarmgate.config import defaults, validate_hosts
+from swarmgate.config import defaults
+from swarmgate.hosts_config import validate_hosts
 from swarmgate.hosts import collector
 from swarmgate.hosts import history as H
 from swarmgate.hosts import host_resources as HR

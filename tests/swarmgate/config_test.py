@@ -6,7 +6,7 @@ import tomllib
 
 import pytest
 
-from swarmgate.config import SCHEMA, ConfigError, defaults, find_repo, load_config, load_hosts_config, validate
+from swarmgate.config import SCHEMA, ConfigError, defaults, find_repo, load_config, validate
 from swarmgate.install import templates_dir
 
 
@@ -123,50 +123,6 @@ def test_good_stages_get_defaults(repo):
     assert [s["name"] for s in stages] == ["unit", "full"]
     assert stages[0]["inputs"] == ["**"] and stages[0]["heavy"] is False
     assert stages[1]["cap"] == 2 << 30
-
-
-def hosts(tmp_path, monkeypatch, text):
-    p = tmp_path / "hosts.toml"
-    p.write_text(text)
-    monkeypatch.setenv("SWARMGATE_HOSTS_CONFIG", str(p))
-    return p
-
-
-def test_hosts_config_absent_means_switch_off(tmp_path):
-    hc = load_hosts_config()
-    assert hc.path is None and hc.peers == {}
-    assert hc["across_machines"]["enabled"] is False
-
-
-def test_hosts_config_peers(tmp_path, monkeypatch):
-    hosts(tmp_path, monkeypatch, '[across_machines]\nenabled = true\n[peers.gpu2]\nhost = "10.0.0.2"\n'
-                                 'port = 2222\nmax_cap = "64G"\n')
-    hc = load_hosts_config()
-    assert hc["across_machines"]["enabled"] is True
-    peer = hc.peers["gpu2"]
-    assert peer["host"] == "10.0.0.2" and peer["port"] == 2222 and peer["max_cap"] == 64 << 30
-    assert peer["name"] == "gpu2" and peer["user"] == ""
-
-
-@pytest.mark.parametrize("text, names", [
-    ("[peers.a]\nport = 22\n", ["[peers.a] lacks `host`"]),
-    ("[peers.a]\nhost = 'h'\nport = 70000\n", ["[peers.a] port", "70000", "<= 65535"]),
-    ("[peers.a]\nhost = 'h'\nprot = 22\n", ["unknown key [peers.a] prot"]),
-    ("[peers]\na = 1\n", ["[peers.a] must be a table"]),
-    ("peers = 3\n", ["[peers] must hold one table per peer"]),
-    ("[across_machines]\nenabled = 'yes'\n", ["[across_machines] enabled", "'yes'"]),
-    ("[report]\nhost_budget_s = 0\n", ["[report] host_budget_s", ">= 0.1"]),
-    ("[report]\nhost_budget_s = 'fast'\n", ["host_budget_s", "'fast'", "number"]),
-    ("[nosuch]\n", ["unknown section [nosuch]"]),
-    ("[dispatch]\nbackend = 'k8s'\n", ["[dispatch] backend", "'k8s'"]),
-])
-def test_bad_hosts_config(tmp_path, monkeypatch, text, names):
-    p = hosts(tmp_path, monkeypatch, text)
-    with pytest.raises(ConfigError) as e:
-        load_hosts_config()
-    assert str(e.value).startswith(str(p)), str(e.value)
-    for n in names:
-        assert n in str(e.value), (n, str(e.value))
 
 
 def test_find_repo_prefers_the_config_then_git(tmp_path, monkeypatch, repo):
