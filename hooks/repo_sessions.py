@@ -16,9 +16,8 @@ live process (a crashed session, or a pid reused, never blocks anyone); a teamma
 running agent while it is busy (TeammateIdle makes it idle; a task given to it, TaskCreated with
 its name, or any tool call of its own makes it busy again).
 
-A teammate is told from its process (the session process's command line carries
-`--agent-name` or `--parent-session-id`, as the lead starts it) or from the payload
-(`teammate_name`). Its calls are judged as a subagent of the type ``[teams] agent_type``.
+Which session is a teammate (its process's command line, or the payload) is hooks/teammates.py,
+which the engine asks on every main-agent call; ``teammate_of`` is also importable from here.
 
 The mutating functions take the repository lock (``<key>/.lock``), always before a session's own
 lock, so two sessions dispatching at once cannot both take the last slot.
@@ -28,11 +27,11 @@ from __future__ import annotations
 from swarmgate import lean_os as os
 import time
 
+from swarmgate.hooks.teammates import teammate_of  # noqa: F401 - R.teammate_of for team_guards
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
     from pathlib import Path
-
-    from swarmgate.hook_protocol import HookEvent
 
 STALE_S = 7 * 24 * 3600.0   # an entry whose process is gone and not seen for this long is removed
 
@@ -54,40 +53,6 @@ def lock_path(repo: str) -> Path:
 def _entry_path(repo: str, session_id: str) -> Path:
     from swarmgate.state_paths import safe_name
     return repo_dir(repo) / "sessions" / (safe_name(session_id) + ".json")
-
-
-# --- teammates -------------------------------------------------------------------------------
-
-def _flag(argv: list[str], name: str) -> str:
-    for i, a in enumerate(argv):
-        if a == name and i + 1 < len(argv):
-            return argv[i + 1]
-        if a.startswith(name + "="):
-            return a[len(name) + 1:]
-    return ""
-
-
-def teammate_of(event: HookEvent) -> dict | None:
-    """{"name", "parent", "team"} when the session making this call is a teammate of an agent team,
-    else None (memoised on the event)."""
-    def build() -> dict | None:
-        p = event.payload
-        from swarmgate.procinfo import cmdline, session_process
-        argv = cmdline(int(session_process().get("pid") or 0))
-        name = _flag(argv, "--agent-name")
-        parent = _flag(argv, "--parent-session-id")
-        if not (name or parent):
-            # an in-process teammate's own calls (TaskCreated/TeammateIdle carry the name of the one they
-            # concern, the lead's session makes them: not a teammate call)
-            if event.name in ("TaskCreated", "TaskCompleted", "TeammateIdle"):
-                return None
-            tn = p.get("teammate_name")
-            name = tn if isinstance(tn, str) else ""
-        if not (name or parent):
-            return None
-        team = _flag(argv, "--team-name") or (p.get("team_name") if isinstance(p.get("team_name"), str) else "")
-        return {"name": name or event.session_id, "parent": parent, "team": team}
-    return event.derived("teammate", build)
 
 
 # --- the index -----------------------------------------------------------------------------------

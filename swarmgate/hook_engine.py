@@ -447,7 +447,7 @@ def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: 
             return dialect.refusal(canonical, why)
     if client == "claude" and not event.agent_type and canonical not in ("TaskCreated", "TaskCompleted",
                                                                         "TeammateIdle"):
-        from swarmgate.hooks.repo_sessions import teammate_of
+        from swarmgate.hooks.teammates import teammate_of
         mate = teammate_of(event)
         if mate is not None:   # a teammate's session: judged as a subagent of [teams] agent_type
             event.agent_type = config["teams"]["agent_type"]

@@ -41,8 +41,9 @@ BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "writers_installers", "writers_text",
     "test_runs", "timer_guards", "write_scope", "agent_worktree")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
 # every call of a main agent (no agent_type) asks whether its session is a teammate of an agent team
-# (hook_engine: repo_sessions.teammate_of reads the session process's argv; A02's act counts it)
-TEAMS = {"swarmgate.hooks.repo_sessions", "swarmgate.procinfo",
+# (hook_engine: teammates.teammate_of reads the session process's argv); A02's act counts a teammate in the
+# repository's index (repo_sessions; its act loads it on every PreToolUse call while A02 is on)
+TEAMS = {"swarmgate.hooks.teammates", "swarmgate.hooks.repo_sessions", "swarmgate.procinfo",
          "swarmgate.hooks.team_guards"}
 BASH |= TEAMS
 # fnmatch, hence re: not on the Write/Edit path (the write scopes' globs with `*` only are matched by
@@ -64,7 +65,7 @@ AGENT = CORE | OS | ENGINE | RE | JSON | PATHLIB | {
     f"swarmgate.agents.{m}" for m in ("agent_definitions", "dispatch_prompt", "records")} | {
     f"swarmgate.hooks.{m}" for m in (
         "derivations", "dispatch_guards", "dispatch_prompt_parse", "repo_sessions", "scratch_locks", "session_state",
-        "task_order", "team_guards")}
+        "task_order", "team_guards", "teammates")}
 # SessionStart (once per session): the session's context (git status, the kernel's OOM lines through
 # journalctl/dmesg: subprocess), the exec-time shims and the containment set-up (X01, X02)
 SESSION = CORE | OS | ENGINE | RE | JSON | PATHLIB | {
@@ -76,7 +77,7 @@ SESSION = CORE | OS | ENGINE | RE | JSON | PATHLIB | {
     f"swarmgate.hosts.{m}" for m in ("agent_cgroups", "cgroups", "kernel_log", "ledger", "runner_cli")} | {
     f"swarmgate.hooks.{m}" for m in (
         "cargo_config", "command_patterns", "containment", "exec_shims", "kernel_oom", "package_scripts",
-        "repo_sessions", "session_context", "session_state")}
+        "repo_sessions", "session_context", "session_state", "teammates")}
 # C05: a reminder that fell due while the session was away is shown at its (re)start
 SESSION |= {"swarmgate.hooks.reminder_guard", "swarmgate.agents.reminders"}
 NEVER = {"bashlex", "psutil", "rich", "pynvml", "filelock", "tomllib", "pathlib", "urllib", "ipaddress",
@@ -159,6 +160,20 @@ def test_a_writer_loads_its_parsers_family_alone(wired, repo, command, family):
     got = imported(argv, _payload(repo, "Bash", {"command": command}), repo, env)
     assert "swarmgate.hooks.shell_writers" in got
     assert _families(got) == {family}, sorted(_families(got))
+
+
+def test_the_teammate_question_does_not_load_the_sessions_index(wired, repo):
+    """hook_engine asks every main-agent call whether its session is a teammate (hooks/teammates.py, small);
+    the repository's sessions index (hooks/repo_sessions.py) is loaded only where it is read or written. A02's
+    act imports it on every PreToolUse call, so A02 is off here: what is left is the engine's own question."""
+    argv, env = wired
+    cfg = repo / ".claude" / "swarmgate.toml"
+    text = cfg.read_text()
+    assert "\n[guards]\n" in text
+    cfg.write_text(text.replace("\n[guards]\n", '\n[guards]\nA02 = "off"\n'))
+    got = imported(argv, _payload(repo, "Bash", {"command": "ls"}), repo, env)
+    assert "swarmgate.hooks.teammates" in got
+    assert "swarmgate.hooks.repo_sessions" not in got
 
 
 def test_a_write_call_imports_only_its_list(wired, repo):
