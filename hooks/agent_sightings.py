@@ -5,7 +5,7 @@ that bypassed the shims, ``pytest.main()`` in a Python process, a renamed copy..
 ``scan(config, repo, owner)`` lists the processes of every agent cgroup under the runner's slice
 (of one session process, or all) whose argv runs a heavy command (hooks/exec_argv.heavy_argv:
 B01's matcher, what the program reads). Reads /proc and the cgroup files only; the caller
-decides what to report (X03 in hooks/containment.py, swarm-watch, H02's red line through the
+decides what to report (X03 in hooks/containment_lifecycle.py, swarm-watch, H02's red line through the
 alerts it writes). Not a guard module.
 
 Alerts of kind ``heavy-in-agent-cgroup`` carry session, agent, pid, start and the argv; a

@@ -14,7 +14,7 @@ shim directory's boot script, ``python -I -S .swarmgate-exec-boot.py SHIM_DIR NA
 X01 is registered like a guard (doc, cases, break switch) on the pseudo-event "Exec": its
 ``check`` is the pure judge of an exec payload ({"argv", "cwd", "authorized", agent fields}); the
 self-test runs the same judge the shim runs. Its SessionStart side (advisory,
-hooks/containment.py) writes the shim directory and the PATH line of ``$CLAUDE_ENV_FILE``.
+hooks/containment_lifecycle.py) writes the shim directory and the PATH line of ``$CLAUDE_ENV_FILE``.
 
 What this layer cannot see (docs/threat-model.md): a program started by absolute path, or from a
 directory put before the shims inside the command (a venv's bin after `activate`), or
