@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 FLOOR = {"_abc", "_codecs", "_frozen_importlib_external", "_io", "_signal", "abc", "codecs", "encodings",
          "encodings.aliases", "encodings.utf_8", "io", "marshal", "posix", "time", "zipimport", "_imp",
          "_thread", "_warnings", "_weakref", "builtins", "sys", "_frozen_importlib", "gc"}
-# the C JSON scanner, errno, stat, and os's calls without os (swarmgate/lean_os.py): the engine's own needs
-CORE = {"__future__", "_json", "_stat", "errno", "stat", "swarmgate.lean_os", "swarmgate.lean_path"}
+# errno, stat, and os's calls without os (swarmgate/lean_os.py): the engine's own needs (the C JSON
+# scanner `_json` is not: fast_json reads and writes the hook's small documents in Python)
+CORE = {"__future__", "_stat", "errno", "stat", "swarmgate.lean_os", "swarmgate.lean_path"}
 # os itself: ~1.5 ms of CPU (its environ is built on collections.abc); not on the Bash path
 OS = {"_collections_abc", "genericpath", "os", "os.path", "posixpath"}
 ENGINE = {"swarmgate", "swarmgate.hook_entry", "swarmgate.bounded_read", "swarmgate.break_switch", "swarmgate.config",
@@ -57,7 +58,7 @@ WRITE = CORE | OS | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "agent_worktree")} | TEAMS
 # Agent/Task (once per dispatch): the dispatch guards, the agent definitions, the records; the act
 # records the dispatch in the session's state (json with indent, pathlib's paths: statefile, state_paths)
-JSON = {"json", "json.decoder", "json.encoder", "json.scanner"}
+JSON = {"json", "json.decoder", "json.encoder", "json.scanner", "_json"}
 PATHLIB = {"pathlib", "ntpath", "nt", "_winapi", "urllib", "urllib.parse", "ipaddress", "warnings"}
 AGENT = CORE | OS | ENGINE | RE | JSON | PATHLIB | {
     "fcntl", "_sha256", "swarmgate.digest", "swarmgate.procinfo", "swarmgate.front_door", "swarmgate.tool_start",
@@ -125,6 +126,7 @@ def test_a_benign_bash_call_imports_only_its_list(wired, repo, command):
     assert got - BASH == set(), f"outside the Bash hook's import budget: {sorted(got - BASH)}"
     assert not {m.split(".")[0] for m in got} & NEVER
     assert not got & OS, f"os on the Bash path ({sorted(got & OS)}): use swarmgate.lean_os"
+    assert "_json" not in got, "the C JSON accelerator on the Bash path: fast_json reads small payloads in Python"
 
 
 @pytest.mark.parametrize("command", [c for c in COMMANDS if not c.startswith(("git", "find", "python", "echo"))])
