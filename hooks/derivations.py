@@ -130,15 +130,14 @@ def _kernel_log(event: HookEvent, config: Config) -> tuple:  # noqa: ARG001
 
 
 def _host_resources(event: HookEvent, config: Config) -> dict | None:
+    from swarmgate.hooks import guard_gates
     from swarmgate.hooks.heavy_commands import gpu_words, heavy_commands
 
-    analysis = get(event, config, "bash")
-    if analysis is None:
+    if not guard_gates.host_report(event, config):   # R01's gate: nothing heavy, no GPU pattern
         return None
+    analysis = get(event, config, "bash")
     heavy = heavy_commands(event, config)
     gpu = gpu_words(analysis, config["gpu"]["patterns"])
-    if not heavy and not gpu:
-        return None
     from swarmgate.hosts_config import load_hosts_config
     from swarmgate.hosts.host_resources import build
 

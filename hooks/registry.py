@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Callable
+
 # Order matters only for the order of reasons in a combined answer.
 MODULES = (
     "swarmgate.hooks.file_guards",
@@ -119,17 +123,47 @@ def route_table_gaps() -> list[str]:
     return out
 
 
-def guards_for(event: str, tool: str | None) -> list:
-    """The guards that apply to (event, tool), importing only the modules ROUTES sends it to.
+# Gated modules: on a shell call (PreToolUse on Bash or Monitor) the module is imported only when
+# its gate (a function of hooks/guard_gates.py, named here) says one of its guards can fire: the
+# gate is the first test each of its checks makes, and its acts do nothing when it is false.
+GATES: dict[str, str] = {
+    "swarmgate.hooks.shell_job_guards": "shell_jobs",
+    "swarmgate.hooks.timer_guards": "timers",
+    "swarmgate.hooks.team_guards": "teammates",
+    "swarmgate.hooks.resource_report": "host_report",
+}
+
+
+def gated(event: str, tool: str | None) -> bool:
+    """Whether GATES apply to (event, tool)."""
+    return event == "PreToolUse" and tool in _SHELL
+
+
+def guards_for(event: str, tool: str | None, wanted: Callable[[str, list], bool] | None = None) -> list:
+    """The guards that apply to (event, tool), importing only the modules ROUTES sends it to, in
+    registry order. ``wanted(module, loaded)``: asked, for a gated module (GATES) on a shell call,
+    once the ungated guards are loaded (``loaded``), whether to load it (the engine asks the
+    module's gate); None loads them all.
 
     The hook's hot path: importing every guard module on every call costs milliseconds."""
-    if _cache is not None:
+    if _cache is not None:   # every module is loaded (or a test's own registry): nothing to spare
         return [g for g in guards() if g.applies(event, tool)]
-    out: list = []
+    gate = wanted is not None and gated(event, tool)
+    by_module: dict[str, list] = {}
+    later = []
     for name in MODULES:
-        if _routed(name, event, tool):
-            out.extend(g for g in _module(name).GUARDS if g.applies(event, tool))
-    return out
+        if not _routed(name, event, tool):
+            continue
+        if gate and name in GATES:
+            later.append(name)
+            continue
+        by_module[name] = [g for g in _module(name).GUARDS if g.applies(event, tool)]
+    if later:
+        loaded = [g for gs in by_module.values() for g in gs]
+        for name in later:
+            if wanted(name, loaded):
+                by_module[name] = [g for g in _module(name).GUARDS if g.applies(event, tool)]
+    return [g for name in MODULES for g in by_module.get(name, ())]
 
 
 def by_code() -> dict:

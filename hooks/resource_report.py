@@ -11,6 +11,7 @@ cannot be read is reported as unreadable and the command goes on.
 from __future__ import annotations
 
 from swarmgate import guard as G
+from swarmgate.hooks import guard_gates
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
@@ -23,6 +24,8 @@ def check_r01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     from swarmgate.break_switch import broken
     from swarmgate.hooks.derivations import get
 
+    if not guard_gates.host_report(event, config):   # the gate the engine asks before loading this module
+        return None
     if broken("r01-silent"):
         return None
     found = get(event, config, "host_resources")   # built in the derive phase (ssh to peers)

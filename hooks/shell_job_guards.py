@@ -13,6 +13,7 @@ Decisions (also in docs/bash-guards.md):
 from __future__ import annotations
 
 from swarmgate import guard as G
+from swarmgate.hooks import guard_gates
 from swarmgate.hooks.shell_event import analysis_of, broken, main_call, short, subagent_call
 
 TYPE_CHECKING = False
@@ -130,6 +131,8 @@ def _always_true(loop: Loop) -> bool:
 
 
 def check_b30(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
+    if not guard_gates.shell_jobs(event, config):   # the gate the engine asks before loading this module
+        return None
     if broken(event, "b30-allow-unbounded-loops"):
         return None
     if event.tool_name == "Monitor":
@@ -159,6 +162,8 @@ def check_b30(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
 
 
 def check_b31(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
+    if not guard_gates.shell_jobs(event, config):
+        return None
     if broken(event, "b31-allow-nested-background"):
         return None
     analysis = analysis_of(event, config)

@@ -13,6 +13,7 @@ a teammate marks it busy again; TaskCompleted is logged. Advisory: it never refu
 from __future__ import annotations
 
 from swarmgate import guard as G
+from swarmgate.hooks import guard_gates
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
@@ -28,10 +29,12 @@ def _named(event: HookEvent) -> str:
     return n if isinstance(n, str) else ""
 
 
-def check_a02(event: HookEvent, config: Config) -> Finding | None:  # noqa: ARG001
+def check_a02(event: HookEvent, config: Config) -> Finding | None:
     """What the act will record, said in the log (pure)."""
     from swarmgate.break_switch import broken
 
+    if not guard_gates.teammates(event, config):   # the gate the engine asks before loading this module
+        return None
     if broken("a02-no-team-count"):
         return None
     if event.name == "TeammateIdle" and _named(event):
@@ -42,10 +45,12 @@ def check_a02(event: HookEvent, config: Config) -> Finding | None:  # noqa: ARG0
     return None
 
 
-def act_a02(event: HookEvent, config: Config) -> None:  # noqa: ARG001
+def act_a02(event: HookEvent, config: Config) -> None:
     from swarmgate.break_switch import broken
     from swarmgate.hooks import repo_sessions as R
 
+    if not guard_gates.teammates(event, config):
+        return None
     if broken("a02-no-team-count"):
         return None
     if event.name == "TeammateIdle" and _named(event):

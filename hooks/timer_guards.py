@@ -24,6 +24,8 @@ loop and passes.
 from __future__ import annotations
 
 from swarmgate import guard as G
+from swarmgate.hooks import guard_gates
+from swarmgate.hooks.guard_gates import TIMER_NAMES as _TIMER_NAMES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
@@ -40,7 +42,6 @@ MESSAGE_COMMANDS = frozenset(("echo", "printf", "notify-send", "wall", "write", 
                               "terminal-notifier", "logger", "tput", "bell"))
 _QUIET = frozenset(("true", ":", "sleep", "date"))
 TIMER_TOOLS = ("CronCreate", "ScheduleWakeup")
-_TIMER_NAMES = frozenset(("crontab", "at", "batch", "systemd-run", "watch", "sleep"))
 
 
 _ALLOWED: dict = {}
@@ -194,6 +195,8 @@ def _when_of(cmd: SimpleCommand) -> str:
 def check_t01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.hooks.shell_event import broken
 
+    if not guard_gates.timers(event, config):   # the gate the engine asks before loading this module
+        return None
     if broken(event, "t01-allow-timers"):
         return None
     allowed = _allowed_names(config)

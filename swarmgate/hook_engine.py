@@ -400,6 +400,22 @@ def _last_resort(client: str, event_name: str, msg: str) -> tuple[str, int, str]
         return "", 2, msg
 
 
+def gated_guards(event: HookEvent, config: Config, deadline: float | None = None,
+                 event_name: str | None = None) -> list:
+    """The guards of this call, as the hook loads them: a gated module (registry.GATES) only when
+    its gate (hooks/guard_gates.py) says it can fire, asked once the facts the other guards need
+    are built (the derive phase, under its budgets); the gates read the same facts."""
+    from swarmgate.hooks import registry
+
+    def wanted(module: str, loaded: list) -> bool:
+        derive(event, config, _active(event, config, loaded), deadline)
+        from swarmgate.hooks import guard_gates
+
+        return getattr(guard_gates, registry.GATES[module])(event, config)
+
+    return registry.guards_for(event_name or event.name, event.tool_name, wanted)
+
+
 def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: float,
             client: str) -> tuple[str, int, str]:
     from swarmgate import break_switch
@@ -452,15 +468,14 @@ def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: 
         if mate is not None:   # a teammate's session: judged as a subagent of [teams] agent_type
             event.agent_type = config["teams"]["agent_type"]
             event.agent_id = "teammate:" + mate["name"]
+    deadline = t0 + total_budget_s(config, canonical, event.tool_name)
     if registry is None:
-        from swarmgate.hooks import registry as registry_module
-        registry = registry_module.guards_for(canonical, event.tool_name)
+        registry = gated_guards(event, config, deadline, canonical)
     limits: list = []
     if client != "claude":  # what this client lets each guard see (swarmgate.clients)
         from swarmgate.clients import apply_coverage
         registry, limits = apply_coverage(client, [g for g in registry if g.applies(canonical, event.tool_name)])
     stop_active = bool(event.payload.get("stop_hook_active"))
-    deadline = t0 + total_budget_s(config, canonical, event.tool_name)
     outcome = decide(event, config, registry, deadline)
     findings, decision, reason, context = outcome.findings, outcome.decision, outcome.reason, outcome.context
     if client == "claude" and event_name == "PreSkillShellCommand":   # judged as Bash, answered as a skill's

@@ -35,7 +35,7 @@ ENGINE = {"swarmgate", "swarmgate.hook_entry", "swarmgate.bounded_read", "swarmg
 # and the interpreter-code reader (read once a command holds interpreter code: python -c, node -e)
 BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_lexical", "bash_parse", "bash_programs", "bash_results", "bash_tree", "bash_walker", "bash_words",
-    "bash_wrappers", "code_scan", "command_patterns", "containment", "env_changes", "git_args", "git_runs",
+    "bash_wrappers", "code_scan", "command_patterns", "guard_gates", "containment", "env_changes", "git_args", "git_runs",
     "heavy_commands", "heavy_guards", "resource_report", "scope_guards",
     "exec_deferral", "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "shell_writers",
     "writer_table", "writers_archives", "writers_copies", "writers_fetch", "writers_find", "writers_git",
@@ -54,7 +54,7 @@ RE = {"re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre"
       "types", "fnmatch"}
 WRITE = CORE | OS | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_wrappers", "file_guards", "protected_paths", "shell_event", "shell_writes", "write_paths", "write_scope",
-    "writer_table",
+    "writer_table", "guard_gates",
     "agent_worktree")} | TEAMS
 # Agent/Task (once per dispatch): the dispatch guards, the agent definitions, the records; the act
 # records the dispatch in the session's state (json with indent, pathlib's paths: statefile, state_paths)
@@ -137,6 +137,18 @@ def test_a_command_naming_no_writer_does_not_load_the_writers_parsers(wired, rep
     got = imported(argv, _payload(repo, "Bash", {"command": command}), repo, env)
     assert "swarmgate.hooks.writer_table" in got
     assert "swarmgate.hooks.shell_writers" not in got
+
+
+def test_gated_guard_modules_load_only_where_their_gate_holds(wired, repo):
+    """hooks/registry.py GATES: a benign command loads none of the loop, timer, team and host-report
+    guards; a loop, a timer, a heavy command load theirs."""
+    argv, env = wired
+    gated = {f"swarmgate.hooks.{m}" for m in ("shell_job_guards", "timer_guards", "team_guards", "resource_report")}
+    assert not imported(argv, _payload(repo, "Bash", {"command": "ls -la src"}), repo, env) & gated
+    for command, module in [("until test -f x; do sleep 5; done", "shell_job_guards"),
+                            ("sleep 120; echo done", "timer_guards")]:
+        got = imported(argv, _payload(repo, "Bash", {"command": command}), repo, env)
+        assert f"swarmgate.hooks.{module}" in got, command
 
 
 def test_a_command_naming_a_writer_loads_them(wired, repo):

@@ -1,0 +1,73 @@
+"""When a guard module can fire on a shell call (PreToolUse on Bash or Monitor): the first test each
+of its checks makes, kept in a module every shell call loads anyway, so the engine asks it before it
+loads the guard module (``registry.GATES``). A benign `ls` then loads none of the loop, timer, team
+and host-report guards (their modules are ~50 KB of bytecode, ~0.5 ms of a hook call's CPU).
+
+Equal by construction, not by hope: each gated check starts with its gate (``if not
+guard_gates.X(event, config): return None``, checked by tests/hooks/guard_gates_test.py), a gated
+module's acts do nothing when its gate is false, and the same test judges every corpus command and
+every guard case with and without the gates and compares the findings. A gate may say yes where the
+check then finds nothing (it is the check's first test, not all of it); it never says no where a
+check could fire.
+"""
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
+    from swarmgate.config import Config
+    from swarmgate.hook_protocol import HookEvent
+
+SHELL_TOOLS = ("Bash", "Monitor")
+# the programs T01 reads as shell timers (hooks/timer_guards.py)
+TIMER_NAMES = frozenset(("crontab", "at", "batch", "systemd-run", "watch", "sleep"))
+
+
+def _analysis(event: HookEvent, config: Config):
+    from swarmgate.hooks.shell_event import analysis_of
+
+    return analysis_of(event, config)
+
+
+def shell_jobs(event: HookEvent, config: Config) -> bool:
+    """B30, B31: the command holds a while/until loop, or something sent to the background inside
+    a background job (or a background command in a call that runs in the background)."""
+    analysis = _analysis(event, config)
+    if analysis is None:
+        return False
+    if any(getattr(loop, "kind", "") in ("while", "until") for loop in getattr(analysis, "loops", ()) or ()):
+        return True
+    if getattr(analysis, "nested_background", None):
+        return True
+    if event.tool_input.get("run_in_background") is True or event.tool_name == "Monitor":
+        return any(getattr(c, "background", 0) for c in analysis.commands)
+    return False
+
+
+def timers(event: HookEvent, config: Config) -> bool:
+    """T01: a timer tool (CronCreate, ScheduleWakeup), or a shell command naming a timer program."""
+    if event.tool_name not in SHELL_TOOLS:
+        return True
+    analysis = _analysis(event, config)
+    return analysis is not None and any(c.words and c.name in TIMER_NAMES for c in analysis.commands)
+
+
+def teammates(event: HookEvent, config: Config) -> bool:  # noqa: ARG001
+    """A02 on PreToolUse: the session making the call is a teammate of an agent team."""
+    if event.name != "PreToolUse":
+        return True
+    if not event.session_id:
+        return False
+    from swarmgate.hooks.repo_sessions import teammate_of
+
+    return teammate_of(event) is not None
+
+
+def host_report(event: HookEvent, config: Config) -> bool:
+    """R01: the command runs something heavy or names a GPU pattern (derivations' host_resources)."""
+    analysis = _analysis(event, config)
+    if analysis is None:
+        return False
+    from swarmgate.hooks.heavy_commands import gpu_words, heavy_commands
+
+    return bool(heavy_commands(event, config) or gpu_words(analysis, config["gpu"]["patterns"]))
+
