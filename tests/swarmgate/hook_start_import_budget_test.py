@@ -65,8 +65,8 @@ AGENT = CORE | OS | ENGINE | RE | JSON | PATHLIB | {
     "swarmgate.tool_table", "swarmgate.agents"} | {
     f"swarmgate.agents.{m}" for m in ("agent_definitions", "dispatch_prompt", "records")} | {
     f"swarmgate.hooks.{m}" for m in (
-        "derivations", "dispatch_guards", "dispatch_prompt_parse", "repo_sessions", "scratch_locks", "session_state",
-        "task_order", "team_guards", "teammates")}
+        "derivations", "dispatch_guards", "dispatch_prompt_parse", "guard_gates", "repo_sessions", "scratch_locks",
+        "session_state", "task_order", "team_guards", "teammates")}
 # SessionStart (once per session): the session's context (git status, the kernel's OOM lines through
 # journalctl/dmesg: subprocess), the exec-time shims and the containment set-up (X01, X02)
 SESSION = CORE | OS | ENGINE | RE | JSON | PATHLIB | {
