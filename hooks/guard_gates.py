@@ -51,6 +51,38 @@ def timers(event: HookEvent, config: Config) -> bool:
     return analysis is not None and any(c.words and c.name in TIMER_NAMES for c in analysis.commands)
 
 
+def verification(event: HookEvent, config: Config) -> bool:
+    """B10: a verification pattern ([scope] verify_patterns) matches a command that runs, or a
+    pattern of the config cannot be read."""
+    analysis = _analysis(event, config)
+    if analysis is None:
+        return False
+    from swarmgate.hooks.shell_event import pattern_problem, runnable
+
+    if pattern_problem(event, config, "B10"):
+        return True
+    from swarmgate.hooks.command_patterns import first_match
+
+    patterns = config["scope"]["verify_patterns"]
+    cwd = event.cwd or event.repo
+    return any(first_match(cmd, patterns, cwd=cwd, repo=event.root) for _, cmd in runnable(analysis.commands))
+
+
+def writes(event: HookEvent, config: Config) -> bool:
+    """W01 on a shell call: the command writes a path that can be placed (hooks/shell_writes.py), or
+    runs interpreter code (whose literal writes W01 reads). Other tools (Write, Edit): always."""
+    if event.tool_name not in SHELL_TOOLS:
+        return True
+    analysis = _analysis(event, config)
+    if analysis is None:
+        return False
+    if any(getattr(p, "code", None) for p in getattr(analysis, "programs", ()) or ()):
+        return True
+    from swarmgate.hooks.shell_writes import placed_of
+
+    return any(w.full for w in placed_of(event, analysis, config))
+
+
 def teammates(event: HookEvent, config: Config) -> bool:  # noqa: ARG001
     """A02 on PreToolUse: the session making the call is a teammate of an agent team."""
     if event.name != "PreToolUse":

@@ -127,6 +127,8 @@ def route_table_gaps() -> list[str]:
 # its gate (a function of hooks/guard_gates.py, named here) says one of its guards can fire: the
 # gate is the first test each of its checks makes, and its acts do nothing when it is false.
 GATES: dict[str, str] = {
+    "swarmgate.hooks.scope_guards": "verification",
+    "swarmgate.hooks.write_scope": "writes",
     "swarmgate.hooks.shell_job_guards": "shell_jobs",
     "swarmgate.hooks.timer_guards": "timers",
     "swarmgate.hooks.team_guards": "teammates",

@@ -7,6 +7,7 @@ Decisions (also in docs/bash-guards.md):
 from __future__ import annotations
 
 from swarmgate import guard as G
+from swarmgate.hooks import guard_gates
 from swarmgate.hooks.shell_event import (analysis_of, broken, cmd_text, command_env, core_text, launchers,
                                          main_call, pattern_problem, runnable, subagent_call, via_text)
 from swarmgate.hooks.test_runs import SCOPE_FIELDS, SCOPE_KINDS, not_a_run, parse_scope, scope_template, whole_suite
@@ -22,6 +23,8 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
 def check_b10(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.hooks.command_patterns import first_match
 
+    if not guard_gates.verification(event, config):   # the gate the engine asks before loading this module
+        return None
     analysis = analysis_of(event, config)
     if analysis is None:
         return None

@@ -27,6 +27,7 @@ Light at import: no `re`, `fnmatch`, `pathlib` until a check runs.
 from __future__ import annotations
 
 from swarmgate import guard as G
+from swarmgate.hooks import guard_gates
 from swarmgate.hooks.agent_worktree import CASE_FILES, CASE_WORKTREE
 from swarmgate.hooks.shell_event import analysis_of, broken
 from swarmgate.hooks.shell_writes import placed_of, resolve
@@ -86,6 +87,8 @@ def _outside(actor: str, rel: str, globs: list[str], tool: str, how: str = "") -
 
 
 def check_w01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
+    if not guard_gates.writes(event, config):   # the gate the engine asks before loading this module
+        return None
     if broken(event, "w01-allow-all-writes"):
         return None
     actor = event.actor

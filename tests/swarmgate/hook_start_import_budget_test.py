@@ -35,7 +35,8 @@ ENGINE = {"swarmgate", "swarmgate.hook_entry", "swarmgate.bounded_read", "swarmg
 # and the interpreter-code reader (read once a command holds interpreter code: python -c, node -e)
 BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_lexical", "bash_parse", "bash_programs", "bash_results", "bash_tree", "bash_walker", "bash_words",
-    "bash_wrappers", "code_scan", "command_patterns", "guard_gates", "containment", "env_changes", "git_args", "git_runs",
+    "bash_wrappers", "code_scan", "command_patterns", "guard_gates", "containment", "env_changes", "git_args",
+    "git_runs",
     "heavy_commands", "heavy_guards", "resource_report", "scope_guards",
     "exec_deferral", "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "shell_writers",
     "writer_table", "writers_archives", "writers_copies", "writers_fetch", "writers_find", "writers_git",
@@ -143,7 +144,8 @@ def test_gated_guard_modules_load_only_where_their_gate_holds(wired, repo):
     """hooks/registry.py GATES: a benign command loads none of the loop, timer, team and host-report
     guards; a loop, a timer, a heavy command load theirs."""
     argv, env = wired
-    gated = {f"swarmgate.hooks.{m}" for m in ("shell_job_guards", "timer_guards", "team_guards", "resource_report")}
+    gated = {f"swarmgate.hooks.{m}" for m in ("shell_job_guards", "timer_guards", "team_guards", "resource_report",
+                                              "scope_guards", "write_scope")}
     assert not imported(argv, _payload(repo, "Bash", {"command": "ls -la src"}), repo, env) & gated
     for command, module in [("until test -f x; do sleep 5; done", "shell_job_guards"),
                             ("sleep 120; echo done", "timer_guards")]:
