@@ -160,7 +160,7 @@ def guards_for(event: str, tool: str | None, wanted: Callable[[str, list], bool]
             later.append(name)
             continue
         by_module[name] = [g for g in _module(name).GUARDS if g.applies(event, tool)]
-    if later:
+    if later and wanted is not None:
         loaded = [g for gs in by_module.values() for g in gs]
         for name in later:
             if wanted(name, loaded):
