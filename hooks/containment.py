@@ -25,6 +25,7 @@ loaded when one of them is called.
 from __future__ import annotations
 
 from swarmgate import guard as G
+from swarmgate.hooks import guard_gates
 
 SHELL = G.SHELL_TOOLS
 
@@ -63,6 +64,8 @@ def _grants(event, config) -> list:
 def check_grants(event, config):
     """The main agent's prefixed, capped heavy command gets a single-use authorization for the exact
     command each runner will run (recorded by the act, if the call goes ahead)."""
+    if not guard_gates.containment(event, config):   # the gate the engine asks before loading this module
+        return None
     found = _grants(event, config)
     if not found:
         return None
@@ -73,6 +76,8 @@ def check_grants(event, config):
 
 
 def act_record_grants(event, config):
+    if not guard_gates.containment(event, config):   # the gate the engine asks before loading this module
+        return None
     found = _grants(event, config)
     if found:
         from swarmgate import heavy_grants
@@ -112,6 +117,8 @@ def _wants_containment(event) -> bool:
 
 def check_contain(event, config):
     """The rewrite this call will get (the act makes the cgroup and answers with its real paths)."""
+    if not guard_gates.containment(event, config):   # the gate the engine asks before loading this module
+        return None
     if not _wants_containment(event):
         return None
     from swarmgate.hosts import agent_cgroups, cgroups
@@ -128,6 +135,8 @@ def check_contain(event, config):
 
 
 def act_contain(event, config):
+    if not guard_gates.containment(event, config):   # the gate the engine asks before loading this module
+        return None
     if not _wants_containment(event):
         return None
     from swarmgate.hosts import agent_cgroups

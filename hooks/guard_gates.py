@@ -83,13 +83,24 @@ def writes(event: HookEvent, config: Config) -> bool:
     return any(w.full for w in placed_of(event, analysis, config))
 
 
+def containment(event: HookEvent, config: Config) -> bool:
+    """X01, X02 on a shell call: a subagent's call (X02 runs it in the agent's cgroup), or a main-agent
+    call whose capped heavy runs get a single-use grant (X01: heavy_commands.granted_argvs, the value
+    the guard itself memoises)."""
+    if event.name != "PreToolUse" or event.tool_name not in SHELL_TOOLS or event.is_subagent:
+        return True
+    from swarmgate.hooks.heavy_commands import granted_argvs
+
+    return bool(event.derived("x01.grants", lambda: granted_argvs(event, config)))
+
+
 def teammates(event: HookEvent, config: Config) -> bool:  # noqa: ARG001
     """A02 on PreToolUse: the session making the call is a teammate of an agent team."""
     if event.name != "PreToolUse":
         return True
     if not event.session_id:
         return False
-    from swarmgate.hooks.repo_sessions import teammate_of
+    from swarmgate.hooks.teammates import teammate_of
 
     return teammate_of(event) is not None
 

@@ -133,6 +133,7 @@ GATES: dict[str, str] = {
     "swarmgate.hooks.timer_guards": "timers",
     "swarmgate.hooks.team_guards": "teammates",
     "swarmgate.hooks.resource_report": "host_report",
+    "swarmgate.hooks.containment": "containment",
 }
 
 

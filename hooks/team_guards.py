@@ -46,11 +46,11 @@ def check_a02(event: HookEvent, config: Config) -> Finding | None:
 
 
 def act_a02(event: HookEvent, config: Config) -> None:
+    if not guard_gates.teammates(event, config):
+        return None
     from swarmgate.break_switch import broken
     from swarmgate.hooks import repo_sessions as R
 
-    if not guard_gates.teammates(event, config):
-        return None
     if broken("a02-no-team-count"):
         return None
     if event.name == "TeammateIdle" and _named(event):

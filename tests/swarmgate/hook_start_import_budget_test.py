@@ -78,8 +78,8 @@ SESSION = CORE | OS | ENGINE | RE | JSON | PATHLIB | {
     f"swarmgate.agents.{m}" for m in ("records", "sop")} | {"swarmgate.agents", "swarmgate.hosts"} | {
     f"swarmgate.hosts.{m}" for m in ("agent_cgroups", "cgroups", "kernel_log", "ledger", "runner_cli")} | {
     f"swarmgate.hooks.{m}" for m in (
-        "cargo_config", "command_patterns", "containment", "containment_lifecycle", "exec_shims", "kernel_oom",
-        "package_scripts", "repo_sessions", "session_context", "session_state", "teammates")}
+        "cargo_config", "command_patterns", "containment", "guard_gates", "containment_lifecycle", "exec_shims",
+        "kernel_oom", "package_scripts", "repo_sessions", "session_context", "session_state", "teammates")}
 # C05: a reminder that fell due while the session was away is shown at its (re)start
 SESSION |= {"swarmgate.hooks.reminder_guard", "swarmgate.agents.reminders"}
 NEVER = {"bashlex", "psutil", "rich", "pynvml", "filelock", "tomllib", "pathlib", "urllib", "ipaddress",
