@@ -5,7 +5,6 @@ The file-tool side is hooks/file_guards.py.
 from __future__ import annotations
 
 from swarmgate import guard as G
-from swarmgate.hooks.git_args import skips_git_hooks
 from swarmgate.hooks.shell_event import (analysis_of, assignments_of, broken, export_pairs,
                                          main_call, subagent_call)
 from swarmgate.hooks.test_runs import parse_scope
@@ -28,7 +27,9 @@ def check_g01_shell(event: HookEvent, config: Config) -> Finding | list[Finding]
         finding = _shell_write_finding(event, analysis, config)
         if finding is not None:
             findings.append(finding)
-    if not broken(event, "g01-allow-hook-skip"):
+    if not broken(event, "g01-allow-hook-skip") and any(c.words and c.name == "git" for c in analysis.commands):
+        from swarmgate.hooks.git_args import skips_git_hooks   # it reads git commands only
+
         for c in analysis.commands:
             why = skips_git_hooks(c)
             if why:
@@ -93,6 +94,9 @@ LOCATION_VARS = ("SWARMGATE_STATE_DIR", "SWARMGATE_HOSTS_CONFIG", "HOME", "XDG_C
                  "SWARMGATE_CGROUP_ROOT", "SWARMGATE_CGROUP_CPU_ROOT")
 # the forms B10 reads a run scope from (hooks/shell_event.command_env)
 _DECLARING = ("prefix", "assignment", "export", "declare", "typeset", "env NAME=VALUE")
+
+
+UMBRELLA = "swarmgate"   # tool_table.UMBRELLA, without loading the tool list (a test holds them equal)
 
 
 def _tool_names() -> frozenset:
@@ -175,8 +179,13 @@ def _location_finding(event: HookEvent, analysis: Analysis, changed: list) -> Fi
     from swarmgate import lean_os as os
 
     from swarmgate.hooks.env_changes import ALL, DYNAMIC
-    from swarmgate.hooks.shell_event import command_env
+    from swarmgate.hooks.shell_event import EXPORTERS, command_env
 
+    # no command is given an environment by the text (command_env reads assignments and exporters
+    # only) and no change the command makes names a location: nothing moves, whoever runs
+    if not any(assignments_of(c) or (c.words and c.name in EXPORTERS) for c in analysis.commands) and not any(
+            how != "prefix" and (name in LOCATION_VARS or name in (DYNAMIC, ALL)) for name, how in changed):
+        return None
     tools = _tool_names()
     runs = [i for i, c in enumerate(analysis.commands) if c.words and c.name in tools]
     if not runs:
@@ -207,8 +216,6 @@ def _install_runs(analysis: Analysis) -> list:
     `python -m swarmgate`, a wrapper, `bash -c`), or interpreter code calling swarmgate's install: it
     rewrites .claude/settings.json, and Claude Code picks a changed settings file up during the
     session (docs/plugin.md), so an uninstall switches the hooks off for the agent that ran it."""
-    from swarmgate.tool_table import UMBRELLA
-
     for c in analysis.commands:
         if c.name == UMBRELLA:
             verb = next((w for w in list(c.words)[1:] if not w.startswith("-")), "")

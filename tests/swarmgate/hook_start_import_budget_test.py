@@ -153,6 +153,18 @@ def test_gated_guard_modules_load_only_where_their_gate_holds(wired, repo):
         assert f"swarmgate.hooks.{module}" in got, command
 
 
+def test_g01_loads_the_git_reader_and_the_tool_list_only_where_they_can_matter(wired, repo):
+    """G01 reads git's arguments only when a git command runs, and swarmgate's tool list only when the
+    command gives some command an environment (a location variable could reach a tool)."""
+    argv, env = wired
+    got = imported(argv, _payload(repo, "Bash", {"command": "ls -la src | wc -l"}), repo, env)
+    assert not got & {"swarmgate.hooks.git_args", "swarmgate.tool_table"}
+    got = imported(argv, _payload(repo, "Bash", {"command": "git commit --no-verify -m x"}), repo, env)
+    assert "swarmgate.hooks.git_args" in got
+    got = imported(argv, _payload(repo, "Bash", {"command": "HOME=/tmp/x host-dispatch -- make"}), repo, env)
+    assert "swarmgate.tool_table" in got
+
+
 def test_a_command_naming_a_writer_loads_them(wired, repo):
     argv, env = wired
     got = imported(argv, _payload(repo, "Bash", {"command": "ls && cp a.txt b.txt"}), repo, env)
