@@ -13,7 +13,7 @@ process is reported once (its pid + start time is the key).
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 
 ALERT_KIND = "heavy-in-agent-cgroup"
 MAX_PROCS = 400

@@ -12,7 +12,7 @@ hook pays their bytecode (~55 KB, unmarshalled at every start) only when a comma
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 
 from swarmgate.bounded_read import read_bytes
 from swarmgate.break_switch import broken as _broken

@@ -11,7 +11,7 @@ command unverifiable.
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 
 BUILTIN = {"b": ["build"], "c": ["check"], "d": ["doc"], "r": ["run"], "t": ["test"], "rm": ["remove"]}
 SUBCOMMANDS = frozenset(("add", "bench", "build", "check", "clean", "clippy", "config", "doc", "fetch",

@@ -171,7 +171,7 @@ def unread_alerts(event: HookEvent) -> dict | None:
     """{"sig", "fresh"}: alerts for this session the main agent has not seen, judged without
     marking them (memoised on the event); None when there is nothing to look at."""
     def build() -> dict | None:
-        import os
+        from swarmgate import lean_os as os
         import time
 
         from swarmgate.alerts import unread

@@ -64,7 +64,7 @@ def lockable_scratch(event: HookEvent, parsed: ParsedPrompt) -> list:
     nobody else can share it, so only its absolute (or ~) paths are locked."""
     scratch = list(dict.fromkeys(parsed.scratch))
     if event.tool_input.get("isolation") == "worktree":
-        import os
+        from swarmgate import lean_os as os
         scratch = [p for p in scratch if os.path.isabs(os.path.expanduser(p))]
     return scratch
 

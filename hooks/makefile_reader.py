@@ -14,7 +14,7 @@ not literal, or one this command wrote with unknown content, is unverifiable.
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 
 from swarmgate.hooks.bash_words import match_close
 

@@ -15,7 +15,7 @@ Pure parsing here (``parse``, ``plan``); ``run`` is the walker's side.
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 
 _NPM_RUN = frozenset(("run", "run-script", "rum", "urn"))
 _NPM_TEST = frozenset(("test", "t", "tst"))

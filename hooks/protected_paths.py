@@ -4,8 +4,8 @@ Shared by the file-tool side (here) and the shell side (Bash guards).
 """
 from __future__ import annotations
 
-import os
-import posixpath
+from swarmgate import lean_os as os
+from swarmgate import lean_path as posixpath
 
 # relative to the repository root
 PROTECTED_GLOBS = (

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
 
 def _due(event: HookEvent) -> list:
     def build() -> list:
-        import os
+        from swarmgate import lean_os as os
         import time
 
         from swarmgate.agents import reminders as R

@@ -16,7 +16,7 @@ SubagentStop and would read as stale even if that release were missed.
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 import time
 
 TYPE_CHECKING = False

@@ -42,7 +42,7 @@ The mutating functions (record_*) are pure functions on the state dict;
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 import time
 
 # the session process is found in swarmgate.procinfo (every main agent's hook call asks, so it lives in

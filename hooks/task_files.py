@@ -14,7 +14,7 @@ Pure parsers (``parse_justfile``, ``parse_taskfile``, ``tox_commands``,
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 
 from swarmgate.hooks.bash_results import Program
 

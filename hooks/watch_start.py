@@ -38,7 +38,7 @@ def check_a01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
 def start_watchdog(event: HookEvent, config: Config) -> Finding | None:
     """A01's act: start the session's swarm-watch, fully detached (after the decision; the
     dispatch has happened). Its finding replaces the judged one with the pid."""
-    import os
+    from swarmgate import lean_os as os
     import subprocess
     import sys
 

@@ -22,8 +22,8 @@ Pure functions and one small class; light at import (``os`` and ``posixpath`` on
 """
 from __future__ import annotations
 
-import os
-import posixpath
+from swarmgate import lean_os as os
+from swarmgate import lean_path as posixpath
 
 _VARS = ("HOME", "PWD", "OLDPWD", "SWARMGATE_STATE_DIR")
 

@@ -23,7 +23,7 @@ Files: ``<state>/grants/<id>.json`` (one grant each, atomic writes, a lock for c
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 import time
 
 GRANTS = "grants"

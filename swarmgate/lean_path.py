@@ -130,6 +130,28 @@ def islink(path) -> bool:
     return st.st_mode & _S_IFMT == _S_IFLNK
 
 
+def getsize(filename) -> int:
+    return stat(filename).st_size
+
+
+def relpath(path, start=None) -> str:
+    if not path:
+        raise ValueError("no path specified")
+    path = fspath(path)
+    start = "." if start is None else fspath(start)
+    start_list = [x for x in abspath(start).split("/") if x]
+    path_list = [x for x in abspath(path).split("/") if x]
+    i = 0
+    for a, b in zip(start_list, path_list):
+        if a != b:
+            break
+        i += 1
+    rel_list = [".."] * (len(start_list) - i) + path_list[i:]
+    if not rel_list:
+        return "."
+    return join(*rel_list)
+
+
 def realpath(filename, *, strict: bool = False) -> str:
     path, _ = _joinrealpath("", fspath(filename), strict, {})
     return abspath(path)

@@ -8,17 +8,18 @@ one budget. Repository state (the decision log) lives in the repository under
 """
 from __future__ import annotations
 
-import os
+from swarmgate import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: pathlib is imported on first use (below)
+    from os import PathLike
     from pathlib import Path
 
 DEFAULT_STATE_DIR = "/var/tmp/swarmgate"
 STATE_ENV = "SWARMGATE_STATE_DIR"
 
 
-def _path(*parts: str | os.PathLike[str]) -> Path:
+def _path(*parts: str | PathLike[str]) -> Path:
     """pathlib.Path, imported on first use: hooks import this module on every call and
     pathlib (with urllib, ipaddress, re) costs milliseconds. The first call puts the
     real class in its place."""

@@ -25,7 +25,7 @@ FLOOR = {"_abc", "_codecs", "_frozen_importlib_external", "_io", "_signal", "abc
 # errno, stat, and os's calls without os (swarmgate/lean_os.py): the engine's own needs (the C JSON
 # scanner `_json` is not: fast_json reads and writes the hook's small documents in Python)
 CORE = {"__future__", "_stat", "errno", "stat", "swarmgate.lean_os", "swarmgate.lean_path"}
-# os itself: ~1.5 ms of CPU (its environ is built on collections.abc); not on the Bash path
+# os itself: ~1.5 ms of CPU (its environ is built on collections.abc); not on the Bash and Write paths
 OS = {"_collections_abc", "genericpath", "os", "os.path", "posixpath"}
 ENGINE = {"swarmgate", "swarmgate.hook_entry", "swarmgate.bounded_read", "swarmgate.break_switch", "swarmgate.config",
           "swarmgate.config_toml", "swarmgate.decision_log", "swarmgate.fast_json", "swarmgate.guard",
@@ -53,7 +53,7 @@ BASH |= TEAMS
 RE = {"re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre", "copyreg", "enum", "functools",
       "_functools", "collections", "_collections", "itertools", "keyword", "operator", "_operator", "reprlib",
       "types", "fnmatch"}
-WRITE = CORE | OS | ENGINE | {f"swarmgate.hooks.{m}" for m in (
+WRITE = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_wrappers", "file_guards", "protected_paths", "shell_event", "shell_writes", "write_paths", "write_scope",
     "writer_table", "guard_gates",
     "agent_worktree")} | TEAMS
@@ -204,11 +204,24 @@ def test_the_teammate_question_does_not_load_the_sessions_index(wired, repo):
     assert "swarmgate.hooks.repo_sessions" not in got
 
 
+@pytest.mark.parametrize("command", ["for f in *.py; do echo $f; done", "echo $(date)", "cat a > b.txt",
+                                     "python3 -c 'print(1)'", "git commit -m x", "make build", "cp a b",
+                                     "tar xf a.tar", "sed -i s/a/b/ x.txt"])
+def test_commands_off_the_common_path_import_no_os_either(wired, repo, command):
+    """The walker's rare methods, the Makefile reader, the protected places, the writers' parsers:
+    what a less common command loads calls os through lean_os too."""
+    argv, env = wired
+    (repo / "Makefile").write_text("build:\n\techo hi\n")
+    got = imported(argv, _payload(repo, "Bash", {"command": command}), repo, env)
+    assert not got & OS, f"{command}: os on the Bash path ({sorted(got & OS)})"
+
+
 def test_a_write_call_imports_only_its_list(wired, repo):
     argv, env = wired
     got = imported(argv, _payload(repo, "Write", {"file_path": str(repo / "src" / "x.py"), "content": "x\n"}),
                    repo, env) - FLOOR
     assert got - WRITE == set(), f"outside the Write hook's import budget: {sorted(got - WRITE)}"
+    assert not got & OS, f"os on the Write path ({sorted(got & OS)}): use swarmgate.lean_os"
     assert not {m.split(".")[0] for m in got} & NEVER
 
 

@@ -26,6 +26,9 @@ def test_pure_functions_agree_with_posixpath(a, b):
     assert lean_path.join(p, q) == posixpath.join(p, q)
     assert lean_path.join(p, q, p) == posixpath.join(p, q, p)
     assert lean_path.join(p) == posixpath.join(p)
+    if p and "\0" not in p:
+        assert lean_path.relpath(p) == posixpath.relpath(p)
+        assert lean_path.relpath(p, q or None) == posixpath.relpath(p, q or None)
 
 
 @settings(max_examples=100, deadline=None)
@@ -33,6 +36,15 @@ def test_pure_functions_agree_with_posixpath(a, b):
 def test_expanduser_agrees_with_posixpath(a):
     p = _text(a)
     assert lean_path.expanduser(p) == posixpath.expanduser(p)
+
+
+def test_relpath_of_nothing_is_an_error_as_in_posixpath():
+    for fn in (lean_path.relpath, posixpath.relpath):
+        try:
+            fn("")
+            raise AssertionError("relpath('') must raise")
+        except ValueError:
+            pass
 
 
 def test_expanduser_without_home_asks_the_password_database(monkeypatch):
@@ -57,6 +69,8 @@ def test_file_tests_and_realpath_agree_on_a_real_tree(tmp_path, monkeypatch):
         for p in (str(tmp_path / name), name, f"../{name}"):
             for fn in ("exists", "lexists", "isfile", "isdir", "islink"):
                 assert getattr(lean_path, fn)(p) == getattr(posixpath, fn)(p), (fn, p)
+            if posixpath.isfile(p) and "\0" not in p:
+                assert lean_path.getsize(p) == posixpath.getsize(p)
             if "\0" not in p:
                 assert lean_path.realpath(p) == posixpath.realpath(p), p
     assert lean_path.realpath(tmp_path / "to-f") == posixpath.realpath(tmp_path / "to-f")   # a path-like
