@@ -28,13 +28,12 @@ import signal
 import subprocess
 import sys
 import time
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from swarmgate import break_switch, procinfo
-from swarmgate.config import Config, ConfigError, load_config, validate
+from swarmgate.config import Config, ConfigError, load_config, parse_toml_text, validate
 from swarmgate.exit_codes import Exit, describe
 from swarmgate.front_door import entry
 from swarmgate.gate import cache as vcache
@@ -122,9 +121,10 @@ def load_gate_config(repo: Path, index: Index, notes: list[str]) -> Any:
         (_, data), = list(read_blobs(repo, [staged.oid], index.index_file))
     where = f"{repo / CONFIG_REL} (staged)"
     try:
-        raw = tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
         raise ConfigError(f"{where}: not valid TOML: {e}") from None
+    raw = parse_toml_text(text, where)
     if mine != data:
         notes.append(f"{CONFIG_REL} has unstaged changes: the gate used the staged version "
                      f"(`git add {CONFIG_REL}` to use yours)")

@@ -222,6 +222,11 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
                                                       or time.monotonic() >= next_report) else ""
             last_sig = _stat_sig(lpath)  # inside the lock: a change by anyone after this is seen
         if stop.signum is not None:
+            if not give_up:   # the signal came after this round's check: leave the queue before going
+                with ledger.lock():
+                    data = ledger.load()
+                    if data["waiters"].pop(bid, None) is not None:
+                        ledger.save(data)
             say(f"stopped by signal {stop.signum} while waiting for memory; nothing ran")
             return 128 + stop.signum, None
         if d.never_fits:
