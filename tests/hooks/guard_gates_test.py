@@ -18,6 +18,7 @@ from swarmgate.hook_engine import evaluate, gated_guards
 from swarmgate.hook_protocol import HookEvent
 from swarmgate.hooks import guard_gates, registry
 from tests.corpus import benign, counts, workarounds
+from tests.corpus.corpus_test import corpus_repo  # noqa: F401 - the corpus's repository (env, config)
 from tests.corpus.model import CONFIG
 
 
@@ -67,18 +68,10 @@ def test_the_first_test_check_can_fail():
 
 
 @pytest.fixture
-def repo(tmp_path, monkeypatch):
+def repo(corpus_repo, monkeypatch):  # noqa: F811 - the fixture imported above
     monkeypatch.setattr(registry, "_cache", None)   # gates apply only while modules load on demand
-    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.delenv("SWARMGATE_BREAK", raising=False)
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    r = tmp_path / "repo"
-    (r / ".claude").mkdir(parents=True)
-    (r / ".claude" / "swarmgate.toml").write_text(CONFIG)
-    subprocess.run(["git", "init", "-q", str(r)], check=True)
-    return r
+    subprocess.run(["git", "init", "-q", str(corpus_repo)], check=True)
+    return corpus_repo
 
 
 def _event(repo, command: str, subagent: bool, background: bool = False) -> HookEvent:
