@@ -57,8 +57,7 @@ def _grant_ttl(event) -> float:
 def _grants(event, config) -> list:
     if event.is_subagent or _broken("x01-no-grants"):
         return []
-    from swarmgate.hooks.heavy_commands import granted_argvs
-    return event.derived("x01.grants", lambda: granted_argvs(event, config))
+    return guard_gates.granted(event, config)
 
 
 def check_grants(event, config):

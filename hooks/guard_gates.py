@@ -83,15 +83,20 @@ def writes(event: HookEvent, config: Config) -> bool:
     return any(w.full for w in placed_of(event, analysis, config))
 
 
-def containment(event: HookEvent, config: Config) -> bool:
-    """X01, X02 on a shell call: a subagent's call (X02 runs it in the agent's cgroup), or a main-agent
-    call whose capped heavy runs get a single-use grant (X01: heavy_commands.granted_argvs, the value
-    the guard itself memoises)."""
-    if event.name != "PreToolUse" or event.tool_name not in SHELL_TOOLS or event.is_subagent:
-        return True
+def granted(event: HookEvent, config: Config) -> list:
+    """The main agent's runs that get a single-use grant (heavy_commands.granted_argvs), once per call:
+    X01 records them, and its gate asks whether there are any."""
     from swarmgate.hooks.heavy_commands import granted_argvs
 
-    return bool(event.derived("x01.grants", lambda: granted_argvs(event, config)))
+    return event.derived("x01.grants", lambda: granted_argvs(event, config))
+
+
+def containment(event: HookEvent, config: Config) -> bool:
+    """X01, X02 on a shell call: a subagent's call (X02 runs it in the agent's cgroup), or a main-agent
+    call whose capped heavy runs get a single-use grant (X01)."""
+    if event.name != "PreToolUse" or event.tool_name not in SHELL_TOOLS or event.is_subagent:
+        return True
+    return bool(granted(event, config))
 
 
 def teammates(event: HookEvent, config: Config) -> bool:  # noqa: ARG001

@@ -142,16 +142,16 @@ def gated(event: str, tool: str | None) -> bool:
     return event == "PreToolUse" and tool in _SHELL
 
 
-def guards_for(event: str, tool: str | None, wanted: Callable[[str, list], bool] | None = None) -> list:
+def guards_for(event: str, tool: str | None, choose: Callable[[list, list], set] | None = None) -> list:
     """The guards that apply to (event, tool), importing only the modules ROUTES sends it to, in
-    registry order. ``wanted(module, loaded)``: asked, for a gated module (GATES) on a shell call,
-    once the ungated guards are loaded (``loaded``), whether to load it (the engine asks the
-    module's gate); None loads them all.
+    registry order. ``choose(gated, loaded)``: asked once on a shell call, with the gated modules
+    (GATES) routed to it and the guards of the others (loaded first), which of the gated ones to
+    load (the engine asks their gates); None loads them all.
 
     The hook's hot path: importing every guard module on every call costs milliseconds."""
     if _cache is not None:   # every module is loaded (or a test's own registry): nothing to spare
         return [g for g in guards() if g.applies(event, tool)]
-    gate = wanted is not None and gated(event, tool)
+    gate = choose is not None and gated(event, tool)
     by_module: dict[str, list] = {}
     later = []
     for name in MODULES:
@@ -161,10 +161,10 @@ def guards_for(event: str, tool: str | None, wanted: Callable[[str, list], bool]
             later.append(name)
             continue
         by_module[name] = [g for g in _module(name).GUARDS if g.applies(event, tool)]
-    if later and wanted is not None:
-        loaded = [g for gs in by_module.values() for g in gs]
+    if later and choose is not None:
+        chosen = choose(later, [g for gs in by_module.values() for g in gs])
         for name in later:
-            if wanted(name, loaded):
+            if name in chosen:
                 by_module[name] = [g for g in _module(name).GUARDS if g.applies(event, tool)]
     return [g for name in MODULES for g in by_module.get(name, ())]
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from swarmgate import guard as G
 from swarmgate.hooks import guard_gates
-from swarmgate.hooks.guard_gates import TIMER_NAMES as _TIMER_NAMES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
@@ -230,7 +229,7 @@ def check_t01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     cmds = [c for c in analysis.commands if c.words]
     findings = []
     for i, cmd in enumerate(cmds):
-        if cmd.name not in _TIMER_NAMES or _through_allowed(cmd, allowed):
+        if cmd.name not in guard_gates.TIMER_NAMES or _through_allowed(cmd, allowed):
             continue
         later = [c for c in cmds[i + 1:] if not _through_allowed(c, allowed)] if cmd.name == "sleep" else ()
         why = _timer_command(cmd, later, min_sleep, event.tool_input.get("run_in_background") is True)

@@ -407,13 +407,13 @@ def gated_guards(event: HookEvent, config: Config, deadline: float | None = None
     are built (the derive phase, under its budgets); the gates read the same facts."""
     from swarmgate.hooks import registry
 
-    def wanted(module: str, loaded: list) -> bool:
+    def choose(gated: list, loaded: list) -> set:
         derive(event, config, _active(event, config, loaded), deadline)
         from swarmgate.hooks import guard_gates
 
-        return getattr(guard_gates, registry.GATES[module])(event, config)
+        return {m for m in gated if getattr(guard_gates, registry.GATES[m])(event, config)}
 
-    return registry.guards_for(event_name or event.name, event.tool_name, wanted)
+    return registry.guards_for(event_name or event.name, event.tool_name, choose)
 
 
 def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: float,
