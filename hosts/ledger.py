@@ -109,20 +109,55 @@ def holder_alive(rec: dict) -> bool:
     return is_alive(int(rec.get("pid", 0)), start if isinstance(start, int) else None)
 
 
-def reconcile(data: dict, backend=None, slice_name: str | None = None) -> list[str]:
+class Cleanup(list):
+    """What ``reconcile`` removed: one note per thing (a list of str, as before), and ``line()``,
+    the whole of it in one line for a run's stderr."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bookings: list[tuple[object, object]] = []   # (pid, label) of dropped bookings
+        self.waiters = 0
+        self.runs = 0
+        self.agents = 0
+
+    @property
+    def changed(self) -> bool:
+        """Whether the ledger lost anything (then the caller saves it)."""
+        return bool(self.bookings or self.waiters)
+
+    def line(self) -> str:
+        """Everything removed, in one line ("" when nothing was), with the first few labels."""
+        parts = []
+        if self.bookings:
+            n = len(self.bookings)
+            shown = ", ".join(f"{label!r} pid {pid}" for pid, label in self.bookings[:3])
+            more = f" and {n - 3} more" if n > 3 else ""
+            parts.append(f"dropped {n} booking{'s' if n != 1 else ''} ({shown}{more})")
+        for n, what in ((self.waiters, "waiter"), (self.runs, "run cgroup"), (self.agents, "agent cgroup")):
+            if n:
+                parts.append(f"{'dropped' if what == 'waiter' else 'removed'} {n} {what}{'s' if n != 1 else ''}")
+        return "cleaned up after dead wrappers: " + ", ".join(parts) if parts else ""
+
+
+def reconcile(data: dict, backend=None, slice_name: str | None = None) -> Cleanup:
     """Drop dead holders' bookings and waiters; remove run cgroups whose owner is dead.
 
-    Returns one note per thing removed.
+    Returns one note per thing removed (a ``Cleanup``: ``.line()`` says it all in one line).
+    The caller saves ``data`` when anything was removed, so the next call finds nothing to
+    clean up and says nothing.
     """
-    notes: list[str] = []
+    notes = Cleanup()
     for section in ("bookings", "waiters"):
         for key in list(data[section]):
             rec = data[section][key]
             if not holder_alive(rec):
                 del data[section][key]
                 if section == "bookings":
+                    notes.bookings.append((rec.get("pid"), rec.get("label")))
                     notes.append(f"dropped the booking of dead wrapper pid {rec.get('pid')} "
                                  f"(label {rec.get('label')!r})")
+                else:
+                    notes.waiters += 1
     if backend is not None and slice_name:
         from swarmgate.hosts.cgroups import agent_owner, owner_of
 
@@ -137,12 +172,14 @@ def reconcile(data: dict, backend=None, slice_name: str | None = None) -> list[s
                 continue
             backend.kill_all(path)
             if backend.remove(path):
+                notes.runs += 1
                 notes.append(f"removed the run cgroup {name} of dead wrapper pid {pid}")
         for name in backend.agents(slice_name):
             owner = agent_owner(name)
             if owner is None or backend.run_path(slice_name, name) in live or is_alive(owner[0], owner[1]):
                 continue
             if backend.remove_agent(slice_name, name):
+                notes.agents += 1
                 notes.append(f"removed the agent cgroup {name} of dead session pid {owner[0]} "
                              f"(agent {owner[2]})")
     return notes

@@ -185,8 +185,11 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
         with ledger.lock():
             data = ledger.load()
             if not broken("no-phantom-reconcile"):
-                for note in ledger.reconcile(data, backend, opts.slice_name):
-                    say(note)
+                cleanup = ledger.reconcile(data, backend, opts.slice_name)
+                if cleanup.changed:
+                    ledger.save(data)  # saved at once: the next check (or run) finds nothing to repeat
+                if cleanup.line():
+                    say(cleanup.line())
             hist = history.load()
             pred = admission.predict(opts.cap, history.entry(hist, opts.label), opts.unbounded,
                                      book_cap=broken("book-cap-not-peak"))

@@ -50,8 +50,9 @@ def gather(session: str | None = None) -> dict:
         with ledger.lock(timeout=10):
             data = ledger.load(report=report)
             removed = ledger.reconcile(data, backend, slice_name)
-            if removed:
+            if removed.changed:
                 ledger.save(data)
+            if removed:
                 notes.extend(removed)
             hist = history.load(report=report)
     except StateError as e:

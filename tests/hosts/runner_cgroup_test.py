@@ -265,6 +265,29 @@ def test_sigkill_of_a_wrapper_leaves_no_phantom_booking_and_no_cgroup(sandbox):
     assert sandbox.ledger()["bookings"] == {}
 
 
+def test_cleanup_of_dead_bookings_is_one_line_and_is_not_repeated_once_saved(sandbox):
+    """Four dead wrappers' bookings and a dead waiter in the real ledger: the next run says so in one
+    line, even when it then cannot run (252, which saves nothing else), and the run after says nothing."""
+    with ledger.lock():
+        data = ledger.load()
+        for i in range(4):
+            pid = dead_pid()
+            data["bookings"][ledger.booking_id(pid, None)] = {"pid": pid, "start": None, "booked": 8 * MiB,
+                                                              "label": f"gone-{i}", "cap": 64 * MiB}
+        pid = dead_pid()
+        data["waiters"][ledger.booking_id(pid, None)] = {"pid": pid, "start": None, "label": "gone-w"}
+        ledger.save(data)
+    first = sandbox.run(["1G", "--wait", "0", "--label", "too-big", "--", "true"])
+    assert first.returncode == 252, out(first)
+    lines = [x for x in out(first).splitlines() if "dead" in x]
+    assert len(lines) == 1, out(first)
+    assert "dropped 4 bookings" in lines[0] and "1 waiter" in lines[0] and "and 1 more" in lines[0]
+    assert sandbox.ledger()["bookings"] == {} and sandbox.ledger()["waiters"] == {}
+    second = sandbox.run(["64M", "--label", "after", "--", "true"])
+    assert second.returncode == 0, out(second)
+    assert "dead" not in out(second) and "cleaned up" not in out(second), out(second)
+
+
 def test_term_to_the_wrapper_stops_every_process_of_the_run(sandbox):
     w = sandbox.start(["64M", "--label", "tree", "--", "sh", "-c", "sleep 60 & sleep 60 & wait"])
     b = booking_of(sandbox, "tree")
