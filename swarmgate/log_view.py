@@ -91,19 +91,96 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_no_log(repo) if not everything else "no decision matches these filters")
         return 0
 
-    t = Table(title=f"decisions in {decision_log.log_path(repo)}", show_lines=False)
-    for col in ("time", "client", "session", "agent", "event", "tool", "codes", "decision", "ms", "input"):
-        t.add_column(col, overflow="fold", no_wrap=col in ("time", "client", "decision", "ms", "codes"))
-    style = {"deny": "bold red", "block": "bold red", "ask": "yellow", "context": "cyan", "warn": "yellow"}
+    cols = ("time", "client", "session", "agent", "event", "tool", "codes", "decision", "ms", "input")
+    rows = []
     for r in records:
         dec = str(r.get("decision", ""))
         tool = str(r.get("tool") or "") + (f" ({r['client_tool']})" if r.get("client_tool") else "")
-        t.add_row(str(r.get("time", ""))[5:].replace("T", " ").rstrip("Z"), decision_log.client_of(r),
-                  str(r.get("session", ""))[:8], _agent(r), str(r.get("event", "")), tool,
-                  ",".join(r.get("codes") or []), f"[{style[dec]}]{dec}[/]" if dec in style else dec,
-                  f"{float(r.get('latency_ms') or 0):.0f}", str(r.get("input") or "")[:80])
-    Console().print(t)
+        rows.append((str(r.get("time", ""))[5:].replace("T", " ").rstrip("Z"), decision_log.client_of(r),
+                     str(r.get("session", ""))[:8], _agent(r), str(r.get("event", "")), tool,
+                     ",".join(r.get("codes") or []), dec, f"{float(r.get('latency_ms') or 0):.0f}",
+                     _one_line(r.get("input"))))
+    widths = [max([len(col)] + [len(row[i]) for row in rows]) for i, col in enumerate(cols)]
+    width = terminal_width()
+    room = width - sum(widths[:-1]) - (3 * len(cols) + 1)  # what is left for the input
+    con = Console(width=width, highlight=False)
+    if room < MIN_INPUT:  # the ten columns do not fit: two lines a record
+        con.print(f"decisions in {decision_log.log_path(repo)}", overflow="fold")
+        for line in narrow_lines(records, width):
+            con.print(line, no_wrap=True, overflow="crop")
+        return 0
+    t = Table(title=f"decisions in {decision_log.log_path(repo)}", show_lines=False)
+    for i, col in enumerate(cols):
+        last = col == "input"  # the input takes what is left, cut with …
+        t.add_column(col, no_wrap=True, overflow="ellipsis", min_width=None if last else widths[i],
+                     max_width=min(room, widths[i]) if last else widths[i])
+    for row in rows:
+        dec = row[7]
+        t.add_row(*row[:7], f"[{STYLE[dec]}]{dec}[/]" if dec in STYLE else dec, *row[8:])
+    con.print(t)
     return 0
+
+
+MIN_INPUT = 40  # the table only where its input column gets this many characters; else two lines a record
+STYLE = {"deny": "bold red", "block": "bold red", "ask": "yellow", "context": "cyan", "warn": "yellow"}
+
+
+def terminal_width() -> int:
+    """The width to draw for: COLUMNS, else the terminal's, else 80 (a pipe, a file)."""
+    import shutil
+
+    return max(shutil.get_terminal_size((80, 24)).columns, 40)
+
+
+def _one_line(text: object, limit: int = 400) -> str:
+    return " ".join(str(text or "").split())[:limit]
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, with … where it was cut."""
+    return text if len(text) <= width else text[:max(width - 1, 0)] + "…"
+
+
+def narrow_lines(records: Sequence[dict], width: int) -> list:
+    """The log for a narrow terminal (pure): per record one line of time, agent, event, tool,
+    decision, codes and latency, and under it the input, indented, cut to the width. The
+    session and client are shown only when the records hold more than one of them. Every line
+    fits in ``width`` columns (rich Text, so the decision keeps its colour)."""
+    from rich.text import Text
+
+    sessions = {str(r.get("session", "")) for r in records}
+    clients = {decision_log.client_of(r) for r in records}
+    days = {str(r.get("time", ""))[:10] for r in records}
+    heads, tails = [], []
+    for r in records:
+        dec = str(r.get("decision", ""))
+        stamp = str(r.get("time", "")).replace("T", " ").rstrip("Z")
+        stamp = stamp[5:19] if len(days) > 1 else stamp[11:19]
+        head = [stamp]
+        if len(clients) > 1:
+            head.append(decision_log.client_of(r))
+        if len(sessions) > 1:
+            head.append(str(r.get("session", ""))[:8])
+        head.append(_fit(_agent(r), 24))
+        tool = str(r.get("tool") or "") + (f" ({r['client_tool']})" if r.get("client_tool") else "")
+        head.append(" ".join(x for x in (str(r.get("event", "")), tool) if x))
+        codes = ",".join(r.get("codes") or [])
+        heads.append("  ".join(head))
+        tails.append((dec, f"{' ' + codes if codes else ''} {float(r.get('latency_ms') or 0):.0f}ms"))
+    # the decisions start in one column: after the longest head, or where the longest tail still fits
+    at = min(max(len(h) for h in heads) + 2, width - max(len(d) + len(t) for d, t in tails)) if heads else 0
+    out = []
+    for r, head, (dec, tail) in zip(records, heads, tails):
+        left = _fit(head, max(at - 2, 10))
+        line = Text(left + " " * max(at - len(left), 2))
+        line.append(dec, style=STYLE.get(dec, ""))
+        line.append(tail)
+        line.truncate(width)
+        out.append(line)
+        text = _one_line(r.get("input"))
+        if text:
+            out.append(Text("    " + _fit(text, width - 4), style="dim"))
+    return out
 
 
 # --- report ---

@@ -129,6 +129,25 @@ def test_log_table(repo, capsys, monkeypatch):
     assert "implementer (a1)" in out and "cargo test --workspace" in out and "deny" in out
 
 
+def test_log_at_80_columns_is_two_lines_a_record_that_fit(repo, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    fill(repo)
+    long = "cargo build --release --workspace --all-features 2>&1 | tee build.log | tail -50 && echo done"
+    _log(repo, input_text=long, agent_id="b2c3d4e5f6a7b8c9", agent_type="a-rather-long-agent-type-name")
+    assert log_view.main(["--repo", str(repo)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(len(x) <= 80 for x in lines), [x for x in lines if len(x) > 80]
+    heads = [x for x in lines if x[:2].isdigit() and x[2] == ":"]
+    assert len(heads) == 6  # one line a record, every one of them
+    denied = next(x for x in heads if "implementer (a1)" in x)
+    assert "PreToolUse Bash" in denied and "deny B01" in denied and "50ms" in denied
+    assert "sess-bbb" in "".join(heads)  # two sessions in the log: each line names its own
+    assert "    cargo test --workspace" in lines
+    assert any(x.startswith("    cargo build --release") and x.endswith("…") for x in lines)
+    # the decisions start in one column, so they read down as one
+    assert len({x.index(d) for x in heads for d in ("allow", "deny") if f"  {d} " in x}) == 1
+
+
 def test_log_empty(repo, capsys):
     assert log_view.main(["--repo", str(repo)]) == 0
     assert "no decisions logged" in capsys.readouterr().out
