@@ -212,17 +212,20 @@ def render_text(rep: dict) -> str:
         elif rep["gpu"]:
             lines.append(f"  {r.get('gpu_note') or 'no GPU'}")
     if rep["command"]:
-        h = rep["history"]
-        if h:
-            dur = h.get("duration") or h.get("duration_s")
-            lines.append(f"this command: last peak {_fmt(h.get('peak'))}"
-                         + (f", ran {float(dur):.0f}s" if dur else ""))
-        else:
-            lines.append(f"this command: no history; assuming {_fmt(rep['need'])} (memory.default_prediction)")
+        lines.append(_command_line(rep))
     for v in rep["verdicts"]:
         if v["readable"]:
             lines.append(f"verdict {v['name']}: {v['verdict']}")
     return "\n".join(lines)
+
+
+def _command_line(rep: dict) -> str:
+    """What is known of the command's memory: its last peak, or the prediction assumed."""
+    h = rep["history"]
+    if h:
+        dur = h.get("duration") or h.get("duration_s")
+        return f"this command: last peak {_fmt(h.get('peak'))}" + (f", ran {float(dur):.0f}s" if dur else "")
+    return f"this command: no history; assuming {_fmt(rep['need'])} (memory.default_prediction)"
 
 
 @entry("host-resources")
@@ -264,6 +267,27 @@ def main(argv=None) -> int:
         print(json.dumps(rep, indent=1))
         return 0
     from rich.console import Console
+
+    import shutil
+
+    width = max(shutil.get_terminal_size((80, 24)).columns, 40)
+    con = Console(width=width, highlight=False)
+    t = _table(rep)
+    if con.measure(t, options=con.options.update(max_width=10_000)).maximum <= width:
+        con.print(t)
+        if command:
+            print(_command_line(rep))
+    else:  # the nine columns would fold their words a few letters a line: a block per host
+        print("\n".join(render_narrow(rep, width)))
+    return 0
+
+
+def _gpus(r: dict) -> list[str]:
+    return [f"{c['index']}: {c['free_mib']}/{c['total_mib']} MiB free" for c in r["gpus"] or []] \
+        or [r.get("gpu_note") or "no GPU"]
+
+
+def _table(rep: dict):
     from rich.table import Table
 
     t = Table(title="host resources")
@@ -273,15 +297,39 @@ def main(argv=None) -> int:
         if not v["readable"]:
             t.add_row(r["name"], "", "", "", "", "", "", "", v["verdict"])
             continue
-        gpus = "; ".join(f"{c['index']}: {c['free_mib']}/{c['total_mib']} MiB free" for c in r["gpus"] or []) \
-            or (r.get("gpu_note") or "no GPU")
         t.add_row(r["name"], str(r["cores"]), f"{r['cores_in_use']:g}", "/".join(f"{x:g}" for x in r["load"]),
                   str(v["threads_free"]), _fmt(v["available"]),
-                  _fmt(v["slice_room"]) if v["slice_room"] is not None else "-", gpus, v["verdict"])
-    Console().print(t)
-    if command:
-        print(render_text(rep).splitlines()[-len(rep["verdicts"]) - 1])
-    return 0
+                  _fmt(v["slice_room"]) if v["slice_room"] is not None else "-", "; ".join(_gpus(r)),
+                  v["verdict"])
+    return t
+
+
+def render_narrow(rep: dict, width: int) -> list[str]:
+    """The table as a block per host for a narrow terminal (pure): every line fits ``width``;
+    a long verdict wraps at words under its own label."""
+    import textwrap
+
+    def put(text: str, indent: str = "", more: str = "      ") -> None:
+        lines.extend(textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent + more,
+                                   break_on_hyphens=False) or [indent])
+
+    lines = ["host resources"]
+    for r, v in zip(rep["hosts"], rep["verdicts"]):
+        if not v["readable"]:
+            put(f"{r['name']}: could not be read ({r.get('error')})")
+            put(f"verdict: {v['verdict']}", "  ")
+            continue
+        load = "/".join(f"{x:g}" for x in r["load"])
+        put(f"{r['name']}: {r['cores']} cores, {r['cores_in_use']:g} in use, load {load}, "
+            f"{v['threads_free']} heavy threads free")
+        room = f", slice room {_fmt(v['slice_room'])}" if v["slice_room"] is not None else ""
+        put(f"memory: {_fmt(v['available'])} available{room}", "  ")
+        for g in _gpus(r):
+            put(f"GPU {g}" if r["gpus"] else f"GPUs: {g}", "  ")
+        put(f"verdict: {v['verdict']}", "  ")
+    if rep["command"]:
+        put(_command_line(rep))
+    return lines
 
 
 # --- self-test: a real ledger booking held by a live process ---

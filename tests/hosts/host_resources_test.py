@@ -203,3 +203,37 @@ def test_break_switch_outside_a_selftest_is_refused(state, monkeypatch):
     cp = subprocess.run([sys.executable, "-m", "swarmgate", "host-resources", "--json"], capture_output=True,
                         text=True, timeout=60)
     assert cp.returncode == 251 and "outside a self-test" in cp.stderr and cp.stdout == ""
+
+
+def test_at_80_columns_each_host_is_a_block_whose_lines_fit(state):
+    sl = {"limit": 40 * GIB, "usage": 30 * GIB, "reclaimable": 8 * GIB}
+    gpus = [{"index": i, "name": "NVIDIA H200", "total_mib": 143771, "free_mib": 100000 - i, "processes": []}
+            for i in range(2)]
+    hosts = [_report(booked_not_grown=0, slice=sl), _report(name="gpu-box-with-a-long-name", gpus=gpus),
+             {"name": "p1", "error": "ssh: connect to host p1 port 22: Connection timed out after 3.0s"}]
+    rep = {"command": "cargo test --workspace", "history": None, "need": 20 * GIB, "gpu": False,
+           "hosts": hosts, "verdicts": [HR.judge(h, 20 * GIB, 31, False) for h in hosts]}
+    lines = HR.render_narrow(rep, 80)
+    assert all(len(x) <= 80 for x in lines), [x for x in lines if len(x) > 80]
+    text = "\n".join(lines)
+    assert "here: 32 cores, 4 in use, load 1/1/1, 28 heavy threads free" in lines
+    assert "  memory: 40G available, slice room 18G" in lines
+    assert "  GPU 1: 99999/143771 MiB free" in lines
+    assert "p1: could not be read (ssh: connect to host p1 port 22" in text
+    # a verdict too long for a line wraps at words, every word of it kept
+    verdicts = [v["verdict"] for v in rep["verdicts"]]
+    assert " ".join(text.split()).count("verdict: ") == 3
+    for v in verdicts:
+        assert " ".join(v.split()) in " ".join(text.split())
+    assert lines[-1].startswith("this command: no history; assuming 20G")
+
+
+def test_cli_at_80_columns_prints_no_line_wider(state):
+    env = {**os.environ, "COLUMNS": "80"}
+    cp = subprocess.run([sys.executable, "-m", "swarmgate", "host-resources", "--", "cargo", "build"],
+                        capture_output=True, text=True, timeout=60, env=env)
+    assert cp.returncode == 0, cp.stderr
+    lines = cp.stdout.splitlines()
+    assert all(len(x) <= 80 for x in lines), lines
+    assert any(x.startswith("  verdict: ") for x in lines) and lines[-1].startswith("this command:")
+    assert not any("…" in x for x in lines)  # nothing cut: the words wrap instead
