@@ -115,6 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def selftest_suite():
     """Cells: a due reminder wakes the idle main agent; where nothing can be woken the waiter does not wait."""
+    import contextlib
+    import io
     import os
     import shutil
     import subprocess
@@ -148,7 +150,10 @@ def selftest_suite():
             try:
                 os.environ["CLAUDE_PID"] = str(proc.pid)
                 t0 = time.monotonic()
-                code = wake.main(json.dumps({"session_id": "selftest-remind", "hook_event_name": "Stop"}))
+                # what the waiter would say to the session is the cell's, not the terminal's: under its
+                # switch it waits and says "swarmgate woke you: ... later", which read as a real wake
+                with contextlib.redirect_stderr(io.StringIO()):
+                    code = wake.main(json.dumps({"session_id": "selftest-remind", "hook_event_name": "Stop"}))
                 took = time.monotonic() - t0
             finally:
                 os.environ.pop("CLAUDE_PID", None)

@@ -92,7 +92,20 @@ def observe(cell: Cell):
 
 def run_suite(suite: Suite, inert: bool = False) -> Result:
     """Every cell clean (want green), then every switch's cells (want red). ``inert``: every switch
-    set, but made to do nothing (the mutation test)."""
+    set, but made to do nothing (the mutation test).
+
+    The suite runs with a state directory of its own (SWARMGATE_STATE_DIR), removed after it: what
+    its cells book, record, remind or alert never reaches the machine's state, where a reminder a
+    cell set would wake a real session and a capped run would join the run history (issue 22)."""
+    state = tempfile.mkdtemp(prefix="swarmgate-selftest-state-")
+    try:
+        with scoped_env({"SWARMGATE_STATE_DIR": state}):
+            return _run_suite(suite, inert)
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def _run_suite(suite: Suite, inert: bool) -> Result:
     from swarmgate.break_switch import BREAK_ENV, selftest_marker
     from swarmgate.cell_outcome import GREEN, RED
 

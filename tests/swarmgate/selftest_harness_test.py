@@ -8,11 +8,14 @@ import sys
 
 import pytest
 
+from swarmgate import alerts
 from swarmgate import guard as G
 from swarmgate import selftest
+from swarmgate.agents import reminders
 from swarmgate.break_switch import broken
 from swarmgate.cell_outcome import BROKEN, GREEN, RED, by_exit, protected
 from swarmgate.hooks import registry
+from swarmgate.hosts import ledger
 
 
 def _protected(value: int) -> bool:
@@ -149,3 +152,51 @@ def test_selftest_cli_through_the_entry_point(tmp_path):
     assert "0 failed" in proc.stdout
     # markers live in a fixed place (their removal: break_switch_test), never under the state dir
     assert not (tmp_path / "st" / "selftest").exists()
+
+
+def _tree(root) -> dict[str, bytes]:
+    out = {}
+    for dirpath, _dirs, names in os.walk(root):
+        for name in names:
+            p = os.path.join(dirpath, name)
+            with open(p, "rb") as f:
+                out[os.path.relpath(p, root)] = f.read()
+    return out
+
+
+def test_a_suite_leaves_nothing_in_the_machines_state(tmp_path, monkeypatch):
+    """What a suite's cells remind, book, record and alert goes to a state directory of the suite's
+    own, removed after it: the machine's state directory is as it was (issue 22: a self-test's
+    reminder woke a real session later; its capped run joined the run history)."""
+    machine = tmp_path / "machine-state"
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(machine))
+    reminders.add("a-real-session", "the person's own reminder", 4102444800.0)
+    before = _tree(machine)
+    seen: list[str] = []
+
+    def leaves_traces():
+        seen.append(os.environ["SWARMGATE_STATE_DIR"])
+        reminders.add("a-real-session", "later", 4102444800.0)
+        alerts.write_alert("selftest", "an alert of a cell")
+        ledger.log_run({"label": "selftest", "exit": 0})
+        with ledger.lock():
+            data = ledger.load()
+            data["bookings"]["1-1"] = {"pid": 1, "booked": 1}
+            ledger.save(data)
+        return protected(True, "")
+
+    res = selftest.run_suite(selftest.Suite("traces", [selftest.Cell("c", leaves_traces)], {}))
+    assert res.ok, res.rows
+    assert seen and seen[0] != str(machine) and not os.path.exists(seen[0])   # its own, and gone
+    assert _tree(machine) == before
+    assert [r["message"] for r in reminders.load("a-real-session")] == ["the person's own reminder"]
+    assert os.environ["SWARMGATE_STATE_DIR"] == str(machine)
+
+
+def test_the_remind_suite_wakes_nobody_and_says_nothing(tmp_path, monkeypatch, capfd):
+    """Its switch makes the waiter wait for a reminder "later": the waiter's words stay in the cell."""
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "machine-state"))
+    assert selftest.main(["remind"]) == 0
+    out, err = capfd.readouterr()
+    assert "woke you" not in out + err, out + err
+    assert not (tmp_path / "machine-state").exists()
