@@ -184,7 +184,8 @@ _X01_DOC = G.GuardDoc(
         "main agent's allowed heavy command (prefix + runner) needs the single-use authorization its runner "
         "consumes, recorded when the call goes ahead.",
     example="SessionStart: `export PATH=/var/tmp/swarmgate/sessions/<id>/shims:\"$PATH\"` is appended to "
-            "$CLAUDE_ENV_FILE; PreToolUse of the main agent's `SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- cargo "
+            "$CLAUDE_ENV_FILE; PreToolUse of the main agent's `SWARMGATE_HEAVY=commit SWARMGATE_RUN_SCOPE='kind=full; "
+            "target=workspace; range=all crates; reason=commit gate for this batch' run-with-memory-cap auto -- cargo "
             "test --workspace` records one grant for `cargo test --workspace`.",
     instead="Nothing to do.",
     exceptions="Clients that give SessionStart no CLAUDE_ENV_FILE get one line saying the shims are off.")

@@ -36,7 +36,8 @@ def check_shims(event, config):
                                 "heavy programs are judged only by reading the commands.", decision=G.CONTEXT)
     return G.Finding("X01", "[X01] exec-time shims active: heavy programs (cargo, make, npm, pytest, ...) are checked "
                             "where they start; a heavy run needs the main agent's "
-                            "`SWARMGATE_HEAVY=commit run-with-memory-cap ...` typed in the Bash tool.",
+                            "own line typed in the Bash tool: SWARMGATE_HEAVY=commit, a filled-in SWARMGATE_RUN_SCOPE, "
+                            "run-with-memory-cap (B01's refusal prints the whole line to type).",
                      decision=G.CONTEXT)
 
 

@@ -31,18 +31,15 @@ from swarmgate import guard as G
 EXEC_EVENT = G.EXEC_EVENT
 
 
-def way_out(config, pattern: str, words: list, subagent: bool) -> str:
-    from shlex import join
-
-    from swarmgate.hooks.heavy_commands import cap_hint
+def way_out(config, pattern: str, words: list, subagent: bool, cwd: str = "", repo: str | None = None) -> str:
+    from swarmgate.hooks.way_outs import rerun_words
 
     if subagent:
         return ("heavy runs belong to the main agent: run the narrow tests of your change (one package, "
                 "one test file) and say in your report that the heavy run is due.")
-    var = config["heavy"]["prefix_var"]
-    return (f"type it in the Bash tool as `{var}=commit run-with-memory-cap {cap_hint(config)} -- {join(words)}` "
-            f"(the hook authorizes exactly that command, once); a heavy program started any other way is "
-            f"refused where it starts.")
+    return (f"type it in the Bash tool as `{rerun_words(config, [str(w) for w in words], cwd, repo)}`, with every "
+            f"<...> replaced by your own words (the hook authorizes exactly that command, once); a heavy "
+            f"program started any other way is refused where it starts.")
 
 
 def check_x01(event, config):
@@ -69,7 +66,7 @@ def check_x01(event, config):
     return G.Finding(
         "X01", f"heavy program refused where it starts (exit 249): `{join([str(a) for a in argv])[:200]}` matches "
                f"the heavy pattern `{pattern}`, and {who} has no authorization for it.",
-        way_out(config, pattern, words, event.is_subagent))
+        way_out(config, pattern, words, event.is_subagent, cwd, event.repo))
 
 
 # --- the shim's slow path (I/O) -----------------------------------------------------------------
@@ -268,8 +265,10 @@ GUARDS = (
                 "prefixed, capped command.",
             example="a subagent runs `python3 -c 'import subprocess; subprocess.run([\"cargo\",\"test\","
                     "\"--workspace\"])'`: the cargo shim refuses it with exit 249.",
-            instead="Main agent: type `SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- cargo test --workspace` "
-                    "in the Bash tool. Subagents: run the narrow tests and report the heavy run as due.",
+            instead="Main agent: type `SWARMGATE_HEAVY=commit SWARMGATE_RUN_SCOPE='kind=full; target=<what you run>; "
+                    "range=<how much of it>; reason=<why this run, now>' run-with-memory-cap auto -- cargo test "
+                    "--workspace` in the Bash tool, with every <...> replaced by your own words. Subagents: run "
+                    "the narrow tests and report the heavy run as due.",
             exceptions="Dry runs are not runs (`--no-run`, `make -n`, `--collect-only`), as for B01. A program "
                        "started by absolute path, from a directory the command itself puts before the shims "
                        "(a venv's bin), or `pytest.main()` inside Python are out of the shims' reach: "

@@ -7,7 +7,7 @@ Shared by B01, B02 (hooks/heavy_guards.py) and R01 (hooks/resource_report.py, th
 """
 from __future__ import annotations
 
-from swarmgate.hooks.shell_event import analysis_of, core_text, launchers, runnable
+from swarmgate.hooks.shell_event import analysis_of, launchers, runnable
 from swarmgate.hooks.test_runs import not_a_run
 
 TYPE_CHECKING = False
@@ -61,20 +61,6 @@ def heavy_commands(event: HookEvent, config: Config) -> list[tuple[int, SimpleCo
     return event.derived("bash.heavy", build)
 
 
-_CAP_HINTS: dict = {}
-
-
-def cap_hint(config: Config) -> str:
-    """The cap to suggest: the config's default prediction, as run-with-memory-cap takes it."""
-    n = config["memory"]["default_prediction"]
-    hint = _CAP_HINTS.get(n)
-    if hint is None:
-        gib = int(n) / (1 << 30) if isinstance(n, int) else 8
-        hint = f"{int(gib)}G" if gib >= 1 and gib == int(gib) else f"{max(1, int(int(n) / (1 << 20)))}M"
-        _CAP_HINTS[n] = hint
-    return hint
-
-
 def runner_of(cmd: SimpleCommand, runners: list[str]) -> str | None:
     names = set(runners)
     for w in tuple(getattr(cmd, "wrappers", ()) or ()) + tuple(getattr(cmd, "via", ()) or ()):
@@ -121,16 +107,6 @@ def granted_argvs(event: HookEvent, config: Config) -> list[tuple[list, str]]:
                 out += [(["sh", "-c", st["command"] or "true"], f"gate stage {st['name']}") for st in stages]
                 break
     return out
-
-
-def rewrite_target(analysis: Analysis, idx: int) -> str:
-    """What to put after `run-with-memory-cap CAP --`: the outermost command that leads to the
-    heavy one (`bash scripts/verify.sh`, not the script's line), without its prefix, wrappers kept."""
-    chain = launchers(analysis.commands, idx)
-    top = chain[-1] if chain else analysis.commands[idx]
-    if top.name in ("run-with-memory-cap", "host-dispatch", "multi-host-run"):
-        top = chain[-2] if len(chain) >= 2 else analysis.commands[idx]
-    return core_text(top)
 
 
 DATA_COMMANDS = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "cat", "head", "tail", "less",

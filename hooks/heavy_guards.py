@@ -12,10 +12,10 @@ Decisions (also in docs/bash-guards.md):
 from __future__ import annotations
 
 from swarmgate import guard as G
-from swarmgate.hooks.heavy_commands import cap_hint, heavy_commands, rewrite_target, runner_of
+from swarmgate.hooks.heavy_commands import heavy_commands, runner_of
 from swarmgate.hooks.shell_event import (analysis_of, broken, cmd_text, command_env, main_call, pattern_problem,
                                          short, subagent_call, via_text)
-from swarmgate.hooks.test_runs import scope_prefix
+from swarmgate.hooks.test_runs import HEAVY_RUN_EXAMPLE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
@@ -23,6 +23,14 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
     from swarmgate.guard import Finding
     from swarmgate.hook_protocol import HookEvent
 
+
+
+def _typed(event: HookEvent, config: Config, analysis, i: int) -> str:
+    """The way-out command in backquotes, with what the model must fill in said (hooks/way_outs.py)."""
+    from swarmgate.hooks.way_outs import rerun
+
+    line = rerun(event, config, analysis, i)
+    return f"`{line}`" + (", with every <...> replaced by your own words" if "<" in line else "")
 
 
 def check_b01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
@@ -63,7 +71,6 @@ def check_b01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
             break
     if broken(event, "b01-allow-heavy"):
         return findings
-    cap = cap_hint(config)
     for i, cmd, pat in heavy_commands(event, config):
         where = via_text(cmd)
         if event.is_subagent:
@@ -84,9 +91,7 @@ def check_b01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
             "B01",
             f"heavy test refused: `{cmd_text(cmd)}`{where} matches the heavy pattern `{pat}` and is not "
             f"prefixed with {var}=commit or {var}=user-request{got}.",
-            f"run it only when committing or when the user asked for it, as "
-            f"`{var}=commit {scope_prefix(event, config, cmd, env)}run-with-memory-cap {cap} -- "
-            f"{rewrite_target(analysis, i)}` "
+            f"run it only when committing or when the user asked for it, as {_typed(event, config, analysis, i)} "
             f"(or {var}=user-request)."))
     return findings
 
@@ -103,7 +108,6 @@ def check_b02(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     b01_on = config.guard_mode("B01") == "on"
     runners = config["heavy"]["runners"]
     var = config["heavy"]["prefix_var"]
-    cap = cap_hint(config)
     findings = []
     for i, cmd, pat in heavy_commands(event, config):
         env = command_env(analysis, i)
@@ -112,15 +116,13 @@ def check_b02(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
             continue   # B01 refuses it and says how
         if runner_of(cmd, runners):
             continue
-        value = env.get(var) or "commit"
         findings.append(G.Finding(
             "B02",
             f"heavy command `{cmd_text(cmd)}` (pattern `{pat}`) does not run through "
             f"{' / '.join(runners)}: uncapped, one run can take the whole machine's memory and every "
             f"agent's work with it.",
-            f"run `{var}={value} {scope_prefix(event, config, cmd, env)}run-with-memory-cap {cap} -- "
-            f"{rewrite_target(analysis, i)}` "
-            f"(or `host-dispatch -- ...` to let swarmgate pick the host and the cap)."))
+            f"run {_typed(event, config, analysis, i)} "
+            f"(or `host-dispatch -- COMMAND` to let swarmgate pick the host and the cap)."))
     return findings
 
 
@@ -138,7 +140,8 @@ GUARDS = (
             example="a subagent runs `cargo test --workspace`, or `bash /tmp/verify.sh` whose line 3 is "
                     "`cargo test --all`; the main agent runs `make check-full` with no prefix",
             instead="Subagents: run the narrow tests of the change and report that the heavy run is due. "
-                    "Main agent: `SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- cargo test --workspace`.",
+                    f"Main agent: `{HEAVY_RUN_EXAMPLE}`, with every <...> replaced by your own words (the "
+                    "refusal itself prints the command with the cap computed for this machine).",
             exceptions="Text that is only data (echo, grep, git commit -m, heredocs to non-shells) is not a "
                        "command. Unverifiable commands (base64 -d | bash, curl | sh, eval $VAR, python -c "
                        "naming a heavy pattern) are reported under B01 as deny or ask per [bash] unverifiable; "
@@ -190,8 +193,9 @@ GUARDS = (
             why="Several agents starting scripts freely can OOM the machine at any moment and wipe hours of "
                 "work. A heavy run inside its own memory cap, under one shared total, can only kill itself.",
             example="`SWARMGATE_HEAVY=commit cargo test --workspace` (prefixed, but uncapped)",
-            instead="`SWARMGATE_HEAVY=commit run-with-memory-cap 8G -- cargo test --workspace`, or "
-                    "`host-dispatch -- ...` to let swarmgate choose the host and the cap.",
+            instead=f"`{HEAVY_RUN_EXAMPLE}`, with every <...> replaced by your own words, or the same with "
+                    "`host-dispatch --` in place of `run-with-memory-cap auto --` to let swarmgate choose the host "
+                    "and the cap.",
             exceptions="Heavy commands B01 refuses are not reported again here.",
         ),
         breaks={"b02-allow-uncapped": "allowed heavy commands may run uncapped"},

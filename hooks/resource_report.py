@@ -52,7 +52,8 @@ GUARDS = (
                 "A table of what each host has free, what this command peaked at last time and where it fits "
                 "lands in the agent's context just before the command runs, so the choice is made with the "
                 "numbers in front of it.",
-            example="SWARMGATE_HEAVY=commit run-with-memory-cap 16G -- cargo test --workspace",
+            example="SWARMGATE_HEAVY=commit SWARMGATE_RUN_SCOPE='kind=full; target=workspace; range=all crates; "
+                    "reason=commit gate for this batch' run-with-memory-cap auto -- cargo test --workspace",
             instead="Nothing to do: read the report; if the verdict says it does not fit here, use "
                     "host-dispatch or multi-host-run --peer.",
             exceptions="Only heavy commands ([heavy] patterns) and GPU commands ([gpu] patterns) get a report; "

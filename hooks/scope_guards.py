@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from swarmgate import guard as G
 from swarmgate.hooks import guard_gates
-from swarmgate.hooks.shell_event import (analysis_of, broken, cmd_text, command_env, core_text, launchers,
+from swarmgate.hooks.shell_event import (analysis_of, broken, cmd_text, command_env, launchers,
                                          main_call, pattern_problem, runnable, subagent_call, via_text)
-from swarmgate.hooks.test_runs import SCOPE_FIELDS, SCOPE_KINDS, not_a_run, parse_scope, scope_template, whole_suite
+from swarmgate.hooks.test_runs import (SCOPE_FIELDS, SCOPE_KINDS, TEMPLATE_WORDS, not_a_run, parse_scope,
+                                       unfilled_fields, whole_suite)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
@@ -20,8 +21,13 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
 
 
 
+_EXAMPLE = {"target": "the parser tests", "range": "tests/test_parser.py",
+            "reason": "changed only the parser, its tests cover it"}
+
+
 def check_b10(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.hooks.command_patterns import first_match
+    from swarmgate.hooks.way_outs import rerun
 
     if not guard_gates.verification(event, config):   # the gate the engine asks before loading this module
         return None
@@ -43,20 +49,17 @@ def check_b10(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
         chain = launchers(analysis.commands, i)
         if any(first_match(p, sc["verify_patterns"], cwd=cwd, repo=event.root) for p in chain):
             continue   # started by a verification run (a gate script running pytest): that one is judged
-        ctext = core_text(chain[-1] if chain else cmd)   # the scope is inherited: prefix what was typed
         env = command_env(analysis, i)
         raw = env.get(var)
         if raw is None:
             if broken(event, "b10-allow-missing-scope"):
                 continue
-            wide = not event.is_subagent and (
-                first_match(cmd, sc["full_patterns"], cwd=cwd, repo=event.root) or whole_suite(cmd))
             findings.append(G.Finding(
                 "B10",
                 f"verification run `{cmd_text(cmd)}`{via_text(cmd)} (pattern `{pat}`) has no run scope: "
                 f"say what you run and why before you run it.",
-                f"prefix it: `{scope_template(var, 'full' if wide else 'items')} {ctext}` (kind: full | "
-                f"items | light | target; reason at least {min_reason} characters)."))
+                f"run `{rerun(event, config, analysis, i)}`, with every <...> replaced by your own words "
+                f"(kind: full | items | light | target; reason at least {min_reason} characters)."))
             continue
         scope = parse_scope(raw)
         missing = [f for f in SCOPE_FIELDS if not scope.get(f)]
@@ -65,9 +68,20 @@ def check_b10(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
                 "B10",
                 f"run scope of `{cmd_text(cmd)}` lacks {', '.join(missing)}: all four fields "
                 f"(kind, target, range, reason) are required.",
-                f"prefix it: `{scope_template(var, scope.get('kind') or 'items')} {ctext}`."))
+                f"run `{rerun(event, config, analysis, i)}`, with every <...> replaced by your own words."))
             continue
         if missing:
+            continue
+        blank = unfilled_fields(scope)
+        if blank and not broken(event, "b10-allow-placeholders"):
+            findings.append(G.Finding(
+                "B10",
+                f"run scope of `{cmd_text(cmd)}` is not filled in: "
+                + ", ".join(f"{f}={scope[f]!r}" for f in blank)
+                + " still hold the template's placeholder.",
+                f"replace each with your own words, e.g. `target={_EXAMPLE['target']}; "
+                f"range={_EXAMPLE['range']}; reason={_EXAMPLE['reason']}` (the template's "
+                f"{', '.join('<' + w + '>' for w in TEMPLATE_WORDS.values())}, `...` are refused)."))
             continue
         kind = scope["kind"].lower()
         if kind not in SCOPE_KINDS:
@@ -125,7 +139,9 @@ GUARDS = (
         breaks={"b10-allow-missing-scope": "verification runs without a (complete) scope pass",
                 "b10-allow-kind-mismatch": "kind=items/light/target on a whole-suite run passes",
                 "b10-allow-short-reason": "reasons shorter than min_reason pass",
-                "b10-allow-subagent-full": "subagents may declare kind=full"},
+                "b10-allow-subagent-full": "subagents may declare kind=full",
+                "b10-allow-placeholders": "a scope whose fields still hold the template's placeholders "
+                                          "(<...>, ...) passes"},
         cases=lambda: (
             G.Case("subagent-no-scope", "PreToolUse", subagent_call("cargo test -p core"),
                    fires=True, breaks=("b10-allow-missing-scope",)),
@@ -144,6 +160,14 @@ GUARDS = (
                    subagent_call("SWARMGATE_RUN_SCOPE='kind=full; target=all; range=everything; "
                         "reason=want to see everything green' pytest tests/test_parser.py"),
                    fires=True, breaks=("b10-allow-subagent-full",)),
+            G.Case("main-template-unfilled", "PreToolUse",
+                   main_call("SWARMGATE_RUN_SCOPE='kind=items; target=<what you run>; range=<how much of it>; "
+                             "reason=<why this run, now>' pytest tests/test_parser.py"),
+                   fires=True, breaks=("b10-allow-placeholders",)),
+            G.Case("subagent-dots-unfilled", "PreToolUse",
+                   subagent_call("SWARMGATE_RUN_SCOPE='kind=items; target=...; range=…; "
+                                 "reason=changed only the parser' pytest tests/test_parser.py"),
+                   fires=True, breaks=("b10-allow-placeholders",)),
             G.Case("subagent-items-narrow", "PreToolUse", subagent_call(_SCOPE_ITEMS + " pytest tests/test_parser.py"),
                    fires=False),
             G.Case("main-full-capped", "PreToolUse",

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
-    from swarmgate.config import Config
-    from swarmgate.hook_protocol import HookEvent
     from swarmgate.hooks.bash_results import SimpleCommand
 
 
@@ -100,22 +98,51 @@ def parse_scope(value: str) -> dict:
     return out
 
 
+# the words scope_template writes for the model to replace (B10 refuses them as they are)
+TEMPLATE_WORDS = {"target": "what you run", "range": "how much of it", "reason": "why this run, now"}
+_PLACEHOLDER_TEXTS = frozenset([*TEMPLATE_WORDS.values(), "full|items|light|target", "full | items | light | target",
+                                "fill in", "tbd", "todo", "xxx"])
+
+
 def scope_template(var: str, kind: str = "items") -> str:
-    return (f"{var}='kind={kind}; target=<what you run>; range=<how much of it>; "
-            f"reason=<why this run, now>'")
+    return (f"{var}='kind={kind}; target=<{TEMPLATE_WORDS['target']}>; range=<{TEMPLATE_WORDS['range']}>; "
+            f"reason=<{TEMPLATE_WORDS['reason']}>'")
 
 
-def scope_prefix(event: HookEvent, config: Config, cmd: SimpleCommand, env: dict[str, str]) -> str:
-    """`SWARMGATE_RUN_SCOPE='...' ` to put in a rewrite when the command is a verification run
-    that has no scope yet (so following one way out does not walk into B10)."""
-    from swarmgate.hooks.command_patterns import first_match
+# the main agent's heavy run as the docs and rule texts show it: the prefix, the scope to fill in,
+# the runner with `auto` (the cap this machine and the command's history give, host_defaults)
+HEAVY_RUN_EXAMPLE = ("SWARMGATE_HEAVY=commit " + scope_template("SWARMGATE_RUN_SCOPE", "full")
+                     + " run-with-memory-cap auto -- cargo test --workspace")
 
-    sc = config["scope"]
-    if sc["prefix_var"] in env or not first_match(cmd, sc["verify_patterns"], cwd=event.cwd or event.repo,
-                                                  repo=event.root):
-        return ""
-    full = first_match(cmd, sc["full_patterns"], cwd=event.cwd or event.repo, repo=event.root) or whole_suite(cmd)
-    return scope_template(sc["prefix_var"], "full" if full else "items") + " "
+
+def unfilled(value: str) -> bool:
+    """A scope field still as a template shows it: `<...>`, `...`, or the template's own words."""
+    v = value.strip()
+    if not v:
+        return False
+    if "<" in v and ">" in v[v.index("<"):]:
+        return True
+    if not v.strip(".…· "):
+        return True
+    low = " ".join(v.strip("<>\"' ").lower().split())
+    return low in _PLACEHOLDER_TEXTS or "fill in" in low
+
+
+def unfilled_fields(scope: dict) -> list[str]:
+    """The fields of a parsed scope that still hold a placeholder."""
+    return [f for f in SCOPE_FIELDS if scope.get(f) and unfilled(scope[f])]
+
+
+def scope_problems(scope: dict, min_reason: int) -> list[str]:
+    """Why a parsed scope would be refused by B10 whatever the command: missing or unfilled fields,
+    an unknown kind, a short reason ([] when none)."""
+    out = [f"lacks {f}" for f in SCOPE_FIELDS if not scope.get(f)]
+    out += [f"{f} is not filled in" for f in unfilled_fields(scope)]
+    if scope.get("kind") and scope["kind"].lower() not in SCOPE_KINDS:
+        out.append(f"kind {scope['kind']!r} is unknown")
+    if scope.get("reason") and len(scope["reason"]) < min_reason:
+        out.append("reason too short")
+    return out
 
 
 _PYTEST_VALUE_OPTS = frozenset(("-p", "-c", "-o", "-W", "-n", "--tb", "--maxfail", "--junitxml",

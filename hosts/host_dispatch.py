@@ -249,6 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if backend == "slurm":
         return run_slurm(args, config, hosts, pred, label, command)
 
+    from swarmgate.host_defaults import margin
+
     window = float(dispatch_cfg["pending_seconds"])
     deadline = time.monotonic() + args.wait
     say(f"{label!r}: predicted {human(pred.need)} ({pred.basis}), cap {human(pred.cap)}")
@@ -261,7 +263,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             peer = hosts.peers.get(r["name"]) if r["name"] != "here" else None
             total_here = config["memory"]["total"] if r["name"] == "here" else None
             pending, pending_gpu = (0, 0) if broken("no-pending-ledger") else pending_for(r["name"], window)
-            j = judge_host(r, v, pred, args.gpu, pending, peer, total_here, int(config["memory"]["margin"]),
+            j = judge_host(r, v, pred, args.gpu, pending, peer, total_here,
+                           margin(config, int(r.get("mem_total") or 0)) if "error" not in r else 0,
                            int(dispatch_cfg["gpu_margin_mib"]), args.gpu_mem if args.gpu else 0, pending_gpu)
             choices.append((r["name"], j))
         chosen = next(((n, j) for n, j in choices if j["fits"]), None)

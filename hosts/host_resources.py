@@ -164,11 +164,14 @@ def judge(report: dict, need: int, threads_default: int, gpu: bool, slice_total:
 
 
 def local_total(config, report: dict) -> int | None:
-    """The runner's total here: [memory] total, else machine memory - [memory] margin."""
+    """The runner's total here: [memory] total, else machine memory - [memory] margin (host_defaults)."""
+    from swarmgate.host_defaults import margin
+
     if "error" in report:
         return None
     total = config["memory"]["total"]
-    return int(total) if total else max(int(report.get("mem_total", 0)) - int(config["memory"]["margin"]), 0)
+    mem = int(report.get("mem_total", 0))
+    return int(total) if total else max(mem - margin(config, mem), 0)
 
 
 def build(config, hosts, command: str | None, gpu: bool | None = None, names=None) -> dict:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from swarmgate.front_door import UsageError, entry
 
-USAGE = ("usage: run-with-memory-cap CAP [--label KEY] [--timeout SEC] [--wait SEC] "
+USAGE = ("usage: run-with-memory-cap CAP|auto [--label KEY] [--timeout SEC] [--wait SEC] "
          "[--backend auto|systemd|cgroup2|cgroup1] [--unbounded] -- COMMAND...\n"
          "       run-with-memory-cap --selftest")
 
@@ -21,27 +21,15 @@ def _fail(msg: str) -> int:
 
 
 def machine_memory() -> int:
-    with open("/proc/meminfo") as f:
-        for line in f:
-            if line.startswith("MemTotal:"):
-                return int(line.split()[1]) * 1024
-    raise OSError("MemTotal missing from /proc/meminfo")
+    from swarmgate.host_defaults import machine_memory as memory
+    return memory()
 
 
 def runner_total(cfg) -> int:
-    """The total every capped run (and agent cgroup) shares: [memory] total, else the machine's
-    memory less [memory] margin. ValueError with the fix when that leaves nothing (or cannot be read)."""
-    mem = cfg["memory"]
-    if mem["total"]:
-        return int(mem["total"])
-    try:
-        total = machine_memory() - int(mem["margin"])
-    except OSError as e:
-        raise ValueError(f"cannot read the machine's memory: {e}") from None
-    if total <= 0:
-        raise ValueError(f"[memory] margin {mem['margin']} leaves nothing for capped runs on this machine; "
-                         f"lower it or set [memory] total in {cfg.path or '.claude/swarmgate.toml'}")
-    return total
+    """The total every capped run (and agent cgroup) shares: swarmgate/host_defaults.py computes it
+    ([memory] total, else the machine's memory less the margin, `auto` by default)."""
+    from swarmgate.host_defaults import runner_total as total
+    return total(cfg)
 
 
 def parse(argv: list[str]) -> dict | str:
@@ -76,15 +64,24 @@ def parse(argv: list[str]) -> dict | str:
             return f"unexpected argument {a!r} before `--`"
         j += 1
     if opts["cap"] is None:
-        return "give the memory cap first (e.g. 8G)"
+        return "give the memory cap first (e.g. 8G, or auto: the cap this machine and the command's history give)"
     from swarmgate.sizes import parse_size
 
+    if opts["cap"] == "auto":   # the cap this machine and the label's history give (host_defaults)
+        opts["cap_bytes"] = None
+        opts["command"] = command
+        return _check_rest(opts)
     try:
         opts["cap_bytes"] = parse_size(opts["cap"])
     except ValueError as e:
         return f"CAP: {e}"
     if opts["cap_bytes"] < 4096:
         return f"CAP {opts['cap']!r} is too small"
+    opts["command"] = command
+    return _check_rest(opts)
+
+
+def _check_rest(opts: dict) -> dict | str:
     for k in ("timeout", "wait"):
         if opts[k] is not None:
             try:
@@ -97,7 +94,6 @@ def parse(argv: list[str]) -> dict | str:
         return f"--backend {opts['backend']!r}: choose auto, systemd, cgroup2 or cgroup1"
     if opts["label"] is not None and not opts["label"].strip():
         return "--label must not be empty"
-    opts["command"] = command
     return opts
 
 
@@ -127,8 +123,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     slice_name = mem["slice"]
     if not valid_name(slice_name):
         return _fail(f"[memory] slice = {slice_name!r}: use letters, digits, '-', '_' or '.'")
-    opts = Options(cap=parsed["cap_bytes"], cap_text=parsed["cap"], argv=parsed["command"],
-                   label=parsed["label"] or normalise(parsed["command"]), total=total,
+    label = parsed["label"] or normalise(parsed["command"])
+    cap, cap_text = parsed["cap_bytes"], parsed["cap"]
+    if cap is None:
+        from swarmgate.host_defaults import heavy_cap, size_text
+        cap = heavy_cap(cfg, label=label, total=total)
+        cap_text = size_text(cap)
+    opts = Options(cap=cap, cap_text=cap_text, argv=parsed["command"], label=label, total=total,
                    slice_name=slice_name,
                    wait=float(mem["wait"] if parsed["wait"] is None else parsed["wait"]),
                    report_every=float(mem["report_every"]),

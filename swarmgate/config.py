@@ -93,6 +93,24 @@ def _size_or_auto(v: Any) -> int | str:
         raise ValueError("expected \"auto\" or a size such as \"4G\" or \"512M\"") from None
 
 
+def _int_or_auto(lo: int, hi: int) -> Callable[[Any], int | str]:
+    check_int = _int(lo, hi)
+
+    def check(v: Any) -> int | str:
+        if v == "auto":
+            return "auto"
+        try:
+            return check_int(v)
+        except ValueError as e:
+            raise ValueError(f"expected \"auto\" or {str(e).removeprefix('expected ')}") from None
+    return check
+
+
+def _auto_or_size(v: Any) -> int | str:
+    """`auto` or a size, with the size's own error (`'lots' is not a size`)."""
+    return "auto" if v == "auto" else _size(v)
+
+
 def _cpus_or_auto(v: Any) -> float | str:
     if v == "auto":
         return "auto"
@@ -186,7 +204,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "prefix_var": Key("SWARMGATE_RUN_SCOPE", _str(), "variable carrying the run scope"),
     },
     "memory": {
-        "margin": Key("20G", _size, "total for capped runs = machine memory - margin"),
+        "margin": Key("auto", _auto_or_size,
+                      "total for capped runs = machine memory - margin; auto: a quarter of the machine's memory, "
+                      "1G to 20G (swarmgate/host_defaults.py)"),
         "total": Key(None, _size, "set the total for capped runs directly (overrides margin)"),
         "default_prediction": Key("8G", _size, "predicted need of a command with no history"),
         "slice": Key("swarmgate-heavy", _str(), "name of the parent cgroup / systemd slice"),
