@@ -30,8 +30,7 @@ from swarmgate.install import HOOK_GROUPS, WAKE_GROUP, refusing_group, templates
 PLUGIN_DIR = "plugin"
 HOOK_SCRIPT = "bin/swarmgate-hook"
 
-HOOK_SCRIPT_TEXT = """\
-#!/bin/sh
+HOOK_SCRIPT_TEXT = r"""#!/bin/sh
 # swarmgate's Claude Code plugin: run the hook of the swarmgate install on PATH (pipx or uv tool install
 # of a swarmgate checkout or wheel, or ./install.sh in a checkout with its .venv/bin on PATH), as
 # `swarmgate install` wires it: the install's interpreter with -I -S on swarmgate/hook_start.py.
@@ -40,19 +39,43 @@ event="$1"
 sg="$(command -v swarmgate 2>/dev/null)" || sg=""
 if [ -z "$sg" ] && [ -x "$HOME/.local/bin/swarmgate" ]; then sg="$HOME/.local/bin/swarmgate"; fi
 if [ -z "$sg" ]; then
-  echo "swarmgate plugin: no swarmgate install on PATH: pipx install (or uv tool install) a swarmgate checkout" \\
+  echo "swarmgate plugin: no swarmgate install on PATH: pipx install (or uv tool install) a swarmgate checkout" \
        "or its wheel, or put a checkout's .venv/bin on PATH (docs/install.md); refusing" >&2
   exit 1
 fi
-# the interpreter of that install: the console script's first line
-IFS= read -r first < "$sg" || first=""
-py="${first#\\#!}"
+# The interpreter of that install, from the console script's first lines, read as the kernel reads
+# a shebang (the path, then at most one argument):
+#   #!/venv/bin/python               pip, uv
+#   #!/venv/bin/python -E            pipx 1.18 (a flag after the path)
+#   #!/usr/bin/env python3           python found on PATH
+#   #!/bin/sh, then '''exec' '/venv/bin/python' "$0" "$@"   pip and uv, for a path over 127 bytes
+first="" second=""
+{ IFS= read -r first; IFS= read -r second; } < "$sg" 2>/dev/null
+line="${first#\#!}"
+line="${line#"${line%%[![:space:]]*}"}"
+py="${line%%[[:space:]]*}"
+arg="${line#"$py"}"
+case "$py" in
+  */env)
+    py=""
+    set -f
+    for w in $arg; do
+      case "$w" in -*|*=*) ;; *) py="$(command -v "$w" 2>/dev/null)" || py=""; break;; esac
+    done
+    set +f;;
+  */sh)
+    case "$second" in
+      "'''exec' '"*) py="${second#"'''exec' '"}"; py="${py%%\'*}";;
+    esac;;
+esac
 case "$py" in
   /*/python*)
     for start in "${py%/*}"/../lib/python3*/site-packages/swarmgate/hook_start.py; do
-      if [ -f "$start" ]; then exec "$py" -I -S "$start" --plugin "$event"; fi
+      if [ -f "$start" ] && [ -x "$py" ]; then exec "$py" -I -S "$start" --plugin "$event"; fi
     done;;
 esac
+# no swarmgate in that interpreter's own prefix (a system python, a layout not read above): the
+# console script itself, which the kernel starts as its shebang says
 exec "$sg" hook --plugin "$event"
 """
 

@@ -122,3 +122,66 @@ def _ps_start(pid: int) -> float:
     out = subprocess.run(["ps", "-o", "lstart=", "-p", str(pid)], capture_output=True, text=True,
                          env={**os.environ, "LC_ALL": "C", "TZ": "UTC"}, check=True).stdout.strip()
     return datetime.datetime.strptime(out, "%a %b %d %H:%M:%S %Y").replace(tzinfo=datetime.UTC).timestamp()
+
+
+# --- bin/swarmgate-hook: the interpreter of the install on PATH, from each shebang an installer writes ---
+
+RECORDER = '#!/bin/sh\nprintf "%s\\n" "$0" "$@" > "$RECORD"\necho "{}"\n'   # a python that says how it was run
+
+
+def _prefix(root: Path, with_swarmgate: bool = True) -> Path:
+    """A prefix whose bin/python and bin/python3 record their argv (and, with ``with_swarmgate``, whose
+    site-packages holds swarmgate/hook_start.py), so a test sees what the launcher executes."""
+    for name in ("python", "python3"):
+        p = root / "bin" / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(RECORDER)
+        p.chmod(0o755)
+    if with_swarmgate:
+        start = root / "lib" / "python3.11" / "site-packages" / "swarmgate" / "hook_start.py"
+        start.parent.mkdir(parents=True)
+        start.write_text("")
+    return root
+
+
+def _launch(tmp_path: Path, console_script: str, path_dirs: list[Path]) -> list[str]:
+    """Run plugin/bin/swarmgate-hook with a `swarmgate` console script of this text first on PATH;
+    the argv the interpreter it chose was started with."""
+    user_bin = tmp_path / "user-bin"
+    user_bin.mkdir(exist_ok=True)
+    sg = user_bin / "swarmgate"
+    sg.write_text(console_script + "import sys\n")
+    sg.chmod(0o755)
+    record = tmp_path / "argv"
+    record.unlink(missing_ok=True)
+    p = subprocess.run([str(ROOT / "plugin" / "bin" / "swarmgate-hook"), "PreToolUse"], input="{}",
+                       capture_output=True, text=True, timeout=60,
+                       env={"PATH": os.pathsep.join(map(str, [user_bin, *path_dirs, "/usr/bin", "/bin"])),
+                            "HOME": str(tmp_path), "RECORD": str(record)})
+    assert p.returncode == 0 and p.stdout == "{}\n", (p.returncode, p.stdout, p.stderr)
+    return record.read_text().splitlines()
+
+
+@pytest.mark.parametrize("form", ["plain", "pipx -E", "env", "env -S", "sh exec"])
+def test_the_plugin_hook_runs_the_installs_interpreter_whatever_its_shebang(tmp_path, form):
+    """pip and uv write `#!PYTHON`, pipx 1.18 `#!PYTHON -E`, a path over 127 bytes (or with a space)
+    gets pip's and uv's /bin/sh form; a script can also find python through env. Each starts the
+    install's interpreter with -I -S on its hook_start.py (before: pipx's whole line was exec'd as one
+    path, exit 127, and `onFailure: block` refused every tool call)."""
+    venv = _prefix(tmp_path / "tools with space" / "swarmgate" if form == "sh exec" else tmp_path / "venv")
+    py = venv / "bin" / ("python3" if form.startswith("env") else "python")
+    shebang = {"plain": f"#!{py}\n", "pipx -E": f"#!{py} -E\n", "env": "#!/usr/bin/env python3\n",
+               "env -S": "#!/usr/bin/env -S python3 -E\n",
+               "sh exec": f"#!/bin/sh\n'''exec' '{py}' \"$0\" \"$@\"\n' '''\n"}[form]
+    argv = _launch(tmp_path, shebang, [venv / "bin"])
+    start = str(py.parent / ".." / "lib" / "python3.11" / "site-packages" / "swarmgate" / "hook_start.py")
+    assert argv == [str(py), "-I", "-S", start, "--plugin", "PreToolUse"]
+
+
+def test_the_plugin_hook_runs_the_console_script_when_its_interpreter_holds_no_swarmgate(tmp_path):
+    """A system python (`#!/usr/bin/env python3` finding one whose prefix has no swarmgate, as with
+    `pip install --user`): the console script itself runs, as its shebang says."""
+    bare = _prefix(tmp_path / "system", with_swarmgate=False)
+    argv = _launch(tmp_path, "#!/usr/bin/env python3\n", [bare / "bin"])
+    assert argv == [str(bare / "bin" / "python3"), str(tmp_path / "user-bin" / "swarmgate"), "hook", "--plugin",
+                    "PreToolUse"]
