@@ -80,11 +80,56 @@ def _ticks(span: float) -> float:
     return span / 10
 
 
-def lanes_svg(session: dict) -> str:
+LABEL_ROW_H = 13   # a row of labels above a lane's marks; a lane grows by a row where labels would meet
+LABEL_GAP = 4      # px kept free between two labels of a row
+FAILED = "#dd6b20"  # a call that ran and failed (exit != 0, 127: not found)
+
+
+def label_width(text: str, size: int = 11) -> float:
+    """The width a bold label takes, measured on the widest of the page's fonts (DejaVu Sans
+    Bold: about 0.7 em for capitals and digits), plus a little room."""
+    return len(text) * size * 0.7 + 4
+
+
+def place_labels(labels: list[dict], lo: float, hi: float) -> list[dict]:
+    """Rows for labels that would meet (pure). Each label (``cx``: where its mark is, ``text``,
+    ``size``) gets ``x0``/``x1`` (centred on its mark, kept inside ``lo``..``hi``) and ``row``:
+    from left to right, the lowest row where it meets no label already placed."""
+    rows: list[float] = []  # per row, where its last label ends
+    out = []
+    for lab in _merge_repeats(sorted(labels, key=lambda v: v["cx"])):
+        w = label_width(lab["text"], lab.get("size", 11))
+        x0 = min(max(lab["cx"] - w / 2, lo), max(hi - w, lo))
+        row = next((i for i, end in enumerate(rows) if x0 >= end + LABEL_GAP), len(rows))
+        if row == len(rows):
+            rows.append(0.0)
+        rows[row] = x0 + w
+        out.append({**lab, "x0": x0, "x1": x0 + w, "row": row})
+    return out
+
+
+def _merge_repeats(labels: list[dict]) -> list[dict]:
+    """Labels of the same text whose marks are closer than the label is wide: one label, "×N"."""
+    out: list[dict] = []
+    for lab in labels:  # left to right
+        near = next((o for o in reversed(out) if o["base"] == lab["text"] and o["kind"] == lab.get("kind")
+                     and lab["cx"] - o["cx"] < label_width(o["text"], o.get("size", 11))), None)
+        if near is not None:
+            near["count"] += 1
+            near["text"] = f'{near["base"]} ×{near["count"]}'
+            continue
+        out.append({**lab, "base": lab["text"], "count": 1})
+    return out
+
+
+def lanes_layout(session: dict) -> dict | None:
+    """Where the lanes and their labels go (pure): the time scale, each lane's top, height and
+    middle, and each label's box (``x0``, ``x1``, ``y0``, ``y1``, baseline ``y``). No two boxes
+    meet: a lane whose labels would meet gets a row more above its marks. None without times."""
     lanes = session["lanes"]
     t0, t1 = session.get("start"), session.get("end")
     if t0 is None or t1 is None:
-        return "<p class='muted'>no timed events for this session</p>"
+        return None
     span = max(t1 - t0, 0.5)
     t0 -= span * 0.02
     span *= 1.04
@@ -92,34 +137,68 @@ def lanes_svg(session: dict) -> str:
     def x(t: float) -> float:
         return LABEL_W + (t - t0) / span * PLOT_W
 
-    height = TOP + LANE_H * len(lanes) + 12
+    top = TOP
+    out = []
+    for lane in lanes:
+        labels = []
+        for e in lane["events"]:
+            if e.get("t") is None:
+                continue
+            if e["kind"] in ("refusal", "stop-refused", "handback-refused"):
+                labels.append({"cx": x(e["t"]), "text": ", ".join(e.get("codes") or []) or "refused",
+                               "size": 11, "kind": "refusal"})
+            elif e.get("failed"):
+                labels.append({"cx": x(e["t"]), "text": f"exit {e['exit']}" if e.get("exit") is not None
+                               else "failed", "size": 10, "kind": "failed"})
+        boxes = place_labels(labels, LABEL_W, LABEL_W + PLOT_W + 20)
+        extra = max((b["row"] for b in boxes), default=0) * LABEL_ROW_H
+        mid = top + extra + LANE_H / 2
+        for b in boxes:
+            b["y"] = mid - 11 - b["row"] * LABEL_ROW_H   # the baseline
+            b["y0"], b["y1"] = b["y"] - b["size"] * 0.8, b["y"] + b["size"] * 0.25
+        out.append({"id": lane["id"], "top": top, "h": LANE_H + extra, "y": mid, "labels": boxes})
+        top += LANE_H + extra
+    return {"t0": t0, "span": span, "x": x, "lanes": out, "height": top + 12}
+
+
+def lanes_svg(session: dict) -> str:
+    lanes = session["lanes"]
+    lay = lanes_layout(session)
+    if lay is None:
+        return "<p class='muted'>no timed events for this session</p>"
+    t0, span, x, height = lay["t0"], lay["span"], lay["x"], lay["height"]
     out = [f'<svg class="lanes" width="{LABEL_W + PLOT_W + 20}" '
-           f'height="{height}" role="img" aria-label="agents on a time axis">']
+           f'height="{height:.0f}" role="img" aria-label="agents on a time axis">']
     step = _ticks(span)
     k = int(t0 // step) + 1
     while k * step <= t0 + span:
         tx = x(k * step)
-        out.append(f'<line x1="{tx:.1f}" y1="{TOP - 6}" x2="{tx:.1f}" y2="{height - 8}" stroke="#edf2f7"/>')
+        out.append(f'<line x1="{tx:.1f}" y1="{TOP - 6}" x2="{tx:.1f}" y2="{height - 8:.0f}" stroke="#edf2f7"/>')
         out.append(f'<text x="{tx:.1f}" y="{TOP - 12}" font-size="10" text-anchor="middle" fill="#718096">'
                    f'+{k * step - session["start"]:.1f}s</text>')
         k += 1
     y_of = {}
-    for i, lane in enumerate(lanes):
-        y = TOP + i * LANE_H + LANE_H / 2
+    for i, (lane, place) in enumerate(zip(lanes, lay["lanes"])):
+        y = place["y"]
         y_of[lane["id"]] = y
         fill = "#f7fafc" if i % 2 == 0 else "#ffffff"
         tok = lane.get("tokens") or {}
         out.append(f'<g class="lane" data-agent="{esc(lane["id"])}" data-type="{esc(lane["type"])}">')
-        out.append(f'<rect x="0" y="{y - LANE_H / 2:.1f}" width="{LABEL_W + PLOT_W + 20}" height="{LANE_H}" '
+        out.append(f'<rect x="0" y="{place["top"]:.1f}" width="{LABEL_W + PLOT_W + 20}" height="{place["h"]}" '
                    f'fill="{fill}"/>')
         label = "main agent" if lane["id"] == "main" else f'{lane["type"]} {lane["id"][:10]}'
+        failed = f', {lane["failed"]} failed' if lane.get("failed") else ""
         out.append(f'<text x="8" y="{y - 3:.1f}" font-size="13" font-weight="600">{esc(label)}</text>')
         out.append(f'<text x="8" y="{y + 13:.1f}" font-size="11" fill="#718096">{lane["tool_calls"]} calls, '
-                   f'{lane["refusals"]} refused, {_num(tok.get("total", 0))} tokens</text>')
+                   f'{lane["refusals"]} refused{failed}, {_num(tok.get("total", 0))} tokens</text>')
         if lane["first"] is not None:
             out.append(f'<line x1="{x(lane["first"]):.1f}" y1="{y:.1f}" x2="{x(lane["last"]):.1f}" y2="{y:.1f}" '
                        f'stroke="#cbd5e0" stroke-width="2"/>')
         out.append(_lane_marks(lane, x, y))
+        for b in place["labels"]:
+            color = "#c53030" if b["kind"] == "refusal" else "#9c4221"
+            out.append(f'<text class="code {b["kind"]}" x="{b["x0"] + 2:.1f}" y="{b["y"]:.1f}" '
+                       f'font-size="{b["size"]}" font-weight="700" fill="{color}">{esc(b["text"])}</text>')
         out.append("</g>")
     # dispatch connectors: from the dispatch in the main lane to where the subagent's lane begins
     main_y = y_of.get("main")
@@ -141,17 +220,28 @@ def _lane_marks(lane: dict, x, y: float) -> str:
         if t is None:
             continue
         kind = e["kind"]
+        failed = f' failed (exit {e.get("exit") if e.get("exit") is not None else "?"}): {e.get("error") or ""}' \
+            if e.get("failed") else ""
         tip = f'{_clock(t)} {kind}' + (f' {e.get("tool")}' if e.get("tool") else "") + \
-              (f' [{", ".join(e.get("codes") or [])}]' if e.get("codes") else "") + (f': {e.get("text")}' if e.get("text") else "")
+              (f' [{", ".join(e.get("codes") or [])}]' if e.get("codes") else "") + \
+              (f': {e.get("text")}' if e.get("text") else "") + failed
         title = f"<title>{esc(tip)}</title>"
         cx = x(t)
         if kind == "tool" or (kind == "dispatch" and e.get("id")):
             end = e.get("end") or t
             w = max(x(end) - cx, 3.0)
-            color = "#e53e3e" if e.get("refused") else TOOL_COLORS.get(e.get("tool"), "#4a5568")
+            color = "#e53e3e" if e.get("refused") else FAILED if e.get("failed") \
+                else TOOL_COLORS.get(e.get("tool"), "#4a5568")
             if kind == "dispatch":
-                out.append(f'<path class="mark dispatch" d="M{cx:.1f},{y - 9:.1f} l7,9 l-7,9 l-7,-9 z" '
-                           f'fill="#6b46c1">{title}</path>')
+                out.append(f'<path class="mark dispatch{" failed" if e.get("failed") else ""}" '
+                           f'd="M{cx:.1f},{y - 9:.1f} l7,9 l-7,9 l-7,-9 z" '
+                           f'fill="{FAILED if e.get("failed") else "#6b46c1"}">{title}</path>')
+            elif e.get("failed"):  # hatched with a dark edge, so it reads as failed in grey print too
+                out.append(f'<rect class="mark tool failed" data-exit="{esc(e.get("exit"))}" x="{cx:.1f}" '
+                           f'y="{y - 6:.1f}" width="{w:.1f}" height="12" rx="2" fill="{color}" stroke="#7b341e" '
+                           f'stroke-width="1.5">{title}</rect>'
+                           f'<path d="M{cx + 1:.1f},{y - 5:.1f} l{max(w - 2, 1):.1f},10 m0,-10 l-{max(w - 2, 1):.1f},10" '
+                           f'stroke="#7b341e" stroke-width="1.2"/>')
             else:
                 out.append(f'<rect class="mark tool" x="{cx:.1f}" y="{y - 6:.1f}" width="{w:.1f}" height="12" '
                            f'rx="2" fill="{color}" opacity="0.85">{title}</rect>')
@@ -164,8 +254,7 @@ def _lane_marks(lane: dict, x, y: float) -> str:
         elif kind in ("refusal", "stop-refused", "handback-refused"):
             codes = ", ".join(e.get("codes") or []) or "refused"
             out.append(f'<g class="refusal" data-codes="{esc(codes)}"><circle cx="{cx:.1f}" cy="{y:.1f}" r="7" '
-                       f'fill="#e53e3e">{title}</circle><text class="code" x="{cx:.1f}" y="{y - 11:.1f}" '
-                       f'font-size="11" font-weight="700" fill="#c53030" text-anchor="middle">{esc(codes)}</text></g>')
+                       f'fill="#e53e3e">{title}</circle></g>')
         elif kind in ("handback", "stop"):
             out.append(f'<rect class="mark {kind}" x="{cx - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" '
                        f'fill="#1a202c">{title}</rect>')
@@ -175,6 +264,7 @@ def _lane_marks(lane: dict, x, y: float) -> str:
 def legend() -> str:
     items = [("#6b46c1", "dispatch (◆ in the main lane, ◇ where the subagent's lane begins)"),
              ("#38a169", "start"), ("#2b6cb0", "Bash call"), ("#2f855a", "file write"), ("#718096", "other tool"),
+             (FAILED, "failed: ran and exited non-zero (with its exit code; 127: command not found)"),
              ("#e53e3e", "refused (with the guard codes)"), ("#1a202c", "hand-back / stop")]
     return "<p class='legend'>" + "".join(f"<span><svg width='12' height='12'><rect width='12' height='12' "
                                             f"fill='{c}'/></svg> {esc(t)}</span>" for c, t in items) + "</p>"
@@ -361,12 +451,14 @@ def render(model: dict) -> str:
     n_agents = sum(len(s["lanes"]) for s in sessions)
     n_calls = sum(ln["tool_calls"] for s in sessions for ln in s["lanes"])
     n_refused = sum(ln["refusals"] for s in sessions for ln in s["lanes"])
+    n_failed = sum(ln.get("failed", 0) for s in sessions for ln in s["lanes"])
     runs = model["runs"]
     n_oom = sum(1 for r in runs if r.get("exit") == 250)
     n_pushed = sum(1 for r in runs if r.get("exit") == 254)
     total_tokens = (model["tokens"]["total"] or {}).get("total", 0)
     scope = f"round {model['round']}" if model.get("round") else "session " + ", ".join(model["session_ids"] or ["-"])
-    cards = [(n_agents, "agents"), (n_calls, "tool calls"), (n_refused, "refused"), (_num(total_tokens), "tokens"),
+    cards = [(n_agents, "agents"), (n_calls, "tool calls"), (n_refused, "refused"), (n_failed, "failed"),
+             (_num(total_tokens), "tokens"),
              (len(runs), "runner jobs"), (n_oom, "OOM (250)"), (n_pushed, "pushed out (254)"),
              (len(model["alerts"]), "alerts")]
     parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",

@@ -7,7 +7,9 @@ report --json` prints and flow_html renders):
   subagent in the order it was dispatched) with its events on one time axis:
   ``dispatch`` (in the main lane, and where the subagent's lane begins),
   ``start``, ``tool`` (each tool call, with its duration when its result came
-  back), ``refusal`` (a call a hook refused, with the guard codes), ``stop`` /
+  back; ``failed`` with its ``exit`` code when it ran and failed, as a
+  command not found does with 127), ``refusal`` (a call a hook refused,
+  with the guard codes), ``stop`` /
   ``stop-refused`` (the main agent's Stop), ``handback`` / ``handback-refused``
   (SubagentStop); and its token usage;
 - ``tokens``: per agent type and in all, summed once per model turn
@@ -73,6 +75,15 @@ def _short(text: str, n: int = 160) -> str:
     return t if len(t) <= n else t[:n - 1] + "…"
 
 
+EXIT_RE = re.compile(r"\bexit code[: ]+(-?\d+)", re.IGNORECASE)
+
+
+def exit_of(text: str) -> int | None:
+    """The exit code in a failed call's result ("Exit code 127\n..."); None when it names none."""
+    m = EXIT_RE.search((text or "")[:200])
+    return int(m.group(1)) if m else None
+
+
 def _refused(text: str) -> bool:
     first = (text or "").strip().splitlines()[0].lower() if (text or "").strip() else ""
     return "hook error" in first or first.startswith("pretooluse:") or "swarmgate refused" in first \
@@ -123,6 +134,10 @@ def read_lane(entries: list[dict]) -> dict:
                             call["refused"] = True
                             events.append({"t": t, "kind": "refusal", "tool": call["tool"], "codes": codes_in(text),
                                            "text": _short(text, 400), "of": call["id"]})
+                        elif b.get("is_error"):  # ran and failed (127: not found), or was interrupted
+                            call["failed"] = True
+                            call["exit"] = exit_of(text)
+                            call["error"] = _short(text, 300)
                     result = e.get("toolUseResult")
                     if isinstance(result, dict) and result.get("agentId") and call is not None:
                         agent_links[call["id"]] = str(result["agentId"])
@@ -205,6 +220,7 @@ def build_session(s: dict) -> dict:
         lane["refusals"] = sum(1 for e in lane["events"] if e["kind"] in ("refusal", "stop-refused",
                                                                             "handback-refused"))
         lane["tool_calls"] = sum(1 for e in lane["events"] if e["kind"] in ("tool", "dispatch") and e.get("id"))
+        lane["failed"] = sum(1 for e in lane["events"] if e.get("failed"))
     ts = [x for ln in lanes for x in (ln["first"], ln["last"]) if x is not None]
     ts += [t for r in decisions if (t := _time(r.get("time"))) is not None]
     return {"id": s["id"], "start": min(ts) if ts else None, "end": max(ts) if ts else None, "lanes": lanes}

@@ -94,15 +94,25 @@ class _Progress:
             self.bar.stop()
 
 
-def pick_sessions(records: list[dict], session: str | None, record: dict | None) -> list[str]:
+CLIENT_EVENTS = ("SessionStart", "SubagentStart", "SubagentStop", "Stop")  # only a client's session sends these
+LOOK_BACK = 50  # sessions, latest first, whose transcripts are looked into for the default pick
+
+
+def pick_sessions(records: list[dict], session: str | None, record: dict | None,
+                  has_calls=None) -> list[str]:
     """Which sessions the report shows: the one asked for (a prefix is enough), the round's
     (its record's ``session:`` line, else every session logged since it was created), else the
-    session with the latest decision."""
+    latest session in which agents made tool calls: ``has_calls(session)`` (its transcripts hold
+    a tool call), else the latest the log shows a client started (a SessionStart, a subagent, a
+    Stop: `swarmgate doctor`'s probe or a self-test sends none of these), else the latest."""
     seen: dict[str, float] = {}
+    started: set[str] = set()
     for r in records:
         s = str(r.get("session") or "")
         if s:
             seen[s] = max(seen.get(s, 0.0), parse_time(r.get("time")) or 0.0)
+            if r.get("event") in CLIENT_EVENTS:
+                started.add(s)
     if session:
         return [s for s in sorted(seen, key=seen.get) if s.startswith(session)] or [session]
     if record is not None:
@@ -110,7 +120,32 @@ def pick_sessions(records: list[dict], session: str | None, record: dict | None)
             return [record["session"]]
         created = parse_time(record.get("created")) or 0.0
         return [s for s in sorted(seen, key=seen.get) if seen[s] >= created]
-    return [max(seen, key=seen.get)] if seen else []
+    latest_first = sorted(seen, key=seen.get, reverse=True)
+    if has_calls is not None:
+        for s in latest_first[:LOOK_BACK]:
+            if has_calls(s):
+                return [s]
+    for s in latest_first:
+        if s in started:
+            return [s]
+    return latest_first[:1]
+
+
+def holds_tool_calls(files: dict) -> bool:
+    """Whether a session's transcripts (``session_files``) hold a tool call: a ``tool_use`` block."""
+    for path in [files["main"]] + [x["path"] for x in files["subagents"]]:
+        if not path:
+            continue
+        try:
+            with open(path, "rb") as f:
+                tail = b""
+                while chunk := f.read(1 << 20):
+                    if b'"tool_use"' in tail + chunk:
+                        return True
+                    tail = chunk[-16:]  # a mark cut in two by the chunk's end is still found
+        except OSError:
+            continue
+    return False
 
 
 def parse_time(text) -> float | None:
@@ -153,7 +188,8 @@ def gather(repo: str, config, *, session: str | None = None, round_name: str | N
         problems.append(f"the decision log cannot be read: {e}")
         everything = []
     progress.advance("the decision log", total)
-    sessions = pick_sessions(everything, session, record)
+    sessions = pick_sessions(everything, session, record,
+                             has_calls=lambda s: holds_tool_calls(session_files(s, [repo], projects)))
     if record is None and not round_name:
         try:
             record_path = R.current_record(repo, config, sessions[-1] if sessions else None)

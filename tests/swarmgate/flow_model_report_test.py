@@ -236,3 +236,120 @@ def test_which_sessions_a_report_shows():
     assert pick_sessions(recs, None, {"session": "ccc3"}) == ["ccc3"]       # the round's own session
     assert pick_sessions(recs, None, {"session": "", "created": iso(T0 + 30)}) == ["bbb2", "aaa1"]
     assert pick_sessions([], None, None) == []
+
+
+NOT_FOUND = "Exit code 127\n/bin/bash: line 1: remind: command not found"
+
+
+def storm():
+    """A main lane with ten refusals and four failed calls within three seconds, then a failed `false`."""
+    main = [assistant(T0, "m0", [use("u0", "Bash", {"command": "ls"})]), result(T0 + 0.3, "u0", "a b")]
+    for i in range(10):
+        t = T0 + 20 + i * 0.15
+        main.append(assistant(t, f"m{i + 1}", [use(f"u{i + 1}", "Bash", {"command": f"cargo test -p c{i}"})]))
+        main.append(result(t + 0.05, f"u{i + 1}",
+                           f"PreToolUse:Bash hook error: swarmgate refused this:\n[B01] heavy\n[X{i:02d}] x", True))
+    for i in range(4):
+        t = T0 + 21 + i * 0.2
+        main.append(assistant(t, f"f{i}", [use(f"w{i}", "Bash", {"command": f"remind in {i}m x"})]))
+        main.append(result(t + 0.1, f"w{i}", NOT_FOUND, True))
+    main.append(assistant(T0 + 60, "z", [use("uz", "Bash", {"command": "false"})]))
+    main.append(result(T0 + 61, "uz", "Exit code 1", True))
+    src = source()
+    src["sessions"][0]["main"]["entries"] = main
+    return src
+
+
+def test_calls_that_ran_and_failed_are_marked_with_their_exit_code():
+    m = flow_model.build(storm())
+    main = m["sessions"][0]["lanes"][0]
+    failed = [e for e in main["events"] if e.get("failed")]
+    assert [e["exit"] for e in failed] == [127, 127, 127, 127, 1] and main["failed"] == 5
+    assert not any(e.get("failed") for e in main["events"] if e.get("refused"))  # a refusal is not a failure
+    assert not any(e.get("failed") for e in main["events"] if e.get("text") == "ls")
+    page = flow_html.render(m)
+    assert page.count('class="mark tool failed" data-exit="127"') == 4 and 'data-exit="1"' in page
+    assert "exit 127 ×4" in page and ">exit 1<" in page  # the close four share one label
+    assert "5 failed" in page and "command not found" in page  # lane label; the tooltip keeps the error
+
+
+def test_labels_close_in_time_never_meet():
+    m = flow_model.build(storm())
+    (s,) = m["sessions"]
+    lay = flow_html.lanes_layout(s)
+    boxes = [b for lane in lay["lanes"] for b in lane["labels"]]
+    assert len(boxes) >= 14  # ten refusals, the 127s, exit 1, the subagents' codes
+    for i, a in enumerate(boxes):
+        assert flow_html.LABEL_W <= a["x0"] < a["x1"] <= flow_html.LABEL_W + flow_html.PLOT_W + 20
+        for b in boxes[i + 1:]:
+            meet = a["x0"] < b["x1"] and b["x0"] < a["x1"] and a["y0"] < b["y1"] and b["y0"] < a["y1"]
+            assert not meet, (a["text"], b["text"])
+    # each label stays inside its own lane's band, above the lane's marks
+    for lane in lay["lanes"]:
+        for b in lane["labels"]:
+            assert lane["top"] <= b["y0"] and b["y1"] <= lane["y"] - 7
+    assert lay["lanes"][0]["h"] > flow_html.LANE_H  # the main lane grew rows for its labels
+
+
+def test_the_default_session_is_the_latest_with_agent_tool_calls(tmp_path, monkeypatch):
+    """`swarmgate doctor` (and a self-test) log probe decisions after the real session: the page
+    shows the session whose agents made tool calls, not the probe's."""
+    from swarmgate.agents.handover import project_dir_name
+
+    monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
+    repo = tmp_path / "repo"
+    (repo / ".claude").mkdir(parents=True)
+    with _mk(repo) as f:
+        for r in DECISIONS:
+            f.write(json.dumps(r) + "\n")
+        for sid in ("swarmgate-doctor", "selftest-session"):
+            f.write(json.dumps({"time": iso(T0 + 500), "session": sid, "event": "PreToolUse", "tool": "Bash",
+                                "decision": "allow", "codes": [], "latency_ms": 9.0, "input": "ls"}) + "\n")
+    projects = tmp_path / "projects"
+    assert gather(str(repo), validate({}), projects=str(projects))["sessions"][0]["id"] == "S"  # no transcripts
+    base = projects / project_dir_name(str(repo))
+    base.mkdir(parents=True)
+    (base / "S.jsonl").write_text("".join(json.dumps(e) + "\n" for e in MAIN))
+    # a later session of the client in which no agent called a tool
+    (base / "L.jsonl").write_text(json.dumps(assistant(T0 + 400, "q", [{"type": "text", "text": "hi"}])) + "\n")
+    with open(decision_log.log_path(str(repo)), "a") as f:
+        f.write(json.dumps({"time": iso(T0 + 400), "session": "L", "event": "SessionStart",
+                            "decision": "context", "codes": [], "latency_ms": 9.0}) + "\n")
+    src = gather(str(repo), validate({}), projects=str(projects))
+    assert [s["id"] for s in src["sessions"]] == ["S"] and src["sessions"][0]["main"]["entries"]
+    page = tmp_path / "flow.html"
+    assert log_view.report_main(["--repo", str(repo), "--html", str(page), "--transcripts", str(projects)]) == 0
+    assert "Agents of session S on one time axis" in page.read_text()
+    assert pick_sessions([{"session": "a", "time": iso(T0)}, {"session": "b", "time": iso(T0 + 1)}], None, None,
+                         has_calls=lambda s: s == "a") == ["a"]
+
+
+def test_labels_drawn_by_chromium_never_meet(tmp_path):
+    """The same page in headless Chromium, with the real font: the labels' drawn boxes do not meet.
+    (A measuring script is added to a copy of the page; the page itself has none.)"""
+    import os
+    import shutil
+    import subprocess
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not browser:
+        pytest.skip("headless Chromium is not installed (apt-get install chromium)")
+    measure = ("<pre id='boxes'></pre><script>document.getElementById('boxes').textContent = JSON.stringify("
+               "[...document.querySelectorAll('svg.lanes text.code')].map(t => {const r = "
+               "t.getBoundingClientRect(); return [t.textContent, r.left, r.top, r.right, r.bottom];}));</script>")
+    page = tmp_path / "flow.html"
+    page.write_text(flow_html.render(flow_model.build(storm())).replace("</body>", measure + "</body>"))
+    home = tmp_path / "chromium-home"
+    home.mkdir()
+    p = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                        f"--user-data-dir={home / 'profile'}", "--window-size=1400,1400", "--dump-dom", page.as_uri()],
+                       capture_output=True, text=True, timeout=120,
+                       env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+                            "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache")})
+    text = p.stdout.split("<pre id=\"boxes\">", 1)[1].split("</pre>", 1)[0]
+    boxes = json.loads(text.replace("&quot;", '"').replace("&amp;", "&"))
+    assert len(boxes) >= 14 and any(b[0] == "exit 127 ×4" for b in boxes)
+    assert all(b[3] - b[1] > 10 and b[4] - b[2] > 5 for b in boxes)  # drawn, with a size
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not (a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]), (a, b)
