@@ -461,7 +461,8 @@ def _subagents(session: str, config, cwd: str = "") -> tuple[int, list[dict]]:
     except Exception:  # noqa: BLE001
         return 0, []
     stopped = []
-    root = config["workdirs"]["root"]
+    from swarmgate.agents.work_dir_owner import work_root
+    root = work_root(config, cwd)
     for aid, a in agents.items():
         if not isinstance(a, dict) or not a.get("stopped"):
             continue

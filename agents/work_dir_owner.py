@@ -1,7 +1,8 @@
 """`work-dir-owner`: every directory under the work root has an owner (SPEC §6.5).
 
-Each directory directly under the work root (``[workdirs] root`` or
-``--root``) carries an ownership file ``.swarmgate-owner.json``:
+Each directory directly under the work root (``--root``, else ``[workdirs] root``, else the
+repository's default beside the state directory: ``/var/tmp/swarmgate-work/<repo>-<hash>``,
+``state_paths.default_work_root``) carries an ownership file ``.swarmgate-owner.json``:
 
     {"session": "...", "agent": "...", "purpose": "...", "created": "2026-11-29T12:00:00Z",
      "created_epoch": 1795000000.0, "pid": 1234, "start": 5678, "host": "..."}
@@ -54,6 +55,16 @@ def read_owner(directory) -> dict | None:
     if not isinstance(rec, dict):
         return {"corrupt": f"{path} is not a JSON object"}
     return rec
+
+
+def work_root(config, repo: str) -> str:
+    """The work root of ``repo``: ``[workdirs] root`` (relative to the repository), else the default
+    one beside the state directory (``state_paths.default_work_root``)."""
+    root = config["workdirs"]["root"]
+    if not root:
+        from swarmgate.state_paths import default_work_root
+        return str(default_work_root(repo))
+    return root if os.path.isabs(root) else os.path.join(repo, root)
 
 
 def _children(root: str) -> list[str]:
@@ -283,7 +294,8 @@ def main(argv: list[str] | None = None) -> int:
         s = sub.add_parser(name, help=helptext)
         if name in ("claim", "release"):
             s.add_argument("dir")
-        s.add_argument("--root", help="the work root (default: [workdirs] root)")
+        s.add_argument("--root", help="the work root (default: [workdirs] root, else "
+                                      "/var/tmp/swarmgate-work/<repository>-<hash>)")
         s.add_argument("--session", default=None,
                        help="your session (default: $SWARMGATE_SESSION_ID or $CLAUDE_CODE_SESSION_ID)")
         if name == "claim":
@@ -304,9 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         root = args.root
         if not root:
             repo = os.path.abspath(args.repo) if args.repo else find_repo()
-            root = load_config(repo)["workdirs"]["root"]
-            if root and not os.path.isabs(root):
-                root = os.path.join(repo, root)
+            root = work_root(load_config(repo), repo)
         session = args.session if args.session is not None else session_from_env()
         if args.cmd == "claim":
             path, rec = claim(args.dir, root or "", args.purpose, session, args.agent, args.pid)

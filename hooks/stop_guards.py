@@ -86,7 +86,9 @@ def judge_h01(dirs: list, message: str) -> Finding | None:
         return None
     shown = "; ".join(f"{named} ({src})" for named, _, src in left)
     first = left[0][0]
+    from shlex import quote
     trees = [named for named, _, src in left if src.startswith(WORKTREE_SOURCE)]
+    registered = [ab for _, ab, src in left if src.startswith("registered by work-dir-owner")]
     if trees:
         return G.Finding(
             "H01", f"you leave these behind: {shown}. Claude Code keeps a worktree that holds changes, and "
@@ -98,8 +100,10 @@ def judge_h01(dirs: list, message: str) -> Finding | None:
     return G.Finding(
         "H01", f"you created these and they still exist: {shown}. Build directories and repository "
                f"copies left behind fill the disk and confuse the next agent.",
-        f"delete them (`rm -rf {first}`; `work-dir-owner release` for registered ones) and hand back again; "
-        f"if one must stay, say so in your last message: `{first} not deleted: <reason>`.")
+        f"delete them (`rm -rf {' '.join(quote(ab) for _, ab, _ in left)}`) and hand back again; "
+        f"if one must stay, say so in your last message: `{first} not deleted: <reason>`"
+        + (f" (`work-dir-owner release {quote(registered[0])}` only drops its ownership file: the directory "
+           f"stays)" if registered else "") + ".")
 
 
 def _worktree_leftover(event: HookEvent, wt: dict | None) -> tuple | None:
@@ -120,19 +124,16 @@ def _h01_dirs(event: HookEvent, config: Config, dispatch: dict | None, agent: di
     names = {event.agent_id or ""}
     if agent and agent.get("name"):
         names.add(agent["name"])
-    root = config["workdirs"]["root"]
-    if root:
-        from swarmgate.agents.work_dir_owner import registrations
-        # a worktree agent's work-dir-owner reads the config of its own tree: the root under it counts too
-        bases = (root,) if os.path.isabs(root) else tuple(dict.fromkeys(
-            os.path.join(b, root) for b in (event.repo, event.root)))
-        for root_abs in bases:
-            for rec in registrations(root_abs, session=event.session_id):
-                if rec.get("agent") and rec.get("agent") in names:
-                    p = rec["path"]
-                    if p not in seen:
-                        seen.add(p)
-                        out.append((p, p, f"registered by work-dir-owner: {rec.get('purpose') or 'no purpose'}"))
+    from swarmgate.agents.work_dir_owner import registrations, work_root
+    # a worktree agent's work-dir-owner reads the config of its own tree: the root under it counts too
+    bases = tuple(dict.fromkeys(work_root(config, b) for b in (event.repo, event.root) if b))
+    for root_abs in bases:
+        for rec in registrations(root_abs, session=event.session_id):
+            if rec.get("agent") and rec.get("agent") in names:
+                p = rec["path"]
+                if p not in seen:
+                    seen.add(p)
+                    out.append((p, p, f"registered by work-dir-owner: {rec.get('purpose') or 'no purpose'}"))
     for p in (dispatch or {}).get("scratch") or []:
         ab = os.path.realpath(_abs(os.path.expanduser(p), event))
         if ab not in seen:

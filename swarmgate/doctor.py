@@ -285,6 +285,72 @@ def check_exec_shims(repo: str) -> Check:
                      f"gives SessionStart a CLAUDE_ENV_FILE (Claude Code 2.1.332 does)")
 
 
+def _wired_scripts_dir(repo: str) -> str | None:
+    """The console scripts' directory of the install the repository's SessionStart hook runs."""
+    from swarmgate import tools_dir  # noqa: PLC0415 - only this check needs it
+
+    try:
+        with open(os.path.join(repo, SETTINGS), encoding="utf-8") as f:
+            hooks = json.load(f).get("hooks") or {}
+        exe = next(hook_executable(g["hooks"][0]) for g in hooks.get("SessionStart") or [] if is_our_group(g))
+    except (OSError, ValueError, AttributeError, StopIteration, KeyError, IndexError, TypeError):
+        return tools_dir.scripts_dir()
+    d = os.path.dirname(exe)
+    return d if os.access(os.path.join(d, "swarmgate"), os.X_OK) else tools_dir.scripts_dir()
+
+
+def _naming_texts(repo: str) -> list[str]:
+    """The rule texts an agent reads (the repository's, else the shipped templates)."""
+    from swarmgate.install import templates  # noqa: PLC0415
+
+    out = []
+    for src, rel in templates():
+        if rel.endswith(".md"):
+            here = os.path.join(repo, rel)
+            out.append(here if os.path.isfile(here) else src)
+    return out
+
+
+def check_agents_path(repo: str, env=None) -> Check:
+    """Every swarmgate program the rule texts and way-outs name resolves on the agents' PATH: in a
+    live session (doctor typed by an agent) the PATH it has, else the one a session start gives
+    (the tools' directory, swarmgate/tools_dir.py, then this shell's PATH)."""
+    from swarmgate import tools_dir  # noqa: PLC0415 - only this check needs it
+
+    env = os.environ if env is None else env
+    names = tools_dir.script_names()
+    if env.get("CLAUDECODE") == "1" and env.get("CLAUDE_CODE_SESSION_ID"):
+        path, where = env.get("PATH", ""), "this session's PATH (the agents')"
+    else:
+        scripts = _wired_scripts_dir(repo)
+        if scripts is None:
+            return Check(FAIL, "swarmgate's console scripts are not found: the agents' PATH cannot get them",
+                         "./install.sh in the swarmgate checkout (or pipx install it), then "
+                         f"swarmgate install {shlex.quote(repo)}")
+        d = tools_dir.location(scripts)
+        first = d if os.path.isdir(d) else scripts   # made at the next session start when missing
+        path = first + os.pathsep + env.get("PATH", "")
+        where = f"the agents' PATH a session start gives ({d}, then your PATH)"
+    missing = [n for n in names if tools_dir.resolve(n, path) is None]
+    if missing:
+        named = []
+        for text in _naming_texts(repo):
+            try:
+                with open(text, encoding="utf-8", errors="replace") as f:
+                    body = f.read()
+            except OSError:
+                continue
+            if any(n in body for n in missing):
+                named.append(os.path.relpath(text, repo) if text.startswith(repo + os.sep) else os.path.basename(text))
+        return Check(FAIL, f"{', '.join(f'`{n}`' for n in missing)} not found on {where}: an agent that types "
+                           f"{'it' if len(missing) == 1 else 'them'} (as the rule texts"
+                           f"{' ' + ', '.join(named[:3]) if named else ''} and the way-outs say) gets "
+                           "`command not found` (exit 127)",
+                     "start a new session (its start puts the tools on PATH), or swarmgate install "
+                     + shlex.quote(repo))
+    return Check(OK, f"swarmgate's {len(names)} programs resolve on {where}")
+
+
 def check_import(name: str, why: str) -> Check:
     try:
         importlib.import_module(name)
@@ -344,6 +410,7 @@ def checks(repo: str) -> list[Callable[[], Check]]:
         _named("cgroup", lambda: check_cgroup(repo)),
         _named("containment", lambda: check_containment(repo)),
         _named("exec_shims", lambda: check_exec_shims(repo)),
+        _named("agents_path", lambda: check_agents_path(repo)),
         _named("bashlex", lambda: check_import("bashlex", "the Bash guards parse commands with it"), True),
         _named("guards", check_guards, True),
     ]

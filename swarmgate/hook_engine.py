@@ -476,8 +476,16 @@ def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: 
         from swarmgate.clients import apply_coverage
         registry, limits = apply_coverage(client, [g for g in registry if g.applies(canonical, event.tool_name)])
     stop_active = bool(event.payload.get("stop_hook_active"))
+    tools_note = ""
+    if client == "claude" and canonical == "SessionStart" and os.environ.get("CLAUDE_ENV_FILE"):
+        # swarmgate's tools on the agents' PATH, whatever the guards' modes (swarmgate/tools_dir.py): its
+        # line goes first in the env file, so X01's shim line, appended by its act below, comes first on PATH
+        from swarmgate import tools_dir
+        tools_note = tools_dir.at_session_start(os.environ["CLAUDE_ENV_FILE"])
     outcome = decide(event, config, registry, deadline)
     findings, decision, reason, context = outcome.findings, outcome.decision, outcome.reason, outcome.context
+    if tools_note:
+        context = f"{context}\n\n{tools_note}" if context else tools_note
     if client == "claude" and event_name == "PreSkillShellCommand":   # judged as Bash, answered as a skill's
         from swarmgate.hook_protocol import skill_output
         out, code, err = skill_output(decision, reason, context)

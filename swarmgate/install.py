@@ -751,5 +751,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         for client in clients:
             for step in _client_install().next_steps(client, repo):
                 print("  once, by you: " + step)
-        print("  check it with: swarmgate doctor " + shlex.quote(repo))
+        print("  check it with: " + _tools_for_the_shell() + " doctor " + shlex.quote(repo))
     return rc
+
+
+def _tools_for_the_shell() -> str:
+    """swarmgate's tools directory made (the agents' PATH gets it at SessionStart) and given to the
+    user's shell (swarmgate.tools_dir); print what was done, return how to call `swarmgate` now."""
+    from swarmgate import tools_dir  # noqa: PLC0415 - only install gives the shell the tools
+
+    try:
+        d = tools_dir.ensure(os.path.dirname(entry_point()))
+    except (OSError, InstallError) as e:
+        print(f"  tools      not linked: {e}; the agents' PATH gets them at each session start")
+        return "swarmgate"
+    print(f"  tools      {d} (on the agents' PATH from each session start, after the exec-time shims)")
+    lines, swarmgate_cmd = tools_dir.for_the_shell(d)
+    for line in lines:
+        print("  " + line)
+    return swarmgate_cmd

@@ -133,6 +133,17 @@ def bashlex_cache_path(key: str) -> Path:
     return state_dir() / "cache" / f"bashlex-tables-{safe_name(key)}.marshal"
 
 
+def default_work_root(repo: str | PathLike[str]) -> Path:
+    """The work root of a repository whose config leaves `[workdirs] root` empty: one directory per
+    repository beside the state directory (`/var/tmp/swarmgate-work/<name>-<hash>`), not inside it
+    (G01 guards the state directory) and not inside the repository (git and W01 would see it)."""
+    from hashlib import sha1
+
+    real = os.path.realpath(os.fspath(repo))
+    key = sha1(real.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return _path(state_dir_text().rstrip("/") + "-work") / f"{safe_name(os.path.basename(real))}-{key}"
+
+
 # repository-level state
 def repo_state_dir(repo: Path) -> Path:
     return _path(repo) / ".swarmgate"

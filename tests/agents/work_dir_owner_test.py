@@ -140,9 +140,25 @@ def test_cli_claim_list_release(root, repo):
     assert p.returncode == 1 and "owned by session sess-z" in p.stderr
     p = cli("--repo", str(repo), "release", "w1", env=env)
     assert p.returncode == 0 and not (root / "w1" / wdo.OWNER_FILE).exists() and (root / "w1").is_dir()
-    (repo / ".claude" / "swarmgate.toml").write_text("")
-    p = cli("--repo", str(repo), "list")
-    assert p.returncode == 1 and "[workdirs] root" in p.stderr
+
+
+def test_the_default_config_has_a_work_root_beside_the_state_dir(repo):
+    """main-agent.md tells the main agent to run `work-dir-owner list` and `clean`: with the default
+    config (no [workdirs] root) they work, on the repository's root beside the state directory."""
+    env = {"SWARMGATE_SESSION_ID": "sess-d"}
+    p = cli("--repo", str(repo), "list", env=env)
+    assert p.returncode == 0 and p.stdout == "", p.stderr
+    p = cli("--repo", str(repo), "claim", "b1", "--purpose", "a release build", env=env)
+    assert p.returncode == 0, p.stderr
+    made = p.stdout.split()[1]
+    state = os.environ["SWARMGATE_STATE_DIR"]
+    assert os.path.dirname(os.path.dirname(made)) == state.rstrip("/") + "-work", made
+    assert not made.startswith(state + "/") and not made.startswith(str(repo) + "/")
+    assert os.path.basename(os.path.dirname(made)).startswith(repo.name + "-")
+    p = cli("--repo", str(repo), "list", env=env)
+    assert p.returncode == 0 and f"{made}: session sess-d" in p.stdout, p.stdout
+    p = cli("--repo", str(repo), "clean", env=env)
+    assert p.returncode == 0 and f"deleted {made}" in p.stdout and not os.path.exists(made), p.stdout + p.stderr
 
 
 def test_selftest_every_switch_turns_its_cell_red():

@@ -2,12 +2,18 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
+import subprocess
+import sys
 
 import pytest
 
 from swarmgate.agents import records as R
-from swarmgate.agents.work_dir_owner import claim
+from swarmgate.agents.work_dir_owner import claim, work_root
 from swarmgate.alerts import all_alerts
+from swarmgate.config import load_config
 from swarmgate.hooks import scratch_locks
 from swarmgate.hooks import session_state as S
 from swarmgate.hooks.stop_guards import transcript_calls
@@ -117,6 +123,29 @@ def test_h01_work_dir_owner_registration(repo, tmp_path):
     ans = answer("SubagentStop", stop_payload(transcript_path=tp), repo)
     assert ans.get("decision") == "block"
     assert "copy-a" in ans["reason"] and "copy-b" not in ans["reason"]
+
+
+def test_h01_way_out_names_the_directory_and_works_when_pasted(repo, tmp_path):
+    """With the default config (the default work root): each command H01's way-out gives runs when
+    pasted (no `work-dir-owner release` without a directory: exit 251), and after `rm -rf` the agent
+    may hand back."""
+    tp = run_agent(repo, tmp_path)
+    root = work_root(load_config(str(repo)), str(repo))
+    path, _ = claim("copy a", root, "repo copy for the build", "s1", agent="ag1")
+    reason = answer("SubagentStop", stop_payload(transcript_path=tp), repo)["reason"]
+    commands = re.findall(r"`((?:rm|work-dir-owner) [^`]+)`", reason)
+    assert [c.split()[0] for c in commands] == ["rm", "work-dir-owner"], reason
+    release = shlex.split(commands[1])
+    assert release[:2] == ["work-dir-owner", "release"] and release[2] == path, reason
+    env = {**os.environ, "SWARMGATE_SESSION_ID": "s1"}
+    bindir = os.path.dirname(sys.executable)
+    p = subprocess.run([os.path.join(bindir, release[0]), *release[1:]], cwd=repo, env=env,
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and f"released {path}" in p.stdout, p.stderr
+    claim("copy a", root, "repo copy for the build", "s1", agent="ag1")
+    p = subprocess.run(commands[0], shell=True, cwd=repo, capture_output=True, text=True)
+    assert p.returncode == 0 and not os.path.exists(path), p.stderr
+    assert "decision" not in answer("SubagentStop", stop_payload(transcript_path=tp), repo)
 
 
 def test_h01_stop_hook_active_never_blocks(repo, tmp_path):

@@ -82,6 +82,8 @@ SESSION = CORE | OS | ENGINE | RE | JSON | PATHLIB | {
         "kernel_oom", "package_scripts", "repo_sessions", "session_context", "session_state", "teammates")}
 # C05: a reminder that fell due while the session was away is shown at its (re)start
 SESSION |= {"swarmgate.hooks.reminder_guard", "swarmgate.agents.reminders"}
+# swarmgate's tools on the agents' PATH (the env file's line, the tools' directory refreshed)
+SESSION |= {"swarmgate.tools_dir"}
 NEVER = {"bashlex", "psutil", "rich", "pynvml", "filelock", "tomllib", "pathlib", "urllib", "ipaddress",
          "typing", "dataclasses", "json", "importlib", "subprocess", "threading", "site"}
 
