@@ -45,6 +45,7 @@ from typing import Any
 from swarmgate.clients import CLIENTS
 
 import swarmgate.rules
+from swarmgate import claude_md
 from swarmgate.config import ConfigError, parse_toml, validate
 from swarmgate.front_door import entry
 from swarmgate.hook_entry import search_path
@@ -603,6 +604,15 @@ def plan_install(repo: str, entry: str, clients: Sequence[str] = ("claude",)) ->
     new_manifest = {"version": 1, "entry_point": entry, "files": files, "settings": settings}
     if others:
         new_manifest["clients"] = others
+    if "claude" in clients:   # the main agent's rules: an import line in CLAUDE.md (swarmgate.claude_md)
+        content, record = claude_md.wire(_read_bytes(os.path.join(repo, claude_md.PATH)), manifest.get("claude_md"))
+        if content is not None:
+            plan.writes.append((claude_md.PATH, content))
+            plan.say("wired", f"{claude_md.PATH}: {claude_md.IMPORT} (the main agent's rules)")
+        if record:
+            new_manifest["claude_md"] = record
+    elif manifest.get("claude_md"):
+        new_manifest["claude_md"] = manifest["claude_md"]
     if plan.writes and new_manifest != manifest:
         plan.writes.append((MANIFEST, _dump_manifest(new_manifest)))
     return plan
@@ -638,6 +648,7 @@ def plan_uninstall(repo: str, clients: Sequence[str] | None = None) -> Plan:
     targets = list(wired if clients is None else clients)
     if "claude" in targets:
         unwire_settings(plan, SETTINGS, manifest.get("settings"))
+        _unwire_claude_md(plan, manifest.get("claude_md"))
     others = dict(manifest.get("clients") or {})
     for client in targets:
         if client != "claude":
@@ -649,6 +660,7 @@ def plan_uninstall(repo: str, clients: Sequence[str] | None = None) -> Plan:
         rest = dict(manifest)
         if "claude" in targets:
             rest["settings"] = {}
+            rest.pop("claude_md", None)
         if others:
             rest["clients"] = others
         else:
@@ -673,6 +685,21 @@ def plan_uninstall(repo: str, clients: Sequence[str] | None = None) -> Plan:
     if manifest:
         plan.removes.append(MANIFEST)
     return plan
+
+
+def _unwire_claude_md(plan: Plan, record: dict | None) -> None:
+    """CLAUDE.md without the import install added: as it was before, byte for byte, when nothing
+    else changed; removed when install created it and nothing else is in it."""
+    raw = _read_bytes(os.path.join(plan.repo, claude_md.PATH))
+    if not record or raw is None:
+        return
+    content = claude_md.unwire(raw, record)
+    if content is None:
+        plan.removes.append(claude_md.PATH)
+        plan.say("removed", f"{claude_md.PATH} (swarmgate created it)")
+    elif content != raw:
+        plan.writes.append((claude_md.PATH, content))
+        plan.say("unwired", f"{claude_md.PATH}: swarmgate's import of the main agent's rules removed, the rest kept")
 
 
 def _git_hook(repo: str, uninstall: bool, dry_run: bool) -> tuple[str, bool]:
