@@ -269,7 +269,7 @@ GUARDS = (
                 "seen, listed or cancelled; an agent that sets `sleep 300; echo check` forgets it, "
                 "another wakes up to stale work. One reminder command keeps every pending timer in one "
                 "place.",
-            example="`sleep 600; echo 'check the build'`, `crontab job.txt`, `echo cmd | at now + 1 hour`, "
+            example="`(sleep 600 && echo 'check the build') &`, `crontab job.txt`, `echo cmd | at now + 1 hour`, "
                     "CronCreate {cron: '*/5 * * * *', prompt: 'check CI'}",
             instead="`remind 10m 'check the build'` (the command named in [timers] allowed).",
             exceptions="Short sleeps (< [timers] min_sleep_s, default 60 s) and sleeps not followed by a "
@@ -281,7 +281,9 @@ GUARDS = (
         breaks={"t01-allow-timers": "every kind of timer passes"},
         cases=lambda: (
             G.Case("sleep-echo-main", "PreToolUse",
-                   {"tool_name": "Bash", "tool_input": {"command": "sleep 300; echo 'check the build'"}},
+                   # the documented example; Claude Code itself blocks a leading foreground `sleep 300; ...`
+                   # (pointing to Monitor) before any hook, but lets this form through to T01
+                   {"tool_name": "Bash", "tool_input": {"command": "(sleep 600 && echo 'check the build') &"}},
                    fires=True, breaks=("t01-allow-timers",)),
             G.Case("sleep-and-notify-subagent", "PreToolUse",
                    _sub("Bash", {"command": "sleep 10m && notify-send done"}),

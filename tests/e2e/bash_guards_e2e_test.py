@@ -77,7 +77,9 @@ def test_b01_and_b02_refuse_the_main_agents_bare_or_uncapped_heavy_test(claude_r
 def test_t01_refuses_timers_from_the_shell_and_the_cron_tool(claude_repo):
     run = claude_repo.run("script:t01", [
         Conversation("script:t01", [
-            # (`sleep 600; echo ...` never reaches the hooks: the binary itself blocks it)
+            # (`sleep 600; echo ...` never reaches the hooks: the binary itself blocks a leading foreground
+            # sleep and points to Monitor; T01's documented example is a form it lets through)
+            bash("(sleep 600 && echo 'check the build') &"),
             bash("echo 'check the build' | at now + 10 minutes"),
             tool("ToolSearch", {"query": "select:CronCreate"}),  # a deferred tool
             tool("CronCreate", {"cron": "*/5 * * * *", "prompt": "check the build"}),
@@ -86,14 +88,16 @@ def test_t01_refuses_timers_from_the_shell_and_the_cron_tool(claude_repo):
         ]),
     ])
     assert run.returncode == 0, run.describe()
-    shell_timer, plain = run.results_of("Bash")
+    doc_example, shell_timer, plain = run.results_of("Bash")
+    assert doc_example.is_error and "[T01]" in doc_example.text and "remind 600s 'check the build'" in \
+        doc_example.text, run.describe()
     assert shell_timer.is_error and "[T01]" in shell_timer.text, run.describe()
     assert not plain.is_error and plain.text.strip() == "no timer here"
     (cron,) = run.results_of("CronCreate")
     assert cron.is_error and "[T01]" in cron.text, run.describe()
     recs = run.decisions(event="PreToolUse")
     assert [(r["tool"], r["decision"]) for r in recs] == [
-        ("Bash", "deny"), ("CronCreate", "deny"), ("Bash", "allow")], run.describe()
+        ("Bash", "deny"), ("Bash", "deny"), ("CronCreate", "deny"), ("Bash", "allow")], run.describe()
 
 
 def test_p01_flags_a_command_repeated_with_unchanged_output(claude_repo):

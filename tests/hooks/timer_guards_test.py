@@ -9,6 +9,9 @@ FIRES = [
     "sleep 300; echo 'check the build'",
     "sleep 5m && notify-send 'look at CI'",
     "(sleep 600; echo time is up) &",
+    "(sleep 600 && echo 'check the build') &",   # the documented example (the client lets it through)
+    "{ sleep 600 && echo 'check the build'; }",
+    "cd . && sleep 600 && echo 'check the build'",
     "sleep 1h; printf 'standup\\n'",
     "crontab /tmp/jobs.txt",
     "echo '0 * * * * make' | crontab -",
