@@ -296,19 +296,44 @@ def known_types(repo: str, config) -> list[str]:
     return sorted(r.name for r in catalog(repo, config) if r.source == "project")
 
 
-def load_agent(repo: str, config, agent_type: str) -> dict | None:
-    """The definition of ``agent_type`` (a project or user-level type, resolved as Claude Code does)
-    or None when there is none (built-ins and plugin agents carry no swarmgate keys).
+def dispatchable(repo: str, config, requested: str) -> ResolvedType | None:
+    """The type ``requested`` names for a person or an agent typing it: what the client resolves, else
+    the one plugin type named ``<plugin>:<requested>`` (in a repository that has only swarmgate's
+    plugin, `implementer` is `swarmgate:implementer`; the client itself wants the full name)."""
+    types = catalog(repo, config)
+    found = find(types, requested)
+    if found is not None or ":" in (requested or ""):
+        return found
+    want = (requested or "").strip().lower()
+    hits = [r for r in types if r.source == "plugin" and r.name.lower().partition(":")[2] == want]
+    return hits[0] if len(hits) == 1 else None
 
-    Returns {"type", "path", "name", "description", "tools": [...],
+
+def definition_root(repo: str, r: ResolvedType) -> str:
+    """The directory a definition's ``rules:`` (and agent-common.md) are relative to: the plugin's
+    folder for a plugin's agent (``<folder>/agents/**/NAME.md``), else the repository's .claude/."""
+    if r.source != "plugin" or not r.path:
+        return claude_dir(repo)
+    root = r.path
+    while os.path.basename(root) != "agents" and os.path.dirname(root) != root:
+        root = os.path.dirname(root)
+    return os.path.dirname(root)
+
+
+def load_agent(repo: str, config, agent_type: str) -> dict | None:
+    """The definition of ``agent_type`` (a project, user-level or plugin type, resolved as Claude
+    Code does) or None when there is none (the built-ins carry no swarmgate keys).
+
+    Returns {"type", "path", "root", "name", "description", "tools": [...],
     "rules": [...], "prompt_lines": [...], "builds": bool, "fields": {...},
-    "body": str}. Raises DefinitionError when the file exists but cannot be
-    parsed. ``agent_type`` containing a path separator is never a type.
+    "body": str}; ``root`` is the directory its ``rules:`` are relative to (.claude/ of the
+    repository, or the plugin's folder for a plugin's agent). Raises DefinitionError when the file
+    exists but cannot be parsed. ``agent_type`` containing a path separator is never a type.
     """
     if not agent_type or "/" in agent_type or "\\" in agent_type or agent_type.startswith("."):
         return None
     r = resolve(repo, config, agent_type)
-    if r is None or r.source not in ("project", "user") or not r.path:
+    if r is None or r.source not in ("project", "user", "plugin") or not r.path:
         return None
     path = r.path
     try:
@@ -322,6 +347,7 @@ def load_agent(repo: str, config, agent_type: str) -> dict | None:
     return {
         "type": r.name,
         "path": path,
+        "root": definition_root(repo, r),
         "name": str(fields.get("name") or r.name),
         "description": str(fields.get("description") or ""),
         "tools": list(fields.get("tools") or []),
@@ -354,24 +380,31 @@ def subagent_context(repo: str, config, agent_type: str | None) -> str:
     an exception), so a broken install is visible to the agent and the person.
     """
     parts: list[str] = []
-    common = os.path.join(claude_dir(repo), "agent-common.md")
-    text = _read(common)
-    if text is None:
-        parts.append("swarmgate: .claude/agent-common.md is missing (run `swarmgate install`).")
-    else:
-        parts.append(f"## .claude/agent-common.md\n\n{text.strip()}")
+    agent, error = None, ""
     if agent_type:
         try:
             agent = load_agent(repo, config, agent_type)
         except DefinitionError as e:
-            agent = None
-            parts.append(f"swarmgate: the definition of {agent_type} cannot be read: {e}")
-        if agent is not None:
-            for rel in agent["rules"]:
-                body = _read(rule_path(repo, rel))
-                if body is None:
-                    parts.append(f"swarmgate: rule {rel} listed by {agent_type} is missing "
-                                 f"(.claude/{rel}).")
-                else:
-                    parts.append(f"## .claude/{rel}\n\n{body.strip()}")
+            error = f"swarmgate: the definition of {agent_type} cannot be read: {e}"
+    # a plugin's agent in a repository `swarmgate install` never wired reads the plugin's own texts
+    plugin_root = agent["root"] if agent is not None and agent["root"] != claude_dir(repo) else None
+    common = os.path.join(claude_dir(repo), "agent-common.md")
+    text, shown = _read(common), ".claude/agent-common.md"
+    if text is None and plugin_root is not None:
+        text, shown = _read(os.path.join(plugin_root, "agent-common.md")), f"{plugin_root}/agent-common.md"
+    if text is None:
+        parts.append("swarmgate: .claude/agent-common.md is missing (run `swarmgate install`).")
+    else:
+        parts.append(f"## {shown}\n\n{text.strip()}")
+    if error:
+        parts.append(error)
+    if agent is not None:
+        for rel in agent["rules"]:
+            path = rel if os.path.isabs(rel) else os.path.join(agent["root"], rel)
+            body = _read(path)
+            shown = f".claude/{rel}" if plugin_root is None else path
+            if body is None:
+                parts.append(f"swarmgate: rule {rel} listed by {agent_type} is missing ({shown}).")
+            else:
+                parts.append(f"## {shown}\n\n{body.strip()}")
     return "\n\n".join(parts) + "\n"

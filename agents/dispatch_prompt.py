@@ -56,14 +56,18 @@ def skeleton(repo: str, config, agent_type: str) -> str:
     definition or is denied by `[dispatch] denied_types`, and
     agent_definitions.DefinitionError when its file cannot be parsed.
     """
-    from swarmgate.agents.agent_definitions import known_types, load_agent
+    from swarmgate.agents.agent_definitions import catalog, dispatchable, load_agent
 
-    known = known_types(repo, config)
+    types = catalog(repo, config)
+    known = sorted(r.name for r in types if r.source in ("project", "plugin"))
     denied = {d.lower() for d in config["dispatch"]["denied_types"]}
+    clerk = dispatchable(repo, config, "clerk")
     if agent_type.lower() in denied:
         raise UnknownType(f"{agent_type} may not be dispatched ([dispatch] denied_types, D12); "
-                          f"one-off work goes to clerk. Known types: {', '.join(known) or '(none)'}")
-    agent = load_agent(repo, config, agent_type)
+                          f"one-off work goes to {clerk.name if clerk else 'clerk'}. "
+                          f"Known types: {', '.join(known) or '(none)'}")
+    found = dispatchable(repo, config, agent_type)
+    agent = load_agent(repo, config, found.name) if found is not None else None
     if agent is None:
         where = os.path.relpath(os.path.join(str(repo), config["dispatch"]["agents_dir"]), str(repo))
         raise UnknownType(f"no agent type {agent_type!r} (no definition in {where}/ has that `name:`). "
@@ -93,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="dispatch-prompt",
         description="Print the dispatch skeleton of an agent type: every mandatory line, and "
                     "placeholders <... fill in> that must be filled before the dispatch is allowed (D20).")
-    p.add_argument("type", help="agent type (a file .claude/agents/TYPE.md)")
+    p.add_argument("type", help="agent type (a file .claude/agents/TYPE.md, or a plugin's: swarmgate:TYPE)")
     p.add_argument("--repo", help="repository (default: the one around the current directory)")
     args = p.parse_args(argv)
     repo = os.path.abspath(args.repo) if args.repo else find_repo()
@@ -103,6 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, DefinitionError, UnknownType) as e:
         return say("dispatch-prompt", str(e))  # an unknown type, or a config / definition that cannot be used
     sys.stdout.write(text)
+    from swarmgate.agents.agent_definitions import dispatchable
+    found = dispatchable(repo, config, args.type)
+    if found is not None and found.name.lower() != args.type.strip().lower():   # `implementer`, a plugin's here
+        print(f"dispatch-prompt: {args.type} is the plugin's `{found.name}` here: dispatch it with "
+              f"subagent_type \"{found.name}\"", file=sys.stderr)
     return 0
 
 

@@ -51,8 +51,9 @@ def check_c02(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
         return None
     atype = event.agent_type or ""
     common = os.path.join(event.repo, ".claude", "agent-common.md")
-    if not os.path.isfile(common) and not (atype and os.path.isfile(agent_path(event.repo, config, atype))):
-        return None  # swarmgate's rules are not installed in this repository: nothing to give
+    if not os.path.isfile(common) and not (atype and os.path.isfile(agent_path(event.repo, config, atype))) \
+            and not (atype and _plugin_brings_rules(event.repo, config, atype)):
+        return None  # swarmgate's rules are not here (nor a plugin's agent, which brings its own): nothing to give
     text = subagent_context(event.repo, config, atype or None)
     if len(text) > MAX_CONTEXT:
         text = text[:MAX_CONTEXT] + f"\n[swarmgate: cut at {MAX_CONTEXT} characters; read the rest in .claude/]\n"
@@ -61,6 +62,16 @@ def check_c02(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     if event.root != event.repo:
         text += worktree_note(event)
     return G.Finding("C02", head + "\n\n" + text, decision=G.CONTEXT)
+
+
+def _plugin_brings_rules(repo: str, config: Config, atype: str) -> bool:
+    """Whether ``atype`` is a plugin's agent whose plugin ships agent-common.md (swarmgate's plugin,
+    in a repository `swarmgate install` never wired)."""
+    from swarmgate.agents.agent_definitions import definition_root, resolve
+
+    r = resolve(repo, config, atype)
+    return r is not None and r.source == "plugin" and os.path.isfile(
+        os.path.join(definition_root(repo, r), "agent-common.md"))
 
 
 def worktree_note(event: HookEvent) -> str:

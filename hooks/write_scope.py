@@ -58,22 +58,68 @@ def glob_allows(globs: list[str], rel: str) -> bool:
 
 
 
-def _row(config: Config, actor: str) -> list[str] | None:
-    """The actor's row; types compare case-insensitively, as Claude Code matches them (an exact key wins)."""
-    table = config["write"]
-    if actor in table:
-        return table[actor]
-    low = actor.lower()
+PLUGIN_PREFIX = "swarmgate:"   # swarmgate's plugin's agents, as Claude Code names them (docs/plugin.md)
+
+
+def _lookup(table: dict, name: str) -> list[str] | None:
+    if name in table:
+        return table[name]
+    low = name.lower()
     return next((v for k, v in table.items() if k.lower() == low), None)
 
 
-def _missing_row(actor: str, path: str, tool: str) -> Finding:
+def shipped_path() -> str:
+    """The shipped config (rules/swarmgate.toml, what `swarmgate install` copies into a repository)."""
+    from swarmgate import rules
+    from swarmgate.lean_path import dirname, join
+    return join(dirname(rules.__file__), "swarmgate.toml")
+
+
+def shipped_rows() -> dict:
+    """The [write] rows of the shipped config: the rows of the shipped agent types, which a repository
+    without a config of its own (the plugin alone) writes by."""
+    from swarmgate.config import parse_toml
+    rows = parse_toml(shipped_path()).get("write")
+    return rows if isinstance(rows, dict) else {}
+
+
+def _row(config: Config, actor: str) -> list[str] | None:
+    """The actor's row; types compare case-insensitively, as Claude Code matches them (an exact key
+    wins). swarmgate's plugin's `swarmgate:implementer` writes by the `implementer` row when it has
+    none of its own; a repository without a config file writes by the shipped rows."""
+    names = [actor]
+    if actor.lower().startswith(PLUGIN_PREFIX):
+        names.append(actor[len(PLUGIN_PREFIX):])
+    tables = [config["write"]]
+    if config.path is None:
+        tables.append(shipped_rows())
+    for table in tables:
+        for name in names:
+            row = _lookup(table, name)
+            if row is not None:
+                return row
+    return None
+
+
+def _row_key(actor: str) -> str:
+    name = actor[len(PLUGIN_PREFIX):] if actor.lower().startswith(PLUGIN_PREFIX) else actor
+    bare = name and all(c.isalnum() or c in "-_" for c in name)
+    return name if bare else '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _missing_row(actor: str, path: str, tool: str, config: Config) -> Finding:
+    row = f'{_row_key(actor)} = ["src/**", "tests/**"]'
+    if config.path is None:   # the plugin alone: no config file to add a row to; the shipped one has the rows
+        how = (f"this repository has no .claude/swarmgate.toml (it writes by the shipped rows): ask the person "
+               f"to copy the shipped config there, `mkdir -p .claude && cp {shipped_path()} .claude/swarmgate.toml`, "
+               f"and add under [write] `{row}` (the globs this type may write).")
+    else:
+        how = (f"ask the person to add its row to .claude/swarmgate.toml under [write], e.g. `{row}` "
+               "(the globs this type may write).")
     return G.Finding(
         "W01",
         f"{tool} writes {path}, but agent type `{actor}` has no row in the write table, so it may "
-        f"write nothing in this repository.",
-        f"ask the person to add its row to .claude/swarmgate.toml under [write], e.g. "
-        f'`{actor} = ["src/**", "tests/**"]` (the globs this type may write).')
+        f"write nothing in this repository.", how)
 
 
 def _outside(actor: str, rel: str, globs: list[str], tool: str, how: str = "") -> Finding:
@@ -119,7 +165,7 @@ def check_w01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
                 continue
             seen.add((full, tree))
             if globs is None:
-                findings.append(_missing_row(actor, rel, tool))
+                findings.append(_missing_row(actor, rel, tool, config))
                 return findings
             probe = (rel + "/" if rel != "." else "") + "\x00" if tree else rel
             if not glob_allows(globs, probe):
