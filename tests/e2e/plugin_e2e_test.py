@@ -5,13 +5,18 @@ plugin's hooks run the swarmgate install found on PATH (here: this test's own, t
 directory holding only a `swarmgate` link); the repository's config still comes from
 `swarmgate install`. With the plugin alone, a subagent's heavy command is refused through the
 plugin's hooks; with the plugin and the repository's settings both wiring swarmgate, each call is
-judged once: one decision-log line.
+judged once: one decision-log line. With the current pipx and uv installing swarmgate (pipx 1.18 writes
+`#!PYTHON -E`), the plugin's hook starts that install: the main agent's `ls` runs and a subagent of the
+plugin's own `swarmgate:implementer` is refused its heavy command (B01).
 """
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -121,3 +126,89 @@ def test_settings_wired_during_a_plugin_session_do_not_leave_its_calls_unjudged(
     assert [r["decision"] for r in recs] in (["deny"], ["deny", "deny"]), run.describe()
     print("plugin e2e (settings wired mid-session):", res.text.splitlines()[0], "| log lines for the Bash call:",
           len(recs))
+
+
+# --- the plugin with swarmgate installed by the current pipx and uv ---------------------------------
+
+PIPX_WITH_FLAGS = (1, 18)   # pipx from 1.18 writes its console scripts with `#!PYTHON -E`
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.strip().split()[-1].split(".")[:2])
+
+
+@pytest.fixture(scope="module")
+def tool_installs(tmp_path_factory) -> dict:
+    """{"pipx": bin dir, "uv": bin dir}: a wheel of this working tree installed by the test extras'
+    pipx and uv (the current releases: `pip index versions pipx uv`), each into its own test-owned
+    place. The wheel is built from a copy of the tree (a build writes egg-info beside the sources)."""
+    venv_bin = Path(sys.executable).parent
+    pipx, uv = venv_bin / "pipx", venv_bin / "uv"
+    if not (pipx.exists() and uv.exists()):
+        pytest.skip(f"pipx and uv are not installed in {venv_bin} (the test extras: ./install.sh --dev)")
+    got = _version(subprocess.run([str(pipx), "--version"], capture_output=True, text=True).stdout)
+    assert got >= PIPX_WITH_FLAGS, f"pipx {got} is older than the current release; ./install.sh --dev upgrades it"
+    top = tmp_path_factory.mktemp("plugin-installs")
+    tree = top / "tree"
+    files = subprocess.run(["git", "-C", str(CHECKOUT), "ls-files", "-z", "-co", "--exclude-standard"],
+                           capture_output=True, check=True).stdout.split(b"\0")
+    for rel in filter(None, (f.decode() for f in files)):
+        if (CHECKOUT / rel).is_file():
+            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(CHECKOUT / rel, tree / rel)
+    build = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(top / "dist"),
+                            str(tree)], capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stdout[-2000:] + build.stderr[-2000:]
+    (wheel,) = (top / "dist").glob("swarmgate-*.whl")
+    base = os.path.realpath(sys.executable)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIPX_", "UV_", "VIRTUAL_ENV", "CLAUDE_"))}
+    (top / "home").mkdir()
+    env.update(HOME=str(top / "home"), PIPX_HOME=str(top / "pipx"), PIPX_BIN_DIR=str(top / "pipx-bin"),
+               PIPX_MAN_DIR=str(top / "man"), UV_TOOL_DIR=str(top / "uv-tools"), UV_TOOL_BIN_DIR=str(top / "uv-bin"),
+               UV_CACHE_DIR=str(top / "uv-cache"), UV_PYTHON_DOWNLOADS="never")
+    for argv in ([str(pipx), "install", "--python", base, str(wheel)],
+                 [str(uv), "tool", "install", "--python", base, str(wheel)]):
+        p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+        assert p.returncode == 0, (argv, p.stdout[-2000:], p.stderr[-2000:])
+    return {"pipx": top / "pipx-bin", "uv": top / "uv-bin"}
+
+
+def _only_the_plugins_agents(claude_repo) -> None:
+    """Remove the hooks, agents and rule texts `swarmgate install` wrote (the config stays: it holds
+    this test's own memory slice), so the plugin's own agent types are the only ones."""
+    _unwire_settings(claude_repo)
+    claude = claude_repo.repo / ".claude"
+    for rel in ("agents", "rules"):
+        shutil.rmtree(claude / rel, ignore_errors=True)
+    for rel in ("agent-common.md", "main-agent.md"):
+        (claude / rel).unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("kind", ["pipx", "uv"])
+def test_with_the_current_pipx_and_uv_the_plugin_runs_ls_and_refuses_a_subagents_heavy_command(
+        claude_repo, tool_installs, kind):
+    """The bar of issue 22: with pipx 1.18 (`#!PYTHON -E`) the plugin's hook once exec'd the whole shebang
+    line, exit 127, and `onFailure: block` refused every call, `ls` too."""
+    bin_dir = tool_installs[kind]
+    shebang = (bin_dir / "swarmgate").read_text().splitlines()[0]
+    print(f"plugin e2e ({kind}): the console script's first line: {shebang}")
+    _only_the_plugins_agents(claude_repo)
+    _plugin_install(claude_repo)
+    name = f"plugin-{kind}"
+    run = claude_repo.run(f"script:{name}", [
+        Conversation(f"script:{name}", [
+            bash("ls"),
+            dispatch("swarmgate:implementer", f"script:{name}-sub\nRun the tests.\nheavy test: do not run"),
+            done("dispatched"),
+        ]),
+        Conversation(f"script:{name}-sub", [bash("cargo test --workspace"), done("refused, reporting back")]),
+    ], env={"PATH": f"{bin_dir}{os.pathsep}{agent_path()}"})
+    assert run.returncode == 0, run.describe()
+    (ls,) = run.results_of("Bash", f"script:{name}")
+    assert not ls.is_error and "README.md" in ls.text, run.describe()
+    (heavy,) = run.results_of("Bash", f"script:{name}-sub")
+    assert heavy.is_error and "[B01]" in heavy.text, run.describe()
+    recs = run.decisions(event="PreToolUse", tool="Bash")
+    assert [(r.get("agent_type"), r["decision"]) for r in recs][-1] == ("swarmgate:implementer", "deny"), \
+        run.describe()
+    print(f"plugin e2e ({kind}): ls ran; the subagent's heavy command:", heavy.text.splitlines()[0])
