@@ -188,6 +188,9 @@ def build(event: HookEvent, config: Config, *, kernel_text: str | None = None, k
 
     src = event.payload.get("source") or "startup"
     parts = [f"swarmgate session start ({src}): what you were doing and what happened meanwhile."]
+    rules = plugin_main_rules(event)
+    if rules:
+        parts.insert(0, rules)
     heads = {
         "running": "Subagents of this session still running",
         "git": "Uncommitted changes in the worktree",
@@ -223,6 +226,28 @@ def build(event: HookEvent, config: Config, *, kernel_text: str | None = None, k
 
 
 SOURCES = ("startup", "resume", "clear", "compact", "fork")
+PLUGIN_ROOT_ENV = "SWARMGATE_PLUGIN_ROOT"   # set by the plugin's bin/swarmgate-hook: the plugin's folder
+MAIN_IMPORT = "@.claude/main-agent.md"       # how `swarmgate install` gives the main agent its rules (CLAUDE.md)
+
+
+def plugin_main_rules(event: HookEvent) -> str:
+    """The main agent's rules (main-agent.md) when swarmgate's plugin started this hook: a plugin cannot
+    edit CLAUDE.md, so its SessionStart context carries them, unless the repository's CLAUDE.md
+    already imports the installed copy. '' otherwise."""
+    root = os.environ.get(PLUGIN_ROOT_ENV)
+    if not root:
+        return ""
+    from swarmgate.bounded_read import read_text
+    try:
+        if MAIN_IMPORT in read_text(os.path.join(event.repo, "CLAUDE.md"), 1 << 20):
+            return ""
+    except (OSError, UnicodeDecodeError):
+        pass
+    try:
+        text = read_text(os.path.join(root, "main-agent.md"), 1 << 20).strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return f"swarmgate: your rules as the main agent (main-agent.md of swarmgate's plugin, {root}):\n\n{text}"
 
 
 def check_c01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:

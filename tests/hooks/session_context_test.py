@@ -1,8 +1,13 @@
 """C01 SessionStart report and P01 command history."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 from unittest import mock
 
 from swarmgate.alerts import write_alert
@@ -12,6 +17,7 @@ from swarmgate.hooks.command_history import _SHA_3_PASSED, entry, exit_code_of
 from swarmgate.hooks.session_context import build, mark_alerts_read
 from swarmgate.state_paths import command_history_path
 from swarmgate.statefile import read_jsonl
+from tests import builders
 from tests.hooks.conftest import FIXTURES, answer, context, dispatch, git, hook
 
 RECORD = ("# Round r3\n\ngoal: wire the hooks\nexit: e2e passes\n\n## Tasks\n\n"
@@ -158,3 +164,35 @@ def test_p01_failed_runs_come_as_post_tool_use_failure(repo):
     assert "[P01]" in text and "`make check` has now run 3 times" in text
     r = list(read_jsonl(command_history_path()))[-1]
     assert r["failed"] is True and r["exit_code"] == 2 and r["duration_ms"] == 40
+
+
+MAIN_RULES_LINE = "Every task enters here. You schedule and judge: you talk to people, write"
+
+
+def _plugin_session_start(repo, env: dict) -> str:
+    """SessionStart through the plugin's own launcher (plugin/bin/swarmgate-hook), this checkout's
+    swarmgate first on PATH: the additionalContext the main agent gets."""
+    launcher = Path(__file__).resolve().parents[2] / "plugin" / "bin" / "swarmgate-hook"
+    payload = builders.payload("SessionStart", repo=repo, session="s1", source="startup")
+    p = subprocess.run([str(launcher), "SessionStart"], input=json.dumps(payload), capture_output=True, text=True,
+                       cwd=repo, timeout=60, env={**os.environ, **env,
+                                                  "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"})
+    assert p.returncode == 0, p.stderr
+    return context(json.loads(p.stdout))
+
+
+def test_the_plugin_gives_the_main_agent_its_rules_at_session_start(repo):
+    """A plugin cannot edit CLAUDE.md: its SessionStart context carries the plugin's main-agent.md."""
+    text = _plugin_session_start(repo, {"CLAUDE_PROJECT_DIR": str(repo)})
+    assert MAIN_RULES_LINE in text, text[:2000]
+    assert text.index(MAIN_RULES_LINE) < text.index("swarmgate session start")
+
+
+def test_the_plugin_leaves_the_rules_to_claude_md_when_it_imports_them(repo):
+    (repo / "CLAUDE.md").write_text("# project\n\n@.claude/main-agent.md\n")
+    text = _plugin_session_start(repo, {"CLAUDE_PROJECT_DIR": str(repo)})
+    assert "swarmgate session start" in text and MAIN_RULES_LINE not in text
+
+
+def test_the_settings_hook_gives_no_plugin_rules(repo):
+    assert MAIN_RULES_LINE not in context(hook("SessionStart", {"source": "startup"}, repo))
