@@ -96,18 +96,26 @@ def _project_types(catalog: list) -> list:
     return sorted(r.name for r in catalog if r.source == "project")
 
 
+def _dispatch_types(catalog: list) -> list:
+    """The project's types, else (the plugin alone: no `swarmgate install` here) swarmgate's plugin's."""
+    return _project_types(catalog) or sorted(r.name for r in catalog
+                                             if r.source == "plugin" and r.name.lower().startswith("swarmgate:"))
+
+
 def judge_d12(agent_type: str, config: Config, known: list, requested: str = "") -> Finding | None:
     """``agent_type``: the type Claude Code will run (resolved); ``requested``: as written."""
     if not denied(agent_type, config):
         return None
     shown = ", ".join(known) if known else "none defined yet (run `swarmgate install`)"
+    clerk = next((k for k in known if k.lower() == "swarmgate:clerk"), "clerk") \
+        if not any(k.lower() == "clerk" for k in known) else "clerk"   # the plugin's, in a plugin-only repository
     omitted = " (no subagent_type given: Claude Code would run general-purpose)" \
         if agent_type == DEFAULT_TYPE and not requested else ""
     as_written = f" ({requested!r} as written)" if requested and requested != agent_type else ""
     return G.Finding(
         "D12", f"subagent_type {agent_type!r}{as_written} may not be dispatched{omitted}: it is in "
                f"[dispatch] denied_types. A general agent gets no type rules and no write scope.",
-        f"dispatch a project-defined type instead (one-off work goes to `clerk`); defined types: {shown}. "
+        f"dispatch a project-defined type instead (one-off work goes to `{clerk}`); defined types: {shown}. "
         f"`dispatch-prompt TYPE` prints the prompt skeleton.")
 
 
@@ -250,7 +258,7 @@ def _judged(event: HookEvent, config: Config) -> dict:
         out["D01"] = judge_d01(parsed, config)
     if on["D12"] != "off" and not _broken("d12-allow-denied"):
         requested = event.tool_input.get("subagent_type")
-        out["D12"] = judge_d12(type_name(event, config), config, _project_types(_catalog(event, config)),
+        out["D12"] = judge_d12(type_name(event, config), config, _dispatch_types(_catalog(event, config)),
                                requested.strip() if isinstance(requested, str) else "")
     if on["D15"] != "off":
         out["D15"] = judge_d15(parsed, config, _broken)

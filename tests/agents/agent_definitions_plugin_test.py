@@ -102,3 +102,14 @@ def test_the_shipped_rows_apply_only_without_a_config_file(plugin_only):
     reason = denied(_write(plugin_only, "swarmgate:implementer", "src/a.py"))
     assert "[W01]" in reason and "add its row to .claude/swarmgate.toml" in reason
     assert "`implementer = [" in reason   # the bare key, which swarmgate:implementer is judged by
+
+
+def test_d12s_way_out_names_the_plugins_clerk_and_dispatch_prompt_finds_it(plugin_only):
+    """general-purpose is refused (D12); its way-out names the one-off type that exists here, and the
+    `dispatch-prompt TYPE` it gives prints that type's skeleton."""
+    ans = hook("PreToolUse", {"tool_name": "Agent", "tool_input": {
+        "subagent_type": "general-purpose", "description": "d", "prompt": "x\nheavy test: do not run"}}, plugin_only)
+    reason = denied(ans)
+    assert "[D12]" in reason and "one-off work goes to `swarmgate:clerk`" in reason, reason
+    assert "swarmgate:implementer" in reason, reason
+    assert _dispatch_prompt(plugin_only, "swarmgate:clerk").returncode == 0
