@@ -68,11 +68,11 @@ def swarmgate_entry() -> str:
 
 
 def agent_path() -> str:
-    """PATH for the agent's commands: the caller's, without this checkout's .venv/bin.
-
-    So a scripted `run-with-memory-cap ...` is judged by the hooks but does not
-    really start capped runs (cgroups, the machine's budget) from a test;
-    the hooks themselves are called by absolute path and need no PATH.
+    """PATH for the client: the caller's, without this checkout's .venv/bin (the machine's PATH,
+    as a user starts the client). The hooks are called by absolute path; swarmgate's tools reach
+    the agents' commands as in a user's session, through SessionStart's env-file line (the tools'
+    directory, swarmgate/tools_dir.py), so a scripted `run-with-memory-cap ...` really runs, in the
+    test's own slice (``[memory] slice``) and state directory.
     """
     venv_bin = str(Path(sys.executable).parent)
     return os.pathsep.join(p for p in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
