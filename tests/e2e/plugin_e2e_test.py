@@ -130,6 +130,7 @@ def test_settings_wired_during_a_plugin_session_do_not_leave_its_calls_unjudged(
 
 # --- the plugin with swarmgate installed by the current pipx and uv ---------------------------------
 
+MAIN_RULES_LINE = "Every task enters here. You schedule and judge: you talk to people, write"
 PIPX_WITH_FLAGS = (1, 18)   # pipx from 1.18 writes its console scripts with `#!PYTHON -E`
 
 
@@ -182,6 +183,7 @@ def _only_the_plugins_agents(claude_repo) -> None:
         shutil.rmtree(claude / rel, ignore_errors=True)
     for rel in ("agent-common.md", "main-agent.md"):
         (claude / rel).unlink(missing_ok=True)
+    (claude_repo.repo / "CLAUDE.md").unlink(missing_ok=True)   # an install's import of .claude/main-agent.md
 
 
 @pytest.mark.parametrize("kind", ["pipx", "uv"])
@@ -204,6 +206,8 @@ def test_with_the_current_pipx_and_uv_the_plugin_runs_ls_and_refuses_a_subagents
         Conversation(f"script:{name}-sub", [bash("cargo test --workspace"), done("refused, reporting back")]),
     ], env={"PATH": f"{bin_dir}{os.pathsep}{agent_path()}"})
     assert run.returncode == 0, run.describe()
+    first = json.dumps(run.conversation(f"script:{name}")[0].body)
+    assert MAIN_RULES_LINE in first, first[:3000]   # the plugin's main-agent.md, in the SessionStart context
     (ls,) = run.results_of("Bash", f"script:{name}")
     assert not ls.is_error and "README.md" in ls.text, run.describe()
     (heavy,) = run.results_of("Bash", f"script:{name}-sub")
