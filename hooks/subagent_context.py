@@ -102,7 +102,9 @@ GUARDS = (
             example="SubagentStart {agent_type: implementer} -> agent-common.md + rules/implementing.md",
             instead="List the rules a type needs in the `rules:` key of .claude/agents/<type>.md.",
             exceptions="Nothing is added in a repository without .claude/agent-common.md and without a "
-                       "definition of the type. Also records the start in the session state."),
+                       "definition of the type, unless the type is a plugin's whose folder has an "
+                       "agent-common.md (swarmgate's plugin alone: its agent-common.md and rules come from "
+                       "the plugin's folder). Also records the start in the session state."),
         breaks={"c02-no-rules": "subagents start without their rules"},
         cases=lambda: (
             G.Case("implementer-gets-rules", "SubagentStart", {"agent_id": "a1", "agent_type": "implementer"},
