@@ -103,7 +103,7 @@ def ensure(scripts: str | None = None) -> str:
         os.replace(tmp, link)
     for name in os.listdir(d):   # a script a newer release dropped (only links: nothing else is ours)
         path = os.path.join(d, name)
-        if name not in names and os.path.islink(path):
+        if name not in names and ".tmp-" not in name and os.path.islink(path):   # not a link being made
             os.unlink(path)
     return d
 
