@@ -122,7 +122,8 @@ def check_b02(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
             f"{' / '.join(runners)}: uncapped, one run can take the whole machine's memory and every "
             f"agent's work with it.",
             f"run {_typed(event, config, analysis, i)} "
-            f"(or `host-dispatch -- COMMAND` to let swarmgate pick the host and the cap)."))
+            f"(or, to let swarmgate pick the host and the cap, the same line with host-dispatch in place of "
+            f"run-with-memory-cap and its cap)."))
     return findings
 
 

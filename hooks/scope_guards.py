@@ -27,6 +27,7 @@ _EXAMPLE = {"target": "the parser tests", "range": "tests/test_parser.py",
 
 def check_b10(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.hooks.command_patterns import first_match
+    from swarmgate.hooks.heavy_commands import heavy_match
     from swarmgate.hooks.way_outs import rerun
 
     if not guard_gates.verification(event, config):   # the gate the engine asks before loading this module
@@ -42,6 +43,7 @@ def check_b10(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     min_reason = int(sc["min_reason"])
     cwd = event.cwd or event.repo
     findings = []
+    b01_refuses = event.is_subagent and config.guard_mode("B01") == "on"
     for i, cmd in runnable(analysis.commands):
         pat = first_match(cmd, sc["verify_patterns"], cwd=cwd, repo=event.root)
         if not pat or not_a_run(cmd):
@@ -49,6 +51,8 @@ def check_b10(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
         chain = launchers(analysis.commands, i)
         if any(first_match(p, sc["verify_patterns"], cwd=cwd, repo=event.root) for p in chain):
             continue   # started by a verification run (a gate script running pytest): that one is judged
+        if b01_refuses and any(heavy_match(c, config, cwd, event.root) for c in (cmd, *chain)):
+            continue   # a subagent's heavy run: B01 refuses it and says what to run instead
         env = command_env(analysis, i)
         raw = env.get(var)
         if raw is None:

@@ -8,7 +8,8 @@ following one way-out never walks into another refusal (issue 22):
   `make check-full` whose recipe runs `cargo test` too) gets the run scope: the one it has when it
   is complete and filled in, else the template whose `<...>` fields the model must fill in (B10
   refuses them unfilled);
-- the rest of the typed command (its other assignments, its wrappers) is kept.
+- the rest of the typed command (its other assignments, its wrappers) is kept, but for swarmgate's
+  own variables (`SWARMGATE_BREAK=...`, which G01 refuses typed).
 
 Used by B01, B02, B10 (hooks/heavy_guards.py, hooks/scope_guards.py) and X01's exec-time way-out
 (hooks/exec_check.py). Light at import; loaded only when a guard refuses.
@@ -76,18 +77,23 @@ def rerun(event: HookEvent, config: Config, analysis: Analysis, idx: int) -> str
     cwd, root = event.cwd or event.repo, event.root
     family = _family(cmds, top_idx)
     sc = config["scope"]
-    heavy = not event.is_subagent and any(heavy_match(cmds[j], config, cwd, root) for j in family)
+    # a subagent's heavy run is B01's to refuse ("do not run it"); with B01 off it goes under the runner
+    heavy = (not event.is_subagent or config.guard_mode("B01") != "on") and any(
+        heavy_match(cmds[j], config, cwd, root) for j in family)
     verify = [cmds[j] for j in family
               if first_match(cmds[j], sc["verify_patterns"], cwd=cwd, repo=root) and not not_a_run(cmds[j])]
     env = command_env(analysis, idx)
     parts = []
-    if heavy:
+    if heavy and not event.is_subagent:   # G01 refuses the prefix from a subagent
         parts.append(heavy_prefix(config, env))
     if verify:
         full = any(first_match(c, sc["full_patterns"], cwd=cwd, repo=root) or whole_suite(c) for c in verify)
         parts.append(_scope_word(config, env.get(sc["prefix_var"]), full, event.is_subagent))
+    # the command's own variables stay; swarmgate's (SWARMGATE_BREAK, SWARMGATE_STATE_DIR: G01 refuses
+    # them typed) go, and the two this line sets are set once
     skip = {config["heavy"]["prefix_var"], sc["prefix_var"]}
-    parts += [f"{k}={_quote(v)}" for k, v in assignments_of(top).items() if k not in skip]
+    parts += [f"{k}={_quote(v)}" for k, v in assignments_of(top).items()
+              if k not in skip and not k.startswith("SWARMGATE_")]
     if heavy:
         inner = _inner_of_runner(cmds, family, top) if top.name in _RUNNERS else top
         from swarmgate.host_defaults import heavy_cap_text
@@ -107,19 +113,20 @@ def _inner_of_runner(cmds: list, family: list[int], top):
     return top
 
 
-def rerun_words(config: Config, words: list[str], cwd: str, repo: str | None) -> str:
-    """The main agent's way-out for a heavy program seen where it starts (X01): its argv."""
+def rerun_words(config: Config, words: list[str], cwd: str, repo: str | None, session: str = "") -> str:
+    """The main agent's way-out for a heavy program seen where it starts (X01): its argv, read as the
+    Bash tool would read it typed (so `make check-full` whose recipe runs `cargo test` gets the scope)."""
     from shlex import join
 
+    from swarmgate.hook_protocol import HookEvent
+    from swarmgate.hooks.shell_event import analysis_of, runnable
+
+    payload = {"session_id": session, "transcript_path": "", "cwd": cwd or repo or ".", "hook_event_name": "PreToolUse",
+               "tool_name": "Bash", "tool_input": {"command": join(words), "description": "way-out"}}
+    event = HookEvent("PreToolUse", payload, repo or cwd)
+    analysis = analysis_of(event, config)
+    first = runnable(analysis.commands) if analysis is not None else []
+    if first:
+        return rerun(event, config, analysis, first[0][0])
     from swarmgate.host_defaults import heavy_cap_text
-    from swarmgate.hooks.command_patterns import matches_words
-
-    sc = config["scope"]
-    name, args = (words[0], list(words[1:])) if words else ("", [])
-    parts = [heavy_prefix(config, {})]
-    if any(matches_words(name, args, p, cwd=cwd, repo=repo or "") for p in sc["verify_patterns"]):
-        full = any(matches_words(name, args, p, cwd=cwd, repo=repo or "") for p in sc["full_patterns"])
-        parts.append(scope_template(sc["prefix_var"], "full" if full else "items"))
-    parts.append(f"{RUNNER} {heavy_cap_text(config, words)} -- {join(words)}")
-    return " ".join(parts)
-
+    return f"{heavy_prefix(config, {})} {RUNNER} {heavy_cap_text(config, words)} -- {join(words)}"

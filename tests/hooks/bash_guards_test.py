@@ -472,9 +472,11 @@ def test_b10_judges_the_outer_verification_run_once(cjudge):
     cjudge.write({".claude/gate.d/doc.sh": "#!/bin/bash\npytest -q\ncargo test --lib\n"})
     scoped = ("SWARMGATE_RUN_SCOPE='kind=target; target=doc gate; range=one cell; reason=regenerate the "
               "decision items only' bash .claude/gate.d/doc.sh --check items")
-    assert "B10" not in cjudge.codes(scoped, subagent=True)
-    f = [x for x in cjudge.findings("bash .claude/gate.d/doc.sh --check items", subagent=True) if x.code == "B10"]
+    assert "B10" not in cjudge.codes(scoped)
+    f = [x for x in cjudge.findings("bash .claude/gate.d/doc.sh --check items") if x.code == "B10"]
     assert len(f) == 1 and "bash .claude/gate.d/doc.sh --check items" in f[0].way_out
+    # a subagent's run of a heavy gate script is B01's alone: a scope would not let it through
+    assert cjudge.codes("bash .claude/gate.d/doc.sh --check items", subagent=True) & {"B01", "B10"} == {"B01"}
 
 
 def test_b01_reports_the_outer_heavy_command_once(cjudge):
