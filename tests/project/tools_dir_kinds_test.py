@@ -1,5 +1,6 @@
 """The tools' directory on the agents' PATH for each install kind (issue 22): pipx (1.18's
-`#!PYTHON -E` scripts), `uv tool`, and the plugin running one of them. A wheel of this working tree
+`#!PYTHON -E` scripts), `uv tool`, a wheel pip-installed into a venv (the regular install's layout),
+and the plugin running one of them. A wheel of this working tree
 is installed by the real pipx and uv into test-owned homes; that install's `swarmgate install`
 wires a repository; its SessionStart hook, run as the client runs it with an env file, makes
 `<venv>/swarmgate-tools`, and bash reading the env file (as Claude Code does before each command)
@@ -123,3 +124,15 @@ def test_the_plugin_on_a_pipx_install(wheel, tmp_path):
                           capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     _session_start_gives_the_tools(tmp_path / "pipx" / "venvs" / "swarmgate", tmp_path, env, plugin=True)
+
+
+def test_a_wheel_pip_installed_into_a_venv(wheel, tmp_path):
+    """The wheel kind, and the layout of the regular install (`pip install .` into .venv)."""
+    env = _env(tmp_path)
+    venv = tmp_path / "venv"
+    subprocess.run([os.path.realpath(sys.executable), "-m", "venv", str(venv)], check=True, env=env, timeout=300)
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "-q", "install", str(wheel)],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    (tmp_path / "bin").symlink_to(venv / "bin")   # where _session_start_gives_the_tools calls `swarmgate install`
+    _session_start_gives_the_tools(venv, tmp_path, env)
