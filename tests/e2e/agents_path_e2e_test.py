@@ -4,8 +4,9 @@ The repository is wired by the real installer; the client is started with the ma
 PATH (the harness takes this checkout's .venv/bin off it: the hooks are called by absolute path,
 the tools are not). The main agent types the tools by name, as the rule texts and way-outs give
 them: SessionStart's env-file line has put swarmgate's tools' directory (only its console scripts)
-on the commands' PATH after the exec-time shims, so they run. A line of main-agent.md is in the
-main agent's first request (the `@.claude/main-agent.md` import install put in CLAUDE.md).
+on the commands' PATH after the exec-time shims, so they run, the main agent's and a subagent's. A
+line of main-agent.md is in the main agent's first request (the `@.claude/main-agent.md` import
+install put in CLAUDE.md).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from messages_api import Conversation, bash, done
+from messages_api import Conversation, bash, dispatch, done
 
 from swarmgate import doctor
 from swarmgate.tools_dir import script_names
@@ -58,3 +59,24 @@ def test_the_main_agent_runs_swarmgate_tools_by_name_and_reads_its_rules(claude_
 
     first = run.conversation("script:tools")[0]
     assert RULE_LINE in first.all_text, first.all_text[:3000]
+
+
+def test_a_subagent_gets_the_tools_too(claude_repo):
+    run = claude_repo.run("script:tools-main go", [
+        Conversation("script:tools-main", [
+            dispatch("implementer", "script:tools-sub\nSay where the tools are.\nheavy test: do not run"),
+            done("dispatched")]),
+        Conversation("script:tools-sub", [
+            bash("command -v work-dir-owner agent-handover; echo \"$PATH\"", "where the tools are"),
+            done("reported")]),
+    ])
+    why = run.describe()
+    (res,) = run.results_of("Bash", "script:tools-sub")
+    lines = res.text.splitlines()
+    assert lines[:2] == [os.path.join(TOOLS, "work-dir-owner"), os.path.join(TOOLS, "agent-handover")], why
+    entries = lines[2].split(os.pathsep)
+    assert entries[0].endswith("/shims") and entries[1] == TOOLS and VENV_BIN not in entries, entries
+    # the client gives a subagent CLAUDE.md too (measured: main-agent.md's text is in its first
+    # request), so the line before the import tells it those rules are not its own
+    sub_first = run.conversation("script:tools-sub")[0].all_text
+    assert RULE_LINE in sub_first and "a subagent follows the rules it was given at its start instead" in sub_first
