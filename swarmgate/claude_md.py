@@ -4,7 +4,7 @@ repository's CLAUDE.md (SPEC §13), and their exact removal.
 Claude Code reads CLAUDE.md at the project root into every session and follows `@path` imports in
 it, so ``@.claude/main-agent.md`` gives the main agent its rules from the first request on. A
 subagent is given CLAUDE.md too (Claude Code has no per-agent switch), so the line before the import
-says whose rules they are; each subagent gets its own at its start (agent-common.md, C03).
+says whose rules they are; each subagent gets its own at its start (agent-common.md, C02).
 
 Pure functions over bytes: ``wire`` returns the new content and the manifest's record, ``unwire``
 the content without what install added (None: remove the file), byte for byte as it was before
