@@ -24,6 +24,7 @@ import os
 import sys
 
 from swarmgate.front_door import entry, say
+from swarmgate.host_defaults import thread_default
 
 # The one placeholder format: `<` + anything but `<`, `>` or a newline + `fill in>`.
 PLACEHOLDER_PATTERN = r"<[^<>\n]*fill in>"
@@ -79,7 +80,7 @@ def skeleton(repo: str, config, agent_type: str) -> str:
         f"exit criterion: {placeholder('exit criterion')}",
         f"report: {placeholder('report')}",
         d["heavy_line"],
-        f"{d['thread_cap_line']}: {config['threads']['heavy_default']}",
+        f"{d['thread_cap_line']}: {thread_default(config)}",
     ]
     if agent["builds"]:
         lines.append(f"{d['scratch_line']}: {placeholder('path')}")

@@ -39,6 +39,7 @@ from collections.abc import Sequence
 
 from swarmgate.exit_codes import Exit
 from swarmgate.front_door import entry
+from swarmgate.host_defaults import thread_default
 
 
 def say(msg: str) -> None:
@@ -396,7 +397,7 @@ def tick(session: str, cwd: str, root_pid: int | None, config, transcripts: str 
         reports += stalled
         reports += after_handback(stopped, procs)
         cores, samples = few_cores(long_runs(session, now, int(w["long_run_minutes"])), state.get("cores", {}),
-                                   now, int(config["threads"]["heavy_default"]))
+                                   now, thread_default(config))
         reports += cores
         reports += heavy_in_agent_cgroups(session, cwd, root_pid, config)
         findings = state.get("findings", {})

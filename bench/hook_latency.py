@@ -41,6 +41,8 @@ import sys
 import tempfile
 import time
 
+from swarmgate.host_defaults import auto_threads, machine_cores
+
 GOAL, MUST = 2.0, 3.0
 
 COMMANDS = [
@@ -59,7 +61,7 @@ COMMANDS = [
 AGENT_MD = ("---\nname: implementer\ndescription: implements one task\ntools: Read, Edit, Bash\n---\n"
             "You implement the task in your prompt.\n")
 DISPATCH = ("task: add the parser for the v2 header\nexit criterion: tests/unit/header_test.py passes\n"
-            "heavy test: do not run\nthread cap: 31\n")
+            f"heavy test: do not run\nthread cap: {auto_threads(machine_cores())}\n")
 
 
 def p95(xs: list[float]) -> float:

@@ -121,7 +121,9 @@ def judge_d12(agent_type: str, config: Config, known: list, requested: str = "")
 
 def judge_d15(parsed: ParsedPrompt, config: Config,
               broken: Callable[[str], bool] = lambda name: False) -> Finding | None:
-    default = config["threads"]["heavy_default"]
+    from swarmgate.host_defaults import thread_default
+
+    default = thread_default(config)
     d = config["dispatch"]
     label, rlabel = d["thread_cap_line"], d["thread_cap_reason_line"]
     caps = parsed.thread_caps
@@ -440,6 +442,15 @@ _PLUGIN = {  # an installed, enabled plugin with one agent (as `claude plugin in
         '{"version": 2, "plugins": {"helpers@local": [{"scope": "user", "installPath": "cache/local/helpers/1.0.0"}]}}',
     ".selftest-claude/plugins/cache/local/helpers/1.0.0/agents/checker.md":
         "---\nname: checker\ndescription: checks\n---\nCheck.\n"}
+_THREADS_31 = "[threads]\nheavy_default = 31\n"   # the cases that write 31 register it
+
+
+def _auto_threads() -> int:
+    """[threads] heavy_default = "auto" on this machine (swarmgate/host_defaults.py)."""
+    from swarmgate.host_defaults import auto_threads, machine_cores
+    return auto_threads(machine_cores())
+
+
 _GOOD = ("task: add the parser for the v2 header\nexit criterion: tests/unit/header_test.py passes\n"
          "heavy test: do not run\nthread cap: 31\n")
 
@@ -566,8 +577,9 @@ GUARDS = (
                 "busy)` hands the choice back to it, and it picks its own; busy machines are the runner's "
                 "admission's job, not the prompt's.",
             example="thread cap: 31 (fewer if busy)   /   thread cap: 16 with no reason",
-            instead="`thread cap: 31` (the registered default); another number alone on the line, with "
-                    "`thread cap reason: ...` on the next line.",
+            instead="`thread cap: N` with N the registered default, as `dispatch-prompt TYPE` prints it ([threads] "
+                    "heavy_default; auto, the default: this machine's cores less one); another number alone on "
+                    "the line, with `thread cap reason: <why>` on the next line.",
             exceptions="A prompt without a thread cap line is not judged by D15."),
         breaks={"d15-loose-value": "a thread cap that is not one integer is accepted",
                 "d15-any-number": "a thread cap other than the default is accepted without a reason"},
@@ -577,11 +589,17 @@ GUARDS = (
                    breaks=("d15-loose-value",), files=_FILES),
             G.Case("other-number-no-reason", "PreToolUse",
                    _dispatch("heavy test: do not run\nthread cap: 16\n"), fires=True,
-                   breaks=("d15-any-number",), files=_FILES),
+                   breaks=("d15-any-number",), files=_FILES, config=_THREADS_31),
             G.Case("two-cap-lines", "PreToolUse",
                    _dispatch("heavy test: do not run\nthread cap: 31\nthread cap: 31\n"), fires=True,
                    files=_FILES),
-            G.Case("default-cap", "PreToolUse", _dispatch(), fires=False, files=_FILES),
+            G.Case("default-cap", "PreToolUse", _dispatch(), fires=False, files=_FILES, config=_THREADS_31),
+            G.Case("auto-default-is-the-cores-less-one", "PreToolUse",
+                   _dispatch(f"heavy test: do not run\nthread cap: {_auto_threads()}\n"), fires=False,
+                   files=_FILES),
+            G.Case("auto-default-is-not-31-here", "PreToolUse",
+                   _dispatch(f"heavy test: do not run\nthread cap: {_auto_threads() + 30}\n"), fires=True,
+                   breaks=("d15-any-number",), files=_FILES),
             G.Case("other-number-with-reason", "PreToolUse",
                    _dispatch("heavy test: do not run\nthread cap: 16\n"
                              "thread cap reason: the replay tool deadlocks above 16 threads\n"),

@@ -24,6 +24,7 @@ from swarmgate.alerts import write_alert
 from swarmgate.break_switch import broken
 from swarmgate.config import ConfigError, load_config
 from swarmgate.exit_codes import Exit
+from swarmgate.host_defaults import thread_default
 from swarmgate.front_door import entry
 from swarmgate.selftest import Cell, Suite
 from swarmgate.statefile import read_text
@@ -121,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     threads = args.threads
     if threads is None:
         try:
-            threads = load_config()["threads"]["heavy_default"]
+            threads = thread_default(load_config())
         except ConfigError as e:
             print(f"core-usage: {e}", file=sys.stderr)
             return Exit.USAGE

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 
 from swarmgate.exit_codes import Exit
 from swarmgate.front_door import entry
+from swarmgate.host_defaults import margin, thread_default
 from swarmgate.sizes import human, parse_size
 
 GPU_MIB_DEFAULT = 1024
@@ -249,8 +250,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if backend == "slurm":
         return run_slurm(args, config, hosts, pred, label, command)
 
-    from swarmgate.host_defaults import margin
-
     window = float(dispatch_cfg["pending_seconds"])
     deadline = time.monotonic() + args.wait
     say(f"{label!r}: predicted {human(pred.need)} ({pred.basis}), cap {human(pred.cap)}")
@@ -259,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         reports = gather(config, hosts, include_peers=hosts["across_machines"]["enabled"])
         choices = []
         for r in reports:
-            v = judge(r, pred.need, config["threads"]["heavy_default"], args.gpu)
+            v = judge(r, pred.need, thread_default(config), args.gpu)
             peer = hosts.peers.get(r["name"]) if r["name"] != "here" else None
             total_here = config["memory"]["total"] if r["name"] == "here" else None
             pending, pending_gpu = (0, 0) if broken("no-pending-ledger") else pending_for(r["name"], window)
@@ -311,7 +310,7 @@ def run_slurm(args, config, hosts, pred: Prediction, label: str, command: list[s
 
     s = hosts["slurm"]
     job_name = f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', label).strip('-.')[:40] or 'job'}-{os.urandom(4).hex()}"
-    argv = slurm_argv(pred.cap, config["threads"]["heavy_default"], 1 if args.gpu else 0, s["time_limit"],
+    argv = slurm_argv(pred.cap, thread_default(config), 1 if args.gpu else 0, s["time_limit"],
                       s["partition"], job_name, command)
     say(f"submitting to Slurm: {shlex.join(argv)}")
     if args.dry_run:

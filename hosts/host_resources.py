@@ -18,6 +18,7 @@ import sys
 import time
 
 from swarmgate.front_door import entry
+from swarmgate.host_defaults import margin, thread_default
 
 COLLECTOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "collector.py")
 GIB = 1 << 30
@@ -165,8 +166,6 @@ def judge(report: dict, need: int, threads_default: int, gpu: bool, slice_total:
 
 def local_total(config, report: dict) -> int | None:
     """The runner's total here: [memory] total, else machine memory - [memory] margin (host_defaults)."""
-    from swarmgate.host_defaults import margin
-
     if "error" in report:
         return None
     total = config["memory"]["total"]
@@ -184,7 +183,7 @@ def build(config, hosts, command: str | None, gpu: bool | None = None, names=Non
         words = command.replace("=", " ").split()
         gpu = any(p in w for w in words for p in config["gpu"]["patterns"])
     reports = gather(config, hosts, names, include_peers=hosts["across_machines"]["enabled"] or bool(names))
-    verdicts = [judge(r, need, config["threads"]["heavy_default"], bool(gpu),
+    verdicts = [judge(r, need, thread_default(config), bool(gpu),
                       local_total(config, r) if r.get("name") == "here" else None) for r in reports]
     return {"command": command, "label": label, "history": hist, "need": need, "gpu": bool(gpu),
             "hosts": reports, "verdicts": verdicts}

@@ -168,7 +168,9 @@ STAGE_KEYS: dict[str, Key] = {
 
 SCHEMA: dict[str, dict[str, Key]] = {
     "threads": {
-        "heavy_default": Key(31, _int(1, 4096), "the one registered thread count for heavy work"),
+        "heavy_default": Key("auto", _int_or_auto(1, 4096),
+                             "the one registered thread count for heavy work; auto: the machine's cores less "
+                             "one, at least 1 (swarmgate/host_defaults.py)"),
     },
     "dispatch": {
         "max_concurrent": Key(5, _int(1, 1000), "subagents running at once in one session (D07)"),

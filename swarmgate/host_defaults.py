@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import posix
 
-from swarmgate.hosts import history
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -120,6 +118,8 @@ def heavy_cap(config: Config, argv: Sequence[str] | None = None, label: str | No
               total: int | None = None) -> int:
     """The cap, in bytes, for a heavy run of ``argv`` (or ``label``) on this machine."""
     entry = None
+    from swarmgate.hosts import history   # only when a cap is computed: D15 needs none of it
+
     if label is None and argv:
         label = history.normalise(list(argv))
     if label:

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from swarmgate.config import Config, parse_toml, validate
+from swarmgate.host_defaults import auto_threads, machine_cores
 from swarmgate.hook_protocol import HookEvent
 
 SESSION = "s1"
@@ -37,7 +38,11 @@ def bash(command: str, *, repo, tool: str = "Bash", tool_input: dict | None = No
     return payload("PreToolUse", repo=repo, tool=tool, tool_input=ti, **kw)
 
 
-GOOD_PROMPT = "task: add the header parser\nexit criterion: tests pass\nheavy test: do not run\nthread cap: 31\n"
+# the registered thread default with the default config ([threads] heavy_default = "auto"): this machine's
+# cores less one, as D15 and dispatch-prompt read it
+THREADS = auto_threads(machine_cores())
+GOOD_PROMPT = ("task: add the header parser\nexit criterion: tests pass\nheavy test: do not run\n"
+               f"thread cap: {THREADS}\n")
 
 
 def dispatch(prompt: str = GOOD_PROMPT, agent_type: str = "implementer", tool_use_id: str = "toolu_1",

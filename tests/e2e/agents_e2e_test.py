@@ -7,6 +7,8 @@ import pytest
 
 from messages_api import Conversation, bash, dispatch, done, tool, tools
 
+from tests.builders import THREADS
+
 pytestmark = pytest.mark.e2e
 
 WORKER = "e2e-worker"
@@ -72,8 +74,8 @@ def test_dispatch_guards_refuse_and_the_model_reads_why(claude_repo):
             dispatch(WORKER, "script:never-no-line\nLook around."),
             dispatch("no-such-type", f"script:never-unknown\nLook around.\n{HEAVY_LINE}"),
             dispatch(WORKER, f"script:never-hole\nLook at <which module: fill in>.\n{HEAVY_LINE}"),
-            dispatch(WORKER, f"script:never-cap\nBuild it.\n{HEAVY_LINE}\nthread cap: 8"),
-            dispatch(WORKER, f"script:d-ok\nBuild it.\n{HEAVY_LINE}\nthread cap: 31"),
+            dispatch(WORKER, f"script:never-cap\nBuild it.\n{HEAVY_LINE}\nthread cap: {THREADS + 7}"),
+            dispatch(WORKER, f"script:d-ok\nBuild it.\n{HEAVY_LINE}\nthread cap: {THREADS}"),
             done("one of six went out"),
         ]),
         Conversation("script:d-ok", [done("looked")]),
@@ -85,7 +87,8 @@ def test_dispatch_guards_refuse_and_the_model_reads_why(claude_repo):
     assert no_line.is_error and "[D01]" in no_line.text and HEAVY_LINE in no_line.text
     assert unknown.is_error and "[D21]" in unknown.text and "no-such-type" in unknown.text, unknown.text
     assert hole.is_error and "[D20]" in hole.text and "<which module: fill in>" in hole.text, hole.text
-    assert cap.is_error and "[D15]" in cap.text and "thread cap: 8" in cap.text and "31" in cap.text, cap.text
+    assert cap.is_error and "[D15]" in cap.text and f"thread cap: {THREADS + 7}" in cap.text \
+        and f"thread cap: {THREADS}" in cap.text, cap.text   # the default, auto: this machine's cores less one
     assert not ok.is_error and "looked" in ok.text
     # refused dispatches never started a conversation; the compliant one did
     for never in ("gp", "no-line", "unknown", "hole", "cap"):

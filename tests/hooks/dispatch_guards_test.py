@@ -16,6 +16,7 @@ from swarmgate.hooks import scratch_locks
 from swarmgate.hooks import session_state as S
 from swarmgate.procinfo import start_time
 from swarmgate.statefile import write_json_atomic
+from tests import builders as build
 from tests.hooks.conftest import GOOD, answer, denied, dispatch, hook
 from tests.processes import terminate
 
@@ -48,7 +49,7 @@ def test_task_tool_name_is_judged_too(repo):
 
 
 def test_d01_missing_heavy_line_names_the_line(repo):
-    reason = denied(answer("PreToolUse", dispatch("task: x\nthread cap: 31\n"), repo))
+    reason = denied(answer("PreToolUse", dispatch(f"task: x\nthread cap: {build.THREADS}\n"), repo))
     assert codes(reason) == {"D01"}
     assert "heavy test: do not run" in reason
 
@@ -56,7 +57,7 @@ def test_d01_missing_heavy_line_names_the_line(repo):
 def test_d01_wording_from_config(repo):
     (repo / ".claude" / "swarmgate.toml").write_text('[dispatch]\nheavy_line = "重型テスト：実行しない"\n')
     assert "D01" in codes(denied(answer("PreToolUse", dispatch(), repo)))
-    ok = dispatch("task: x\n重型テスト：実行しない\nthread cap: 31\n")
+    ok = dispatch(f"task: x\n重型テスト：実行しない\nthread cap: {build.THREADS}\n")
     assert denied(answer("PreToolUse", ok, repo)) == ""
 
 
@@ -66,24 +67,26 @@ def test_subagent_dispatching_is_judged_the_same(repo):
 
 
 @pytest.mark.parametrize("cap, refused", [
-    ("thread cap: 31", False),
-    ("thread cap: 31 (fewer if busy)", True),
-    ("thread cap: 16", True),
-    ("thread cap: 16\nthread cap reason: the replay tool deadlocks above 16 threads", False),
-    ("thread cap: 16\nthread cap reason: <why fill in>", True),
-    ("thread cap: 31\nthread cap: 16", True),
+    ("thread cap: {n}", False),
+    ("thread cap: {n} (fewer if busy)", True),
+    ("thread cap: {other}", True),
+    ("thread cap: {other}\nthread cap reason: the replay tool deadlocks above that many threads", False),
+    ("thread cap: {other}\nthread cap reason: <why fill in>", True),
+    ("thread cap: {n}\nthread cap: {other}", True),
     ("thread cap: all of them", True),
 ])
 def test_d15_thread_cap(repo, cap, refused):
-    prompt = "task: x\nheavy test: do not run\n" + cap + "\n"
+    """The default config registers auto: this machine's cores less one (n); any other number needs a reason."""
+    prompt = "task: x\nheavy test: do not run\n" + cap.format(n=build.THREADS, other=build.THREADS + 15) + "\n"
     reason = denied(answer("PreToolUse", dispatch(prompt), repo))
     assert ("D15" in codes(reason)) is refused, reason
 
 
 def test_d15_value_comes_from_the_config(repo):
     (repo / ".claude" / "swarmgate.toml").write_text("[threads]\nheavy_default = 16\n")
-    assert "D15" in codes(denied(answer("PreToolUse", dispatch(), repo)))  # GOOD says 31
-    assert denied(answer("PreToolUse", dispatch(GOOD.replace("31", "16")), repo)) == ""
+    assert "D15" in codes(denied(answer("PreToolUse", dispatch(GOOD.replace(f"cap: {build.THREADS}", "cap: 17")),
+                                        repo)))
+    assert denied(answer("PreToolUse", dispatch(GOOD.replace(f"cap: {build.THREADS}", "cap: 16")), repo)) == ""
 
 
 def test_d20_skeleton_as_printed_is_refused_until_filled(repo):

@@ -6,6 +6,7 @@ import pytest
 
 from swarmgate.agents import records as R
 from swarmgate.hooks.task_order import task_refs
+from tests.builders import THREADS
 from tests.hooks.conftest import answer, denied, hook
 
 PLAN = ("# Round r1\n\ngoal: ship the parser\nexit: its tests pass\n\n## Tasks\n\n"
@@ -17,7 +18,7 @@ PLAN = ("# Round r1\n\ngoal: ship the parser\nexit: its tests pass\n\n## Tasks\n
 
 
 def _dispatch(task_line: str, **extra) -> dict:
-    prompt = f"{task_line}\nexit criterion: wired\nheavy test: do not run\nthread cap: 31\n"
+    prompt = f"{task_line}\nexit criterion: wired\nheavy test: do not run\nthread cap: {THREADS}\n"
     return {"tool_name": "Agent", "tool_use_id": "toolu_d30",
             "tool_input": {"description": "wire it", "prompt": prompt, "subagent_type": "implementer"}, **extra}
 

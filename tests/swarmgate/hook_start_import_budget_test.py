@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from swarmgate import install
+from tests.builders import THREADS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,7 +64,8 @@ JSON = {"json", "json.decoder", "json.encoder", "json.scanner", "_json"}
 PATHLIB = {"pathlib", "ntpath", "nt", "_winapi", "urllib", "urllib.parse", "ipaddress", "warnings"}
 AGENT = CORE | OS | ENGINE | RE | JSON | PATHLIB | {
     "fcntl", "_sha256", "swarmgate.digest", "swarmgate.procinfo", "swarmgate.front_door", "swarmgate.tool_start",
-    "swarmgate.tool_table", "swarmgate.agents"} | {
+    "swarmgate.tool_table", "swarmgate.agents",
+    "swarmgate.host_defaults"} | {   # D15: the thread default, auto = this machine's cores less one
     f"swarmgate.agents.{m}" for m in ("agent_definitions", "dispatch_prompt", "records")} | {
     f"swarmgate.hooks.{m}" for m in (
         "derivations", "dispatch_guards", "dispatch_prompt_parse", "guard_gates", "repo_sessions", "scratch_locks",
@@ -229,7 +231,7 @@ def test_a_write_call_imports_only_its_list(wired, repo):
 
 AGENT_MD = "---\nname: implementer\ndescription: implements one task\n---\nYou implement the task in your prompt.\n"
 DISPATCH = ("task: add the parser for the v2 header\nexit criterion: tests/unit/header_test.py passes\n"
-            "heavy test: do not run\nthread cap: 31\n")
+            f"heavy test: do not run\nthread cap: {THREADS}\n")
 
 
 def test_an_agent_dispatch_imports_only_its_list(wired, repo):
