@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import statistics
 import sys
 from collections.abc import Sequence
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from swarmgate import decision_log
 from swarmgate.clients import CLIENTS
@@ -127,8 +129,6 @@ STYLE = {"deny": "bold red", "block": "bold red", "ask": "yellow", "context": "c
 
 def terminal_width() -> int:
     """The width to draw for: COLUMNS, else the terminal's, else 80 (a pipe, a file)."""
-    import shutil
-
     return max(shutil.get_terminal_size((80, 24)).columns, 40)
 
 
@@ -146,8 +146,6 @@ def narrow_lines(records: Sequence[dict], width: int) -> list:
     decision, codes and latency, and under it the input, indented, cut to the width. The
     session and client are shown only when the records hold more than one of them. Every line
     fits in ``width`` columns (rich Text, so the decision keeps its colour)."""
-    from rich.text import Text
-
     sessions = {str(r.get("session", "")) for r in records}
     clients = {decision_log.client_of(r) for r in records}
     days = {str(r.get("time", ""))[:10] for r in records}

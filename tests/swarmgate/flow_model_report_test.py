@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import shutil
+import subprocess
 import time
 
 import pytest
@@ -12,6 +15,7 @@ from rich.console import Console
 
 from swarmgate import decision_log, flow_html, flow_model, log_view
 from swarmgate.agents import records as R
+from swarmgate.agents.handover import project_dir_name
 from swarmgate.config import Config, validate
 from swarmgate.flow_sources import gather, pick_sessions
 
@@ -294,8 +298,6 @@ def test_labels_close_in_time_never_meet():
 def test_the_default_session_is_the_latest_with_agent_tool_calls(tmp_path, monkeypatch):
     """`swarmgate doctor` (and a self-test) log probe decisions after the real session: the page
     shows the session whose agents made tool calls, not the probe's."""
-    from swarmgate.agents.handover import project_dir_name
-
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
     repo = tmp_path / "repo"
     (repo / ".claude").mkdir(parents=True)
@@ -327,10 +329,6 @@ def test_the_default_session_is_the_latest_with_agent_tool_calls(tmp_path, monke
 def test_labels_drawn_by_chromium_never_meet(tmp_path):
     """The same page in headless Chromium, with the real font: the labels' drawn boxes do not meet.
     (A measuring script is added to a copy of the page; the page itself has none.)"""
-    import os
-    import shutil
-    import subprocess
-
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if not browser:
         pytest.skip("headless Chromium is not installed (apt-get install chromium)")
