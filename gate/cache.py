@@ -29,23 +29,28 @@ aside and counts as a miss.
 """
 from __future__ import annotations
 
-import ast
-import hashlib
-import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
-from swarmgate import break_switch, state_paths, statefile
+from swarmgate import break_switch, fast_json, state_paths, statefile
+from swarmgate.digest import sha256_hex
 from swarmgate.gate.tree import GITLINK, Entry, Index, read_blobs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import ast
+    from collections.abc import Iterable
+    from typing import Any
+
+# An all-cached run computes keys from cached fingerprints and tool versions: it imports no ast (a
+# fingerprint is computed once per blob), no json package (fast_json writes json.dumps's text),
+# no hashlib (OpenSSL's bindings; digest.py), no shutil (which() below).
 
 SCHEMA_TAG = f"swarmgate-gate-key/1 py{sys.version_info[0]}.{sys.version_info[1]}"
 FP_VERSION = "fp1"
@@ -57,8 +62,8 @@ MODULE_LEVEL = "<module>"
 
 # --- globs ---
 
-@lru_cache(maxsize=512)
-def _glob_re(pattern: str) -> re.Pattern:
+def _glob_source(pattern: str) -> str:
+    """The regular expression (source) of a git-style glob: ``*`` within a component, ``**`` across."""
     i, out = 0, []
     n = len(pattern)
     while i < n:
@@ -88,17 +93,30 @@ def _glob_re(pattern: str) -> re.Pattern:
         else:
             out.append(re.escape(c))
         i += 1
-    return re.compile("".join(out) + r"\Z")
+    return "".join(out) + r"\Z"
+
+
+@lru_cache(maxsize=512)
+def _glob_re(pattern: str) -> re.Pattern:
+    return re.compile(_glob_source(pattern))
+
+
+def _path_source(pattern: str) -> str:
+    """glob_match's question as one expression: the glob itself, or a file under it (a directory)."""
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    return f"(?:{_glob_source(pattern)})|(?:{_glob_source(pattern.rstrip('/') + '/**')})"
+
+
+@lru_cache(maxsize=512)
+def _any_path_re(patterns: tuple[str, ...]) -> re.Pattern:
+    """One compiled expression that matches a path when any of the globs does (glob_match)."""
+    return re.compile("|".join(_path_source(p) for p in patterns))
 
 
 def glob_match(path: str, pattern: str) -> bool:
     """Git-style glob: ``*`` within a component, ``**`` across; a plain directory matches its files."""
-    while pattern.startswith("./"):
-        pattern = pattern[2:]
-    if _glob_re(pattern).match(path):
-        return True
-    base = pattern.rstrip("/")
-    return bool(_glob_re(base + "/**").match(path))
+    return bool(_any_path_re((pattern,)).match(path))
 
 
 def split_selector(pattern: str) -> tuple[str, str | None]:
@@ -110,28 +128,32 @@ def split_selector(pattern: str) -> tuple[str, str | None]:
 
 
 def match_inputs(entries: Iterable[Entry], globs: list[str]) -> list[tuple[Entry, tuple[str, ...] | None]]:
-    """(entry, function selectors or None for the whole file) for each matching entry."""
+    """(entry, function selectors or None for the whole file) for each matching entry.
+
+    A file is whole when a plain glob matches it, or a ``path::function`` glob matches a file that
+    is not Python; else the function globs of every ``path::function`` glob that matches it. The
+    plain globs are asked as one expression: one match per entry, however many globs there are.
+    """
     parsed = [split_selector(g) for g in globs]
+    plain = tuple(dict.fromkeys(p for p, f in parsed if f is None))
+    whole = _any_path_re(plain).match if plain else None
+    partial = [(_any_path_re((p,)).match, f) for p, f in parsed if f is not None]
     out = []
     for e in entries:
-        whole = False
-        selectors: list[str] = []
-        for pglob, fglob in parsed:
-            if glob_match(e.path, pglob):
-                if fglob is None or not e.path.endswith(".py"):
-                    whole = True
-                    break
-                selectors.append(fglob)
-        if whole:
+        if whole is not None and whole(e.path):
             out.append((e, None))
-        elif selectors:
-            out.append((e, tuple(sorted(set(selectors)))))
+            continue
+        selectors = [f for match, f in partial if match(e.path)]
+        if selectors:
+            out.append((e, None) if not e.path.endswith(".py") else (e, tuple(sorted(set(selectors)))))
     return out
 
 
 # --- Python fingerprints ---
 
 def _strip_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
+    import ast  # noqa: PLC0415 - only where a fingerprint is computed (once per blob), not in a cached run
+
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
             and isinstance(body[0].value.value, str):
         return body[1:] or [ast.Pass()]
@@ -139,6 +161,8 @@ def _strip_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def _normalise(node: ast.AST) -> ast.AST:
+    import ast  # noqa: PLC0415 - as above
+
     for n in ast.walk(node):
         if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             n.body = _strip_docstring(n.body)
@@ -146,8 +170,8 @@ def _normalise(node: ast.AST) -> ast.AST:
 
 
 def _digest(obj: Any) -> str:
-    text = obj if isinstance(obj, str) else json.dumps(obj, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8", errors="surrogateescape")).hexdigest()
+    text = obj if isinstance(obj, str) else fast_json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    return sha256_hex(text.encode("utf-8", errors="surrogateescape"))
 
 
 def python_fingerprints(source: bytes) -> dict[str, str] | None:
@@ -156,6 +180,8 @@ def python_fingerprints(source: bytes) -> dict[str, str] | None:
     Comments, docstrings and formatting do not enter a fingerprint (``ast.dump``
     without positions). None when the file does not parse.
     """
+    import ast  # noqa: PLC0415 - as above
+
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -173,7 +199,7 @@ def python_fingerprints(source: bytes) -> dict[str, str] | None:
                 visit_body(node.body, prefix + node.name + ".", own)
                 shell = [ast.dump(x, include_attributes=False)
                          for x in (*node.bases, *node.keywords, *node.decorator_list)]
-                own.insert(0, json.dumps(shell))
+                own.insert(0, fast_json.dumps(shell))
                 fps[prefix + node.name] = _digest(own)
             else:
                 rest.append(ast.dump(node, include_attributes=False))
@@ -241,6 +267,23 @@ def command_program(command: str) -> str | None:
     return None
 
 
+def which(program: str, path: str) -> str | None:
+    """shutil.which(program, path=path), without importing shutil (which brings zlib, bz2 and
+    lzma): a name with a directory is looked at itself, a bare one in each directory of ``path``."""
+    def runnable(p: str) -> bool:
+        return os.access(p, os.F_OK | os.X_OK) and not os.path.isdir(p)
+
+    if os.path.dirname(program):
+        return program if runnable(program) else None
+    if not path:
+        return None
+    for d in path.split(os.pathsep):
+        candidate = os.path.join(d, program)
+        if runnable(candidate):
+            return candidate
+    return None
+
+
 class ToolVersions:
     """Resolved path + `--version` output of programs, asked once per run, remembered per executable."""
 
@@ -271,7 +314,7 @@ class ToolVersions:
             if not (os.path.isfile(found) and os.access(found, os.X_OK)):
                 return {"in_tree": rel, "missing": True}
         else:
-            found = shutil.which(program, path=env.get("PATH", os.defpath))
+            found = which(program, env.get("PATH", os.defpath))
         if not found:
             return {"program": program, "missing": True}
         real = os.path.realpath(found)

@@ -18,26 +18,19 @@ is cached reads the index and nothing else.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import hashlib
-import importlib.util
 import os
-import shlex
-import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
 
 from swarmgate import break_switch, procinfo
 from swarmgate.config import Config, ConfigError, load_config, parse_toml_text, validate
+from swarmgate.digest import sha1_hex
 from swarmgate.exit_codes import Exit, describe
 from swarmgate.front_door import entry
 from swarmgate.gate import cache as vcache
-from swarmgate.gate import preflight
 from swarmgate.gate.stages import Stage, build, extra_key
 from swarmgate.gate.tree import (
     Index,
@@ -54,6 +47,15 @@ from swarmgate.gate.tree import (
 from swarmgate.state_paths import state_dir
 from swarmgate.statefile import StateError
 from swarmgate.tool_parser import ToolParser
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: an all-cached run imports no typing
+    from collections.abc import Sequence
+    from typing import Any, TextIO
+
+# What only a stage that runs needs is imported where it is used (preflight, with dataclasses and
+# inspect; ctypes; shlex; shutil; importlib.util): an all-cached run, the common one, reads the
+# index, the config and the cache, and pays for nothing else (bench/gate_cache.py).
 
 RED_EXIT = 1
 CONFIG_REL = ".claude/swarmgate.toml"
@@ -115,7 +117,7 @@ def load_gate_config(repo: Path, index: Index, notes: list[str]) -> Any:
         mine = worktree.read_bytes()
     except OSError:
         mine = None
-    if mine is not None and hashlib.sha1(b"blob %d\0" % len(mine) + mine).hexdigest() == staged.oid:
+    if mine is not None and sha1_hex(b"blob %d\0" % len(mine) + mine) == staged.oid:
         data = mine  # the worktree file is the staged blob: no need to ask git
     else:
         (_, data), = list(read_blobs(repo, [staged.oid], index.index_file))
@@ -133,16 +135,29 @@ def load_gate_config(repo: Path, index: Index, notes: list[str]) -> Any:
 
 # --- running one stage ---
 
-def _set_pdeathsig() -> None:
-    """In the stage's child: die with the gate (a SIGKILLed gate leaves no stage running)."""
+def _pdeathsig():
+    """For the stage's child: a function that makes it die with the gate (a SIGKILLed gate leaves
+    no stage running). libc is loaded here, in the gate, before the fork: the child only calls it."""
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
     except Exception:  # noqa: BLE001 - best effort; the next run also stops leftovers
-        pass
+        return None
+
+    def set_pdeathsig() -> None:
+        try:
+            prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except Exception:  # noqa: BLE001 - best effort, as above
+            pass
+
+    return set_pdeathsig
 
 
 def _runner_argv(stage: Stage) -> list[str] | None:
+    import importlib.util
+    import shutil
+
     try:
         if importlib.util.find_spec(RUNNER_MODULE) is None:
             return None
@@ -160,7 +175,7 @@ def run_command(argv: list[str], cwd: Path, env: dict[str, str], timeout: float,
                 tree: Tree | None) -> tuple[int, str, bool]:
     """(exit code, output, timed out) of one stage process in its own process group."""
     proc = subprocess.Popen(argv, cwd=str(cwd), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_set_pdeathsig)
+                            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_pdeathsig())
     if tree is not None:
         tree.set_stage({"pid": proc.pid, "start": procinfo.start_time(proc.pid)})
     timed_out = False
@@ -192,6 +207,8 @@ def stage_scripts(stage: Stage, root: Path) -> list[Path]:
     """Files of the tree the stage's command names (their preflight headers apply)."""
     if not stage.command:
         return []
+    import shlex
+
     try:
         words = shlex.split(stage.command, comments=True)
     except ValueError:
@@ -212,6 +229,8 @@ def stage_scripts(stage: Stage, root: Path) -> list[Path]:
 
 def preflight_stage(stage: Stage, root: Path, env: dict[str, str]) -> list:
     """Unmet run conditions of the stage's scripts (admission is the verdict cache's job here)."""
+    from swarmgate.gate import preflight
+
     unmet = []
     for script in stage_scripts(stage, root):
         header = preflight.read_header(script)
@@ -313,8 +332,10 @@ class Gate:
         else:
             unmet = preflight_stage(stage, root, env)
             if unmet:
+                from swarmgate.gate.preflight import format_unmet
+
                 return Outcome(stage.name, stage.source, "not-run", "ran", 0.0, int(Exit.PREFLIGHT),
-                               preflight.format_unmet(stage.name, unmet))
+                               format_unmet(stage.name, unmet))
             if stage.heavy:
                 argv = _runner_argv(stage)
                 if argv is None:

@@ -14,9 +14,12 @@ the worktree.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from swarmgate.agents import sop
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: an all-cached gate run imports no typing
+    from typing import Any
 
 
 def _read(p: Path) -> str | None:

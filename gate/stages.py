@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from swarmgate.config import ConfigError
 from swarmgate.gate.sop_stage import stamp_check
 from swarmgate.gate.tree import GITLINK, SYMLINK, Index
 from swarmgate.sizes import human
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: an all-cached gate run imports no typing
+    from collections.abc import Callable
+    from typing import Any
 
 BUILTIN_VERSION = "builtin/1"
 

@@ -1,4 +1,4 @@
-"""SHA-256 hex digests for the hook's paths, without `import hashlib`.
+"""SHA-256 (and git's SHA-1 blob ids) as hex digests for the hot paths, without `import hashlib`.
 
 hashlib loads OpenSSL's bindings (and blake2) before it hashes anything: milliseconds of a hook call
 that needs one digest of a path or a prompt. CPython's own `_sha256` gives the same digest.
@@ -9,8 +9,17 @@ try:
     from _sha256 import sha256 as _sha256
 except ImportError:  # pragma: no cover - an interpreter without the builtin module
     from hashlib import sha256 as _sha256
+try:
+    from _sha1 import sha1 as _sha1
+except ImportError:  # pragma: no cover - as above
+    from hashlib import sha1 as _sha1
 
 
 def sha256_hex(data: bytes) -> str:
     """hashlib.sha256(data).hexdigest()."""
     return _sha256(data).hexdigest()
+
+
+def sha1_hex(data: bytes) -> str:
+    """hashlib.sha1(data).hexdigest() (what git names a blob by: sha1 of b"blob N\\0" + content)."""
+    return _sha1(data).hexdigest()
