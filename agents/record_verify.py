@@ -10,8 +10,8 @@ agent's report. Each run:
    matcher), or the reader cannot read it. A heavy verify runs only with
    ``SWARMGATE_HEAVY=commit|user-request`` in the environment (the main
    agent's prefix; G01 keeps a subagent from setting it), and always through
-   ``run-with-memory-cap`` (cap: the verify's ``cap``, else the history
-   prediction × 1.5 as host-dispatch computes it);
+   ``run-with-memory-cap`` (cap: the verify's ``cap``, else the cap this machine and the
+   label's history give, swarmgate/host_defaults.py: never more than the runner's total);
 3. runs ``bash -c COMMAND`` in the repository with ``SWARMGATE_RUN_SCOPE``
    set (kind=full when the command matches ``[scope] full_patterns``, else
    kind=target; the target is the task), bounded by ``--timeout``;
@@ -132,11 +132,9 @@ def latest_results(record_path) -> dict:
 def _cap_for(spec: dict, config, label: str) -> int:
     if spec.get("cap"):
         return int(spec["cap"])
-    from swarmgate.hosts import history as H
-    from swarmgate.hosts.host_dispatch import predict
+    from swarmgate.host_defaults import heavy_cap   # the cap the way-outs name: it fits this machine
 
-    hist = H.entry(H.load(report=lambda m: None), label)
-    return predict(hist, None, int(config["memory"]["default_prediction"])).cap
+    return heavy_cap(config, label=label)
 
 
 def _attempt(argv: list[str], env: dict, repo: str, timeout: float) -> tuple[int | None, bool, float]:
