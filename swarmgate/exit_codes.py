@@ -47,7 +47,8 @@ CODES: tuple[ExitCode, ...] = (
     ExitCode(248, "LOCK_TIMEOUT", "workspace lock not acquired in time",
              "`workspace-lock status` names the holder: wait for it, or raise --timeout"),
     ExitCode(249, "HEAVY_REFUSED", "a heavy program refused where it starts (exec-time check): no authorization for it",
-             "run it the way the refusal says (main agent: `SWARMGATE_HEAVY=commit run-with-memory-cap ...`)",
+             "run it the way the refusal says (main agent: the line it prints, with SWARMGATE_HEAVY=commit, a "
+             "filled-in run scope and run-with-memory-cap)",
              runner="not the runner's own code: a heavy program inside the command was refused by swarmgate's "
                     "exec-time shim (it had no authorization: see docs/exec-shims.md)"),
     ExitCode(250, "OWN_CAP", "hit its own memory cap", "raise the cap or shrink the job",
