@@ -3,7 +3,7 @@ scope, taken from the guard registry (the texts of every guard's refusals on its
 its doc's "instead", X01's exec-time refusal) and from the rule templates (rules/main-agent.md,
 agent-common.md, rules/rules/*.md, rules/agents/*.md), is filled in the way a model would (each
 `<...>` with its own words, CAP with the cap this machine gives, COMMAND with a command) and run
-through the real hook pipeline as the agent it is written for: no guard refuses it. The same
+through the real hook (`swarmgate hook PreToolUse`) as the agent it is written for: no guard refuses it. The same
 command with its scope placeholders left as they are is refused by B10.
 
 Nothing here is listed by hand: a new guard whose way-out names a heavy run, or a new template line,
@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,9 +115,19 @@ def _payload(repo: Path, case_payload: dict) -> dict:
 
 
 def _reason(repo: Path, payload: dict) -> str:
+    """The deny reason of the hook's answer, computed in this process (hook_engine.answer: the same
+    path as `swarmgate hook` after stdin); '' when allowed."""
     out, code = engine_answer("PreToolUse", json.dumps(payload))
     assert code == 0
     return denied(json.loads(out))
+
+
+def _hook_reason(repo: Path, payload: dict) -> str:
+    """The same through the real entry point: `python -m swarmgate hook PreToolUse` in the repository."""
+    p = subprocess.run([sys.executable, "-m", "swarmgate", "hook", "PreToolUse"], input=json.dumps(payload),
+                       capture_output=True, text=True, cwd=str(repo), timeout=120)
+    assert p.returncode == 0, p.stderr
+    return denied(json.loads(p.stdout))
 
 
 def refusal_way_outs(base: Path) -> list[tuple[str, str | None, Path, str]]:
@@ -208,13 +219,13 @@ def test_no_way_out_leads_into_another_refusal(template):
         payload = {"tool_name": "Bash", "tool_input": {"command": filled, "description": "d"}}
         if sub:
             payload.update(agent_id="agent-9", agent_type=actor)
-        reason = _reason(repo, _payload(repo, payload))
+        reason = _hook_reason(repo, _payload(repo, payload))
         if reason:
             problems.append(f"{where} ({actor or 'main agent'}): `{filled}` refused:\n  {reason}")
         if "<" in command and "SWARMGATE_RUN_SCOPE=" in command:
             unfilled = fill_others(command, sub, cap)
             payload["tool_input"]["command"] = unfilled
-            reason = _reason(repo, _payload(repo, payload))
+            reason = _hook_reason(repo, _payload(repo, payload))
             if "[B10]" not in reason or "not filled in" not in reason:
                 problems.append(f"{where}: unfilled `{unfilled}` is not refused by B10: {reason or 'allowed'}")
     assert not problems, "\n".join(problems)
