@@ -27,7 +27,9 @@ from swarmgate.host_defaults import heavy_cap_text
 from swarmgate.hook_protocol import HookEvent
 from swarmgate.hooks import registry
 from swarmgate.hooks.test_runs import TEMPLATE_WORDS
+from swarmgate.hosts.runner_selftest import Sandbox
 from tests.hooks.conftest import RULES, denied
+from tests.hosts.cgroups import cgroups_writable, need_real
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "plugin"
@@ -232,13 +234,27 @@ def test_no_way_out_leads_into_another_refusal(template):
     assert len(seen) >= 8, seen
 
 
-def test_a_way_out_names_the_cap_computed_here(template):
-    """B01's refusal prints the cap swarmgate/host_defaults.py computes for this machine."""
+def test_a_way_out_names_the_cap_computed_here_and_it_is_admitted_here(template):
+    """B01's refusal prints the cap swarmgate/host_defaults.py computes for this machine (the default
+    margin, auto), and that cap, run here for real, is admitted: rc 0, not 252 ("can never fit here")."""
+    need_real(cgroups_writable())
     shared = template / "template"
-    payload = {"tool_name": "Bash", "tool_input": {"command": "cargo test --workspace", "description": "d"}}
-    reason = _reason(shared, _payload(shared, payload))
-    cap = heavy_cap_text(load_config(str(shared)), ["cargo", "test", "--workspace"])
-    assert f"run-with-memory-cap {cap} -- cargo test --workspace" in reason, reason
+    sb = Sandbox(prefix="sgwayout")
+    slice_path = sb.backend().slice_path(sb.slice)
+    try:
+        (shared / ".claude" / "swarmgate.toml").write_text(f'[memory]\nslice = "{sb.slice}"\n')
+        payload = {"tool_name": "Bash", "tool_input": {"command": "cargo test --workspace", "description": "d"}}
+        reason = _hook_reason(shared, _payload(shared, payload))
+        printed = re.search(r"run-with-memory-cap (\S+) -- cargo test --workspace", reason)
+        assert printed and printed.group(1) == heavy_cap_text(load_config(str(shared)), ["cargo", "test",
+                                                                                        "--workspace"]), reason
+        argv = [sys.executable, "-m", "swarmgate.hosts.runner_cli", printed.group(1), "--wait", "0", "--", "true"]
+        p = subprocess.run(argv, cwd=shared, env=sb.env(CLAUDE_PROJECT_DIR=str(shared)), capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 0, (printed.group(1), p.returncode, p.stderr)
+    finally:
+        sb.cleanup()
+    assert not os.path.exists(slice_path)
 
 
 def test_the_sources_are_found_without_a_list(template):
