@@ -1,7 +1,7 @@
 """Inside the VM: run the job's pytest cases and leave the results on the share.
 
 Started by tests/vm/init.sh (layout v2) or by swarmgate-vm.service (layout systemd) with the host's
-venv python. Reads /run/sgvm/share/job.json (written by tests/vm/uml.py on the host), writes
+venv python. Reads /run/sgvm/share/job.json (written by tests/vm/machine.py on the host), writes
 ``started`` next to it (the VM booted: the host tells a VM that never came up from failing tests),
 runs pytest from the read-only checkout (no bytecode, no cache), and writes results.jsonl (one
 record per test phase, by tests/vm/plugin.py), pytest.log, and exit (pytest's status, written last).
@@ -36,6 +36,7 @@ def main() -> int:
         "PATH": f"{os.path.dirname(python)}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         "HOME": HOME, "LANG": "C.UTF-8", "TMPDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1",
         "SWARMGATE_VM_LAYOUT": job["layout"], "SWARMGATE_VM_RESULTS": os.path.join(SHARE, "results.jsonl"),
+        "SWARMGATE_VM_GUEST_BACKEND": job.get("backend", ""),
     }
     env.update(job.get("env") or {})
     if job.get("shell"):

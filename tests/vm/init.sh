@@ -1,14 +1,16 @@
 #!/bin/sh
-# PID 1 of a user-mode Linux guest booted by tests/vm/uml.py (docs/testing.md, "Tests inside user-mode Linux").
+# PID 1 of a test guest booted by tests/vm/machine.py (docs/testing.md, "Cgroup layouts"): under
+# user-mode Linux the kernel starts it; under QEMU the initramfs (tests/vm/qemu.py) switches to it.
 #
-# The root is the host's / through hostfs, read-only; this script never makes it writable. It mounts
-# tmpfs where the guest must write (/run, /tmp, /var, /dev/shm), the boot's scratch disk (ubda, ext4:
-# real page cache) at /var/tmp, and the one host directory made for this boot (the share: job in,
-# results out) at /run/sgvm/share, then, by layout:
+# The root is the host's / (hostfs under UML, 9p under QEMU), read-only; this script never makes it
+# writable. It mounts tmpfs where the guest must write (/run, /tmp, /var, /dev/shm), the boot's
+# scratch disk (ext4: real page cache; ubda under UML, vda under QEMU) at /var/tmp, and the one host
+# directory made for this boot (the share: job in, results out) at /run/sgvm/share, then, by layout:
 #   v2       mounts a fresh cgroup2 hierarchy (no controller enabled yet) and runs tests/vm/guest.py;
 #   systemd  puts a tmpfs overlay over /etc (a fresh machine-id) and execs systemd as PID 1 with a
 #            target that runs guest.py as a service and powers off when it ends.
-# The kernel passes sgvm_share, sgvm_layout, sgvm_python and sgvm_checkout in the environment.
+# The kernel passes sgvm_share, sgvm_layout, sgvm_python, sgvm_checkout and sgvm_backend (uml or
+# qemu) in the environment.
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 
@@ -37,23 +39,41 @@ mkdir -p /dev/shm /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mount -t devpts -o mode=620,ptmxmode=666 devpts /dev/pts
 mount -t tmpfs -o mode=755 tmpfs /run
+# a checkout (or interpreter) under /tmp or /var/tmp (a clone in /tmp) is hidden by the guest's own mounts
+# there: under QEMU keep a hold of the host's directories first, to bind them back below
+mkdir -p /run/sgvm/host/tmp /run/sgvm/host/var-tmp
+if [ "$sgvm_backend" = qemu ]; then
+  mount --bind /tmp /run/sgvm/host/tmp
+  mount --bind /var/tmp /run/sgvm/host/var-tmp
+fi
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=755 tmpfs /var
 mkdir -p /var/tmp /var/log /var/lib /var/cache /var/spool /run/lock /run/sgvm/share
 ln -s /run /var/run
 ln -s /run/lock /var/lock
-if ! mount -t hostfs -o "$sgvm_share" none /run/sgvm/share; then
+if [ "$sgvm_backend" = qemu ]; then
+  share() { mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 "$sgvm_share" /run/sgvm/share; }
+  scratch=/dev/vda
+else
+  share() { mount -t hostfs -o "$sgvm_share" none /run/sgvm/share; }
+  scratch=/dev/ubda
+fi
+if ! share; then
   say "cannot mount the share $sgvm_share"
   power_off
 fi
-mount -t ext4 /dev/ubda /var/tmp && chmod 1777 /var/tmp || say "cannot mount the scratch disk at /var/tmp"
-# a checkout (or interpreter) under /tmp or /var/tmp (a clone in /tmp) is hidden by the guest's own mounts
-# there: mount the host's directory back, read-only, as the root is
+mount -t ext4 "$scratch" /var/tmp && chmod 1777 /var/tmp || say "cannot mount the scratch disk at /var/tmp"
+# the host's directory back, read-only, as the root is
 for p in "$sgvm_checkout" "${sgvm_python%/bin/*}"; do
   case "$p" in
     /tmp/*|/var/tmp/*)
-      grep -q " $p " /proc/mounts || { mkdir -p "$p" && mount -r -t hostfs -o "$p" none "$p"; } \
-        || say "cannot mount $p from the host"
+      if [ "$sgvm_backend" = qemu ]; then
+        case "$p" in /tmp/*) held="/run/sgvm/host/tmp/${p#/tmp/}";; *) held="/run/sgvm/host/var-tmp/${p#/var/tmp/}";; esac
+        back() { mount --bind "$held" "$p" && mount -o remount,bind,ro "$p"; }
+      else
+        back() { mount -r -t hostfs -o "$p" none "$p"; }
+      fi
+      grep -q " $p " /proc/mounts || { mkdir -p "$p" && back; } || say "cannot mount $p from the host"
       ;;
   esac
 done
@@ -67,7 +87,7 @@ case "$sgvm_layout" in
     ;;
   systemd)
     mkdir -p /run/sgvm/etc-upper /run/sgvm/etc-work
-    if load_module fs/overlayfs/overlay.ko \
+    if { grep -qw overlay /proc/filesystems || load_module fs/overlayfs/overlay.ko; } \
         && mount -t overlay overlay -o lowerdir=/etc,upperdir=/run/sgvm/etc-upper,workdir=/run/sgvm/etc-work /etc; then
       : > /etc/machine-id  # empty: systemd makes a fresh one for this boot
     else
@@ -80,7 +100,7 @@ case "$sgvm_layout" in
     # them systemd-tmpfiles-setup, which empties /tmp) run once at boot, never under a running test
     cat > /run/systemd/system/swarmgate-vm.target <<EOF
 [Unit]
-Description=swarmgate tests inside user-mode Linux
+Description=swarmgate tests inside a test guest
 Wants=swarmgate-vm.service basic.target
 EOF
     cat > /run/systemd/system/swarmgate-vm.service <<EOF

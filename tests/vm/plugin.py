@@ -1,20 +1,23 @@
-"""The ``layout`` marker: a test names the cgroup layouts it must pass on; the VM ones run in user-mode Linux.
+"""The ``layout`` marker: a test names the cgroup layouts it must pass on; the VM ones run in a test guest.
 
     @pytest.mark.layout("v1", "v2", "systemd")
     def test_x(sandbox): ...
 
 - ``v1``: this host's cgroup v1 memory controller (the development machines);
-- ``v2``: a fresh cgroup v2 hierarchy inside user-mode Linux (no systemd);
-- ``systemd``: systemd as PID 1 inside user-mode Linux (cgroup v2, systemd owns the tree).
+- ``v2``: a fresh cgroup v2 hierarchy inside a guest kernel (no systemd);
+- ``systemd``: systemd as PID 1 inside a guest kernel (cgroup v2, systemd owns the tree).
+
+The guest is QEMU with Debian's kernel (KVM where a guest boots, else TCG), or user-mode Linux where
+neither boots: tests/vm/backends.py chooses by a real boot, once per session.
 
 A marked test is collected once per layout (``test_x[v1]``, ``test_x[v2]``, ...; the ``layout``
 fixture gives the name). On the host, ``[v1]`` runs here as usual and every ``[v2]``/``[systemd]`` item
-becomes a proxy: the first proxy of a layout boots ONE VM (tests/vm/uml.py) that runs every selected
+becomes a proxy: the first proxy of a layout boots ONE VM (tests/vm/machine.py) that runs every selected
 case of that layout with pytest, and each proxy then reports its own case's outcome, failure text and
 captured output as a pytest result here. Inside the VM (SWARMGATE_VM_LAYOUT, set by tests/vm/guest.py)
 only that layout's cases run, and every phase's report is appended to SWARMGATE_VM_RESULTS.
 
-No VM here (no linux.uml, not root), or a VM that did not boot (it ended or stalled before its
+No VM here (no backend installed, not root), or a VM that did not boot (it ended or stalled before its
 guest started): the proxies skip with the reason, and fail instead under
 SWARMGATE_REQUIRE_REAL_PARTS=1. A VM that booted and then failed fails its cases in both modes.
 
@@ -36,7 +39,7 @@ import threading
 
 import pytest
 
-from tests.vm import uml
+from tests.vm import backends
 
 LAYOUTS = ("v1", "v2", "systemd")
 VM_LAYOUTS = ("v2", "systemd")
@@ -101,7 +104,7 @@ def require(reason: str) -> None:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "layout(*names): run the test on each named cgroup layout "
-                                       "(v1 on this host; v2 and systemd inside user-mode Linux)")
+                                       "(v1 on this host; v2 and systemd inside a guest kernel)")
     config.stash[_runs_key] = VmRuns()
 
 
@@ -164,7 +167,7 @@ class VmCase(pytest.Item):
         return case
 
     def runtest(self) -> None:
-        reason = uml.unavailable()
+        reason = backends.unavailable()
         if reason:
             require(reason)
         boot = self.config.stash[_runs_key].get(self.layout)
@@ -176,7 +179,7 @@ class VmCase(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        return self.path, None, f"{self.name} (inside user-mode Linux)"
+        return self.path, None, f"{self.name} (inside a {self.layout} guest)"
 
 
 class VmRuns:
@@ -203,7 +206,7 @@ class VmRuns:
                 self.plan.setdefault(item.layout, []).append(item.nodeid)
         self.done = {layout: threading.Event() for layout in self.plan}
 
-        if self.plan and os.environ.get("SWARMGATE_VM_BACKGROUND", "1") != "0" and uml.unavailable() is None:
+        if self.plan and os.environ.get("SWARMGATE_VM_BACKGROUND", "1") != "0" and backends.unavailable() is None:
             queues = [[layout] for layout in self.plan] if parallel() else [list(self.plan)]
             for queue in queues:
                 t = threading.Thread(target=self._boot_all, args=(queue,), name=f"swarmgate-vm-{'-'.join(queue)}",
@@ -222,7 +225,7 @@ class VmRuns:
     def _boot(self, layout: str) -> None:
         env = {k: os.environ[k] for k in PASSED_IN if k in os.environ}
         try:
-            self.boots[layout] = uml.boot(layout, self.plan[layout], timeout=timeout_s(), stall=stall_s(),
+            self.boots[layout] = backends.boot(layout, self.plan[layout], timeout=timeout_s(), stall=stall_s(),
                                           mem=memory(layout), env=env, cancel=self.cancel,
                                           pytest_args=["--timeout", str(case_timeout_s())])
         except Exception as e:  # noqa: BLE001 - every case of the layout reports it
@@ -285,11 +288,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     runs = config.stash.get(_runs_key, None)
     if not runs or not runs.boots:
         return
-    terminalreporter.section("user-mode Linux", sep="-")
+    terminalreporter.section("test guests (cgroup v2, systemd)", sep="-")
+    for line in backends.CHOOSER.trail:
+        terminalreporter.line(f"backend {line}")
     for layout, boot in runs.boots.items():
         calls = [r for r in boot.records if r.get("when") == "call"]
         passed = sum(1 for r in calls if r.get("outcome") == "passed")
-        terminalreporter.line(f"{layout}: {len(calls)} case(s) run inside, {passed} passed; boot and run "
+        skipped = sum(1 for r in boot.records if r.get("outcome") == "skipped")
+        terminalreporter.line(f"{layout}: {len(calls)} case(s) run inside {boot.backend}, {passed} passed, "
+                              f"{skipped} skipped; boot and run "
                               f"{boot.seconds:.1f}s" + (" (killed at its time bound)" if boot.timed_out else ""))
         slow = sorted(calls, key=lambda r: -float(r.get("duration") or 0))[:5]
         if slow and terminalreporter.config.getoption("durations", None) is not None:
