@@ -210,6 +210,11 @@ def build_session(s: dict) -> dict:
             if lane is not None and not lane.get("transcript"):
                 lane["events"].append({"t": t, "kind": "refusal", "tool": r.get("tool"), "codes": codes,
                                        "text": _short(r.get("reason") or "", 400)})
+        elif ev_name == "PostToolUseFailure":  # a call that ran and failed; the log keeps no exit code
+            lane = lanes[0] if not aid else by_agent.get(aid)
+            if lane is not None and not lane.get("transcript"):
+                lane["events"].append({"t": t, "kind": "tool", "tool": r.get("tool"), "id": "", "end": t,
+                                       "text": _short(r.get("input") or ""), "failed": True, "exit": None})
     subs = sorted(by_agent.values(), key=lambda ln: min([e["t"] for e in ln["events"] if e.get("t")] or [0]))
     lanes += subs
     for lane in lanes:

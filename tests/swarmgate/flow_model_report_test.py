@@ -351,3 +351,17 @@ def test_labels_drawn_by_chromium_never_meet(tmp_path):
     for i, a in enumerate(boxes):
         for b in boxes[i + 1:]:
             assert not (a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]), (a, b)
+
+
+def test_a_lane_from_the_log_alone_marks_its_failed_calls():
+    """Without a transcript the lane comes from the decision log: PostToolUseFailure is a failed call."""
+    failure = {"time": iso(T0 + 6.5), "session": "S", "event": "PostToolUseFailure", "tool": "Bash",
+               "agent_id": "a2", "agent_type": "researcher", "decision": "allow", "codes": [],
+               "latency_ms": 9.0, "input": "no-such-tool --flag"}
+    m = flow_model.build(source(sessions=[{"id": "S", "decisions": DECISIONS + [failure], "main": None,
+                                           "subagents": []}]))
+    a2 = next(ln for ln in m["sessions"][0]["lanes"] if ln["id"] == "a2")
+    (failed,) = [e for e in a2["events"] if e.get("failed")]
+    assert failed["text"] == "no-such-tool --flag" and failed["exit"] is None and a2["failed"] == 1
+    page = flow_html.render(m)
+    assert 'class="mark tool failed" data-exit=""' in page and ">failed<" in page
