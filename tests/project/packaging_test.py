@@ -84,17 +84,27 @@ def _wired_hook(repo: Path) -> list[str]:
     return [h["command"], *h["args"]]
 
 
-def _answer(argv: list[str], repo: Path, env: dict, command: str, subagent: bool) -> dict:
+def _answer(argv: list[str], repo: Path, env: dict, command: str, subagent: bool, path: str = "/usr/bin:/bin") -> dict:
     payload = {"session_id": "pkg", "transcript_path": "", "cwd": str(repo), "hook_event_name": "PreToolUse",
                "tool_name": "Bash", "tool_input": {"command": command, "description": "t"}}
     if subagent:
         payload.update(agent_id="a1", agent_type="implementer")
     proc = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, cwd=repo,
-                          env={"PATH": "/usr/bin:/bin", "SWARMGATE_STATE_DIR": env["SWARMGATE_STATE_DIR"],
+                          env={"PATH": path, "SWARMGATE_STATE_DIR": env["SWARMGATE_STATE_DIR"],
                                "HOME": env["HOME"], "SWARMGATE_HOSTS_CONFIG": env["SWARMGATE_HOSTS_CONFIG"]},
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
+
+
+def _plugin_hook_guards(bin_dir: Path, repo: Path, env: dict) -> None:
+    """The plugin's launcher (plugin/bin/swarmgate-hook) with this install's console scripts on PATH
+    starts the install's hook, whatever shebang its installer wrote (pipx 1.18: `#!PYTHON -E`, once
+    exec'd as one path: exit 127): a subagent's heavy command refused (B01), `ls` let through."""
+    argv, path = [str(ROOT / "plugin" / "bin" / "swarmgate-hook"), "PreToolUse"], f"{bin_dir}:/usr/bin:/bin"
+    heavy = _answer(argv, repo, env, "cargo test --workspace", subagent=True, path=path)
+    assert "[B01]" in heavy["hookSpecificOutput"]["permissionDecisionReason"], heavy
+    assert "permissionDecision" not in json.dumps(_answer(argv, repo, env, "ls -la", subagent=True, path=path))
 
 
 def _wires_and_guards(bin_dir: Path, venv: Path, tmp_path: Path, env: dict, kind: str) -> None:
@@ -117,13 +127,45 @@ def _wires_and_guards(bin_dir: Path, venv: Path, tmp_path: Path, env: dict, kind
     got = subprocess.run([str(venv / "bin" / "python"), "-m", "swarmgate.install_kind", "--kind"],
                          capture_output=True, text=True, env=env, cwd=tmp_path).stdout.strip()
     assert got == kind
+    _plugin_hook_guards(bin_dir, repo, env)
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    """{path under root: content} of every file (the symlinks' targets as their content)."""
+    out = {}
+    for dirpath, _dirs, names in os.walk(root):
+        for name in names:
+            p = Path(dirpath) / name
+            out[str(p.relative_to(root))] = os.readlink(p).encode() if p.is_symlink() else p.read_bytes()
+    return out
+
+
+def _selftest_green_and_leaves_nothing(swarmgate: Path, env: dict, tmp_path: Path) -> None:
+    """`swarmgate selftest` of the install exits 0 (every cell green, every switch turns its cells red:
+    the fake NVML of gpu-quiesce-run ships in the package) and leaves the machine's state directory,
+    HOME and the temp directory as they were: no reminder, booking, alert or run record of a cell
+    remains (issue 22)."""
+    tmp = tmp_path / "selftest-tmp"
+    tmp.mkdir()
+    env = {**env, "TMPDIR": str(tmp), "PATH": f"{swarmgate.parent}{os.pathsep}/usr/bin:/bin"}
+    state, home = Path(env["SWARMGATE_STATE_DIR"]), Path(env["HOME"])
+    state.mkdir(exist_ok=True)
+    before = (_tree(state), _tree(home))
+    proc = subprocess.run([str(swarmgate), "selftest", "-q"], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert " 0 failed" in proc.stdout, proc.stdout[-2000:]
+    assert "woke you" not in proc.stdout + proc.stderr, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert (_tree(state), _tree(home)) == before
+    assert not list(tmp.iterdir()), sorted(p.name for p in tmp.iterdir())
 
 
 def test_the_wheel_and_the_sdist_carry_the_templates_and_the_hook_start(dist):
     names = set(zipfile.ZipFile(dist["wheel"]).namelist())
     for need in ("swarmgate/hook_start.py", "swarmgate/hook_engine.py", "swarmgate/hooks/registry.py",
                  "swarmgate/rules/swarmgate.toml", "swarmgate/rules/main-agent.md",
-                 "swarmgate/rules/agent-common.md", "swarmgate/gate/gate_staged.py", "swarmgate/hosts/runner.py"):
+                 "swarmgate/rules/agent-common.md", "swarmgate/gate/gate_staged.py", "swarmgate/hosts/runner.py",
+                 "swarmgate/hosts/selftest_fakes/pynvml.py"):
         assert need in names, need
     for sub in ("rules", "agents"):
         shipped = {n.rsplit("/", 1)[1] for n in names if n.startswith(f"swarmgate/rules/{sub}/")}
@@ -139,6 +181,7 @@ def test_pipx_installs_the_wheel_and_its_swarmgate_wires_a_repository(dist, tmp_
                           capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     _wires_and_guards(tmp_path / "bin", tmp_path / "pipx" / "venvs" / "swarmgate", tmp_path, env, "pipx")
+    _selftest_green_and_leaves_nothing(tmp_path / "bin" / "swarmgate", env, tmp_path)
 
 
 def test_uv_tool_installs_the_checkout_and_its_swarmgate_wires_a_repository(dist, tmp_path):
@@ -147,6 +190,7 @@ def test_uv_tool_installs_the_checkout_and_its_swarmgate_wires_a_repository(dist
                           capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     _wires_and_guards(tmp_path / "bin", tmp_path / "uv-tools" / "swarmgate", tmp_path, env, "uv tool")
+    _selftest_green_and_leaves_nothing(tmp_path / "bin" / "swarmgate", env, tmp_path)
 
 
 def test_uv_tool_installs_the_wheel_too(dist, tmp_path):
@@ -155,6 +199,7 @@ def test_uv_tool_installs_the_wheel_too(dist, tmp_path):
                           capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     _wires_and_guards(tmp_path / "bin", tmp_path / "uv-tools" / "swarmgate", tmp_path, env, "uv tool")
+    _selftest_green_and_leaves_nothing(tmp_path / "bin" / "swarmgate", env, tmp_path)
 
 
 def test_the_readme_first_command_gives_a_regular_install_that_wires_a_repository(dist, tmp_path):
@@ -178,3 +223,5 @@ def test_the_readme_first_command_gives_a_regular_install_that_wires_a_repositor
     assert argv[0] == str(venv / "bin" / "python") and "/site-packages/swarmgate/hook_start.py" in argv[3]
     heavy = _answer(argv, repo, env, "cargo test --workspace", subagent=True)
     assert heavy["hookSpecificOutput"]["permissionDecision"] == "deny"
+    _plugin_hook_guards(venv / "bin", repo, env)
+    _selftest_green_and_leaves_nothing(venv / "bin" / "swarmgate", env, tmp_path)
