@@ -172,6 +172,8 @@ GUARDS = (
                    subagent_call("SWARMGATE_RUN_SCOPE='kind=items; target=...; range=…; "
                                  "reason=changed only the parser' pytest tests/test_parser.py"),
                    fires=True, breaks=("b10-allow-placeholders",)),
+            G.Case("subagent-whole-suite-no-scope", "PreToolUse", subagent_call("pytest -q"),
+                   fires=True, breaks=("b10-allow-missing-scope",)),
             G.Case("subagent-items-narrow", "PreToolUse", subagent_call(_SCOPE_ITEMS + " pytest tests/test_parser.py"),
                    fires=False),
             G.Case("main-full-capped", "PreToolUse",

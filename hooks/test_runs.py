@@ -100,6 +100,8 @@ def parse_scope(value: str) -> dict:
 
 # the words scope_template writes for the model to replace (B10 refuses them as they are)
 TEMPLATE_WORDS = {"target": "what you run", "range": "how much of it", "reason": "why this run, now"}
+# what a subagent's whole-suite run gets appended in a way-out: the tests it may run instead
+NARROW_WORDS = "the tests of your change"
 _PLACEHOLDER_TEXTS = frozenset([*TEMPLATE_WORDS.values(), "full|items|light|target", "full | items | light | target",
                                 "fill in", "tbd", "todo", "xxx"])
 

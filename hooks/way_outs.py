@@ -7,7 +7,8 @@ following one way-out never walks into another refusal (issue 22):
 - a verification run (anything the typed command runs that matches `[scope] verify_patterns`:
   `make check-full` whose recipe runs `cargo test` too) gets the run scope: the one it has when it
   is complete and filled in, else the template whose `<...>` fields the model must fill in (B10
-  refuses them unfilled);
+  refuses them unfilled); a subagent's whole-suite run also gets `<the tests of your change>` to
+  name (kind=full is the main agent's);
 - the rest of the typed command (its other assignments, its wrappers) is kept, but for swarmgate's
   own variables (`SWARMGATE_BREAK=...`, which G01 refuses typed).
 
@@ -17,7 +18,8 @@ Used by B01, B02, B10 (hooks/heavy_guards.py, hooks/scope_guards.py) and X01's e
 from __future__ import annotations
 
 from swarmgate.hooks.shell_event import _quote, assignments_of, command_env, core_text, launchers
-from swarmgate.hooks.test_runs import not_a_run, parse_scope, scope_problems, scope_template, whole_suite
+from swarmgate.hooks.test_runs import (NARROW_WORDS, not_a_run, parse_scope, scope_problems, scope_template,
+                                       whole_suite)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -84,11 +86,16 @@ def rerun(event: HookEvent, config: Config, analysis: Analysis, idx: int) -> str
               if first_match(cmds[j], sc["verify_patterns"], cwd=cwd, repo=root) and not not_a_run(cmds[j])]
     env = command_env(analysis, idx)
     parts = []
+    narrow = False
     if heavy and not event.is_subagent:   # G01 refuses the prefix from a subagent
         parts.append(heavy_prefix(config, env))
     if verify:
         full = any(first_match(c, sc["full_patterns"], cwd=cwd, repo=root) or whole_suite(c) for c in verify)
         parts.append(_scope_word(config, env.get(sc["prefix_var"]), full, event.is_subagent))
+        # a subagent may not run the whole suite (B10: kind=full is the main agent's): it names its tests
+        tw = list(top.words)
+        narrow = full and event.is_subagent and not heavy and any(
+            tw[len(tw) - len(c.words):] == list(c.words) for c in verify)   # the run is what was typed (wrappers aside)
     # the command's own variables stay; swarmgate's (SWARMGATE_BREAK, SWARMGATE_STATE_DIR: G01 refuses
     # them typed) go, and the two this line sets are set once
     skip = {config["heavy"]["prefix_var"], sc["prefix_var"]}
@@ -100,7 +107,7 @@ def rerun(event: HookEvent, config: Config, analysis: Analysis, idx: int) -> str
 
         parts.append(f"{RUNNER} {heavy_cap_text(config, list(inner.words))} -- {core_text(inner)}")
     else:
-        parts.append(core_text(top))
+        parts.append(core_text(top) + (f" <{NARROW_WORDS}>" if narrow else ""))
     return " ".join(parts)
 
 

@@ -26,7 +26,7 @@ from swarmgate.hook_engine import answer as engine_answer
 from swarmgate.host_defaults import heavy_cap_text
 from swarmgate.hook_protocol import HookEvent
 from swarmgate.hooks import registry
-from swarmgate.hooks.test_runs import TEMPLATE_WORDS
+from swarmgate.hooks.test_runs import NARROW_WORDS, TEMPLATE_WORDS
 from swarmgate.hosts.runner_selftest import Sandbox
 from tests.hooks.conftest import RULES, denied
 from tests.hosts.cgroups import cgroups_writable, need_real
@@ -39,7 +39,8 @@ MAKEFILE = "check-full:\n\tcargo test --workspace\n"
 
 # what a model writes for each field of the scope template
 FILLED = {TEMPLATE_WORDS["target"]: "the parser tests", TEMPLATE_WORDS["range"]: "tests/test_parser.py",
-          TEMPLATE_WORDS["reason"]: "changed the parser, so its tests are due"}
+          TEMPLATE_WORDS["reason"]: "changed the parser, so its tests are due",
+          NARROW_WORDS: "tests/test_parser.py"}
 NARROW = "pytest -q tests/test_parser.py"
 
 
