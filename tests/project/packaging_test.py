@@ -202,6 +202,22 @@ def test_uv_tool_installs_the_wheel_too(dist, tmp_path):
     _selftest_green_and_leaves_nothing(tmp_path / "bin" / "swarmgate", env, tmp_path)
 
 
+def test_pip_installs_the_wheel_into_a_plain_venv_and_its_selftest_is_green(dist, tmp_path):
+    """The wheel kind: `pip install swarmgate-*.whl` into a virtual environment of the user's."""
+    env = _env(tmp_path)
+    venv = tmp_path / "venv"
+    subprocess.run([_base_python(), "-m", "venv", str(venv)], check=True, env=env, timeout=300)
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(dist["wheel"])],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    proc = subprocess.run([str(venv / "bin" / "swarmgate"), "install", str(repo)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _plugin_hook_guards(venv / "bin", repo, env)
+    _selftest_green_and_leaves_nothing(venv / "bin" / "swarmgate", env, tmp_path)
+
 def test_the_readme_first_command_gives_a_regular_install_that_wires_a_repository(dist, tmp_path):
     """On a fresh clone (the copy of this tree, with git), `./install.sh --into PATH`: .venv holds a
     regular (non-editable) install, and the repository's hooks run it."""
