@@ -130,8 +130,28 @@ def expected() -> dict[str, bytes]:
         if dest.endswith(".md"):   # agents/*.md, rules/*.md, main-agent.md, agent-common.md
             rel = dest.removeprefix(".claude/")
             with open(src, "rb") as f:
-                files[f"{PLUGIN_DIR}/{rel}"] = f.read()
+                files[f"{PLUGIN_DIR}/{rel}"] = plugin_wording(rel, f.read().decode()).encode()
     return files
+
+
+# Where the templates name what `swarmgate install` puts in .claude/, the plugin's copies name what the
+# plugin brings: its agents are `swarmgate:TYPE`, and their agent-common.md and rules come from the
+# plugin's folder (C02 gives them at the agent's start). (template file prefix, what, with what)
+PLUGIN_WORDING = (
+    ("agents/", ".claude/agent-common.md", "agent-common.md"),
+    ("agents/", ".claude/rules/", "rules/"),
+    ("main-agent.md", "`.claude/agents/`",
+     "the plugin (`swarmgate:TYPE`, e.g. `swarmgate:implementer`) and in `.claude/agents/`"),
+    ("main-agent.md", "`clerk`", "`swarmgate:clerk`"),
+)
+
+
+def plugin_wording(rel: str, text: str) -> str:
+    """The plugin's copy of the template ``rel`` (relative to .claude/)."""
+    for prefix, what, instead in PLUGIN_WORDING:
+        if rel.startswith(prefix):
+            text = text.replace(what, instead)
+    return text
 
 
 def _generated_dirs() -> tuple[str, ...]:

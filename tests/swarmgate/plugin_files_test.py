@@ -185,3 +185,18 @@ def test_the_plugin_hook_runs_the_console_script_when_its_interpreter_holds_no_s
     argv = _launch(tmp_path, "#!/usr/bin/env python3\n", [bare / "bin"])
     assert argv == [str(bare / "bin" / "python3"), str(tmp_path / "user-bin" / "swarmgate"), "hook", "--plugin",
                     "PreToolUse"]
+
+
+def test_the_plugins_texts_name_what_the_plugin_brings():
+    """The templates name what `swarmgate install` puts in .claude/; the plugin's copies name the
+    plugin's `swarmgate:TYPE` agents and its own agent-common.md and rules (a plugin-only repository has
+    no .claude/). Each rewording still finds its text in the templates (else it is stale: fix it)."""
+    files = plugin_files.expected()
+    for prefix, what, _instead in plugin_files.PLUGIN_WORDING:
+        sources = [src for src, dest in install.templates() if dest.removeprefix(".claude/").startswith(prefix)]
+        assert any(what in Path(src).read_text() for src in sources), (prefix, what)
+    main = files["plugin/main-agent.md"].decode()
+    assert "`swarmgate:clerk`" in main and "`clerk`" not in main
+    for rel, data in files.items():
+        if rel.startswith("plugin/agents/"):
+            assert b".claude/agent-common.md" not in data and b".claude/rules/" not in data, rel
