@@ -38,7 +38,7 @@ class Stage:
     def __init__(self, name: str, source: str, command: str | None = None,
                  check: Callable[[Path, Index, Any], tuple[bool, str]] | None = None,
                  inputs: list[str] | None = None, heavy: bool = False, timeout: int = 3600,
-                 cap: int = 8 << 30, env: list[str] | None = None, python_inputs: str = "functions",
+                 cap: int | str = "auto", env: list[str] | None = None, python_inputs: str = "functions",
                  params: dict | None = None) -> None:
         self.name = name
         self.source = source                # "rules" | "common" | "project"
@@ -150,7 +150,8 @@ def build(config: Any) -> list[Stage]:
                               f"built-in stage; choose another")
         names.add(name)
         stages.append(Stage(name, "project", command=raw["command"], inputs=list(raw["inputs"]),
-                            heavy=bool(raw["heavy"]), timeout=int(raw["timeout"]), cap=int(raw["cap"]),
+                            heavy=bool(raw["heavy"]), timeout=int(raw["timeout"]),
+                            cap=raw["cap"] if raw["cap"] == "auto" else int(raw["cap"]),
                             env=list(raw["env"]), python_inputs=raw.get("python_inputs", "functions")))
     return stages
 

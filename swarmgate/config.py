@@ -159,7 +159,8 @@ STAGE_KEYS: dict[str, Key] = {
     "inputs": Key(["**"], _strlist, "globs of the files whose content keys the verdict"),
     "heavy": Key(False, _bool, "heavy stages run only with SWARMGATE_HEAVY=commit, under run-with-memory-cap"),
     "timeout": Key(3600, _int(1), "seconds before the stage is stopped"),
-    "cap": Key("8G", _size, "memory cap for a heavy stage"),
+    "cap": Key("auto", _auto_or_size, "memory cap for a heavy stage; auto: the cap this machine and the stage's "
+               "run history give (swarmgate/host_defaults.py)"),
     "env": Key([], _strlist, "environment variables whose values enter the verdict key"),
     "python_inputs": Key("functions", _choice("functions", "content"),
                           "key Python inputs per function (ast; comments/docstrings/formatting ignored) "

@@ -14,7 +14,8 @@ import pytest
 from swarmgate import procinfo, state_paths
 from swarmgate.exit_codes import Exit
 from swarmgate.gate import gate_staged
-from swarmgate.gate.stages import Stage
+from swarmgate.config import load_config
+from swarmgate.gate.stages import Stage, build
 from swarmgate.gate.tree import TreeError, clear_stale
 from swarmgate.hosts import cgroups
 from swarmgate.selftest import run_suite
@@ -341,6 +342,19 @@ def test_heavy_stage_goes_through_the_runner(monkeypatch):
         pytest.skip("no run-with-memory-cap console script in this environment")
     assert argv[0].endswith("run-with-memory-cap")
     assert argv[1:] == [str(256 << 20), "--label", "gate:big", "--timeout", "30", "--", "sh", "-c", "make check"]
+
+
+def test_a_heavy_stage_without_a_cap_asks_the_runner_for_the_cap_this_machine_gives(repo):
+    """[[gate.stages]] cap defaults to auto: run-with-memory-cap computes it from the machine and the
+    stage's history (8G named for every machine answered 252 where the total is smaller)."""
+    (repo.path / ".claude").mkdir(exist_ok=True)
+    (repo.path / ".claude" / "swarmgate.toml").write_text(
+        '[[gate.stages]]\nname = "big"\ncommand = "make check"\nheavy = true\n')
+    big = [s for s in build(load_config(str(repo.path))) if s.name == "big"][0]
+    assert big.cap == "auto"
+    argv = gate_staged._runner_argv(big)
+    if argv is not None:
+        assert argv[1:3] == ["auto", "--label"]
 
 
 # --- killed mid-stage ---
