@@ -165,6 +165,7 @@ def guard_case_outcome(g, case):
     from swarmgate.hook_protocol import HookEvent
 
     repo = tempfile.mkdtemp(prefix="swarmgate-selftest-")
+    case_slice = ""
     try:
         for rel, content in case.files.items():
             path = os.path.join(repo, rel)
@@ -180,6 +181,9 @@ def guard_case_outcome(g, case):
                 f.write(case.config)
             raw = parse_toml(cfg_path)
         config = Config(validate(raw, cfg_path), cfg_path, repo, raw)
+        if "slice" not in (raw.get("memory") or {}):   # a case's cgroups (X02's act) never go under the machine's slice
+            case_slice = f"swarmgate-selftest-case-{os.getpid()}"
+            config["memory"]["slice"] = case_slice
         payload = {"session_id": "selftest-session", "transcript_path": "", "cwd": repo,
                    "hook_event_name": case.event}
         payload.update(case.payload)
@@ -204,7 +208,20 @@ def guard_case_outcome(g, case):
             return green("fired" if found else "quiet")
         return red(f"{g.code} " + ("did not fire" if case.fires else f"fired: {found[0].message[:120]}"))
     finally:
+        if case_slice:
+            _remove_slice(case_slice)
         shutil.rmtree(repo, ignore_errors=True)
+
+
+def _remove_slice(name: str) -> None:
+    """Remove a case's slice and what its act made in it (an agent cgroup), where there is one."""
+    from swarmgate.hosts import cgroups
+    try:
+        backend = cgroups.get("auto")
+        if os.path.isdir(backend.slice_path(name)):
+            backend.remove_slice(name)
+    except (cgroups.CgroupError, OSError):
+        pass
 
 
 def guard_suite(g) -> Suite:

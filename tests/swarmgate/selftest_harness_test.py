@@ -15,7 +15,8 @@ from swarmgate.agents import reminders
 from swarmgate.break_switch import broken
 from swarmgate.cell_outcome import BROKEN, GREEN, RED, by_exit, protected
 from swarmgate.hooks import registry
-from swarmgate.hosts import ledger
+from swarmgate.hosts import agent_cgroups, cgroups, ledger
+from tests.hosts.cgroups import cgroups_writable, need_real
 
 
 def _protected(value: int) -> bool:
@@ -200,3 +201,25 @@ def test_the_remind_suite_wakes_nobody_and_says_nothing(tmp_path, monkeypatch, c
     out, err = capfd.readouterr()
     assert "woke you" not in out + err, out + err
     assert not (tmp_path / "machine-state").exists()
+
+
+def test_a_guard_case_makes_its_cgroups_in_a_slice_of_its_own_and_removes_it(monkeypatch):
+    """X02's case acts: it makes a subagent's containment cgroup. Under the machine's slice
+    (`swarmgate-heavy`) that left the slice behind; a case's slice is its own and goes with it."""
+    need_real(cgroups_writable("auto"))
+    from_cgroups = cgroups.get("auto")
+    made: list[str] = []
+    real_ensure = agent_cgroups.ensure
+
+    def ensure(config, *args, **kwargs):
+        made.append(config["memory"]["slice"])
+        return real_ensure(config, *args, **kwargs)
+
+    monkeypatch.setattr(agent_cgroups, "ensure", ensure)
+    machine_slice = from_cgroups.slice_path("swarmgate-heavy")
+    had = os.path.isdir(machine_slice)
+    for g in [g for g in registry.guards() if g.code == "X02"]:
+        assert selftest.run_suite(selftest.guard_suite(g)).ok
+    assert made and all(s.startswith("swarmgate-selftest-case-") for s in made), made
+    assert not any(os.path.isdir(from_cgroups.slice_path(s)) for s in made)
+    assert os.path.isdir(machine_slice) == had
