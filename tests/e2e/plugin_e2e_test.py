@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -197,10 +198,18 @@ def test_with_the_current_pipx_and_uv_the_plugin_runs_ls_and_refuses_a_subagents
     _only_the_plugins_agents(claude_repo)
     _plugin_install(claude_repo)
     name = f"plugin-{kind}"
+
+    def dispatch_the_skeleton(req):   # D12's way-out: `dispatch-prompt TYPE`, filled in, as the prompt
+        (res,) = req.last_tool_results()
+        filled = re.sub(r"<([^<>\n]*) fill in>", lambda m: f"the {m.group(1)} of this test", res.text)
+        filled = filled.replace("scratch: the path of this test", f"scratch: {claude_repo.tmp / 'scratch'}")
+        return dispatch("swarmgate:implementer", f"script:{name}-sub\n{filled}")
+
     run = claude_repo.run(f"script:{name}", [
         Conversation(f"script:{name}", [
             bash("ls"),
-            dispatch("swarmgate:implementer", f"script:{name}-sub\nRun the tests.\nheavy test: do not run"),
+            bash("dispatch-prompt implementer"),
+            dispatch_the_skeleton,
             done("dispatched"),
         ]),
         Conversation(f"script:{name}-sub", [bash("cargo test --workspace"), done("refused, reporting back")]),
@@ -208,8 +217,11 @@ def test_with_the_current_pipx_and_uv_the_plugin_runs_ls_and_refuses_a_subagents
     assert run.returncode == 0, run.describe()
     first = json.dumps(run.conversation(f"script:{name}")[0].body)
     assert MAIN_RULES_LINE in first, first[:3000]   # the plugin's main-agent.md, in the SessionStart context
-    (ls,) = run.results_of("Bash", f"script:{name}")
+    ls, prompt = run.results_of("Bash", f"script:{name}")
     assert not ls.is_error and "README.md" in ls.text, run.describe()
+    # the plugin's agent found by its bare name, in a repository with no agent definitions of its own
+    assert not prompt.is_error and "heavy test: do not run" in prompt.text, run.describe()
+    assert 'subagent_type "swarmgate:implementer"' in prompt.text, prompt.text
     (heavy,) = run.results_of("Bash", f"script:{name}-sub")
     assert heavy.is_error and "[B01]" in heavy.text, run.describe()
     recs = run.decisions(event="PreToolUse", tool="Bash")
