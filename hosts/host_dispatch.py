@@ -25,15 +25,29 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 
+from swarmgate.break_switch import broken
+from swarmgate.cell_outcome import by_exit, protected
+from swarmgate.config import ConfigError, load_config
 from swarmgate.exit_codes import Exit
 from swarmgate.front_door import entry
 from swarmgate.host_defaults import margin, thread_default
+from swarmgate.hosts import history, ledger
+from swarmgate.hosts.host_resources import gather, judge
+from swarmgate.hosts.slurm_accounting import Sampler, from_sacct, job_runtime
+from swarmgate.hosts.tool_cli import parser, preamble, split_command
+from swarmgate.hosts_config import load_hosts_config
+from swarmgate.selftest import Cell, Suite
 from swarmgate.sizes import human, parse_size
+from swarmgate.state_paths import dispatch_pending_path
+from swarmgate.statefile import StateError, locked, read_json, write_json_atomic
 
 GPU_MIB_DEFAULT = 1024
 
@@ -105,7 +119,6 @@ def judge_host(report: dict, v: dict, pred: Prediction, gpu: bool, pending: int,
     need + margin > the machine's memory. GPU: the cards' memory (free once quiesced, else total)
     less the GPU margin and the GPU memory placed in the last 30 s.
     """
-    from swarmgate.break_switch import broken
 
     if not v.get("readable"):
         return {"fits": False, "never": False, "cap": pred.cap, "why": v["verdict"]}
@@ -156,8 +169,6 @@ def judge_host(report: dict, v: dict, pred: Prediction, gpu: bool, pending: int,
 
 def pending_for(host: str, window: float) -> tuple[int, int]:
     """(memory bytes, GPU MiB) this dispatcher placed on ``host`` in the last ``window`` seconds."""
-    from swarmgate.state_paths import dispatch_pending_path
-    from swarmgate.statefile import read_json
     data = read_json(dispatch_pending_path(), {"placed": []})
     now = time.time()
     recent = [p for p in data.get("placed", []) if isinstance(p, dict) and p.get("host") == host
@@ -166,8 +177,6 @@ def pending_for(host: str, window: float) -> tuple[int, int]:
 
 
 def add_pending(host: str, nbytes: int, label: str, window: float, gpu_mib: int = 0) -> None:
-    from swarmgate.state_paths import dispatch_pending_path
-    from swarmgate.statefile import locked, read_json, write_json_atomic
     path = dispatch_pending_path()
     with locked(path.with_name(path.name + ".lock")):
         data = read_json(path, {"placed": []})
@@ -205,7 +214,6 @@ def slurm_argv(cap: int, threads: int, gpus: int, time_limit: str, partition: st
 
 @entry("host-dispatch")
 def main(argv: Sequence[str] | None = None) -> int:
-    from swarmgate.hosts.tool_cli import parser, preamble, split_command
 
     argv, command = split_command(argv)
     p = parser("host-dispatch", __doc__)
@@ -221,9 +229,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     stop = preamble(args, "host-dispatch", say, command)
     if stop is not None:
         return stop
-    from swarmgate.break_switch import broken
-    from swarmgate.config import ConfigError, load_config
-    from swarmgate.hosts_config import load_hosts_config
     try:
         config = load_config()
         hosts = load_hosts_config(args.hosts_config)
@@ -231,11 +236,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, ValueError) as e:
         say(str(e))
         return Exit.USAGE
-    from swarmgate.hosts import history as H
-    from swarmgate.hosts.host_resources import gather, judge
 
-    label = args.label or H.normalise(command)
-    hist = H.entry(H.load(report=lambda m: None), label)
+    label = args.label or history.normalise(command)
+    hist = history.entry(history.load(report=lambda m: None), label)
     pred = predict(hist, mem, int(config["memory"]["default_prediction"]))
     dispatch_cfg = hosts["dispatch"]
     duration = pred.duration or args.expect_duration
@@ -303,10 +306,7 @@ SLURM_STATES = {"OUT_OF_MEMORY": Exit.OWN_CAP, "TIMEOUT": Exit.TIMEOUT}
 def run_slurm(args, config, hosts, pred: Prediction, label: str, command: list[str]) -> int:
     """Submit through srun; map Slurm's OUT_OF_MEMORY / TIMEOUT to 250 / 253; record the job's peak and
     duration in the history table (hosts/slurm_accounting.py says where they come from)."""
-    import re
-    import subprocess
 
-    from swarmgate.hosts.slurm_accounting import Sampler
 
     s = hosts["slurm"]
     job_name = f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', label).strip('-.')[:40] or 'job'}-{os.urandom(4).hex()}"
@@ -347,9 +347,6 @@ def run_slurm(args, config, hosts, pred: Prediction, label: str, command: list[s
 def record_slurm_job(label: str, job: str | None, fields: dict, sampler, cap: int, code: int,
                      started: float) -> None:
     """The job's peak and duration into the history table and the runs log (never fails the job)."""
-    from swarmgate.hosts import history, ledger
-    from swarmgate.hosts.slurm_accounting import from_sacct, job_runtime
-    from swarmgate.statefile import StateError
 
     peak, elapsed, why = from_sacct(job) if job else (None, None, "no job id")
     source = "sacct"
@@ -377,7 +374,6 @@ def record_slurm_job(label: str, job: str | None, fields: dict, sampler, cap: in
 
 def slurm_job(job_name: str) -> dict:
     """`scontrol -o show job` fields of the newest job with this name ({} when none)."""
-    import subprocess
     try:
         cp = subprocess.run(["scontrol", "-o", "show", "job"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
@@ -398,8 +394,6 @@ if __name__ == "__main__":
 
 def _selftest_dispatch(extra_setup=None, args=()) -> tuple[int | None, str]:
     """(exit code or None on a timeout, output) of a dry-run dispatch in a temp repository."""
-    import subprocess
-    import tempfile
 
     with tempfile.TemporaryDirectory(prefix="swarmgate-hd-") as tmp:
         os.makedirs(os.path.join(tmp, ".claude"))
@@ -421,7 +415,6 @@ def _selftest_dispatch(extra_setup=None, args=()) -> tuple[int | None, str]:
 
 def _cell_long_job():
     """A 10000 s job on one machine: 244 (refused), or 0 (placed: the check is off)."""
-    from swarmgate.cell_outcome import by_exit
     code, out = _selftest_dispatch(args=("--mem", "64M", "--expect-duration", "10000", "--", "sh", "job.sh"))
     return by_exit(code, Exit.LONG_JOB, 0, "host-dispatch --dry-run of a long job", out)
 
@@ -437,13 +430,11 @@ def _cell_pending_counts():
                 os.environ.pop("SWARMGATE_STATE_DIR", None)
             else:
                 os.environ["SWARMGATE_STATE_DIR"] = old
-    from swarmgate.cell_outcome import by_exit
     code, out = _selftest_dispatch(fill, ("--mem", "300M", "--wait", "0", "--", "true"))
     return by_exit(code, Exit.NO_TURN, 0, "host-dispatch with 900M placed 30 s ago", out)
 
 
 def selftest_suite():
-    from swarmgate.selftest import Cell, Suite
     return Suite("host-dispatch",
                  [Cell("long-job-on-one-machine-refused", _cell_long_job),
                   Cell("recent-placements-count-against-host", _cell_pending_counts),
@@ -457,7 +448,6 @@ def selftest_suite():
 
 def _cell_margin_kept():
     """10G free, a 4G job and an 8G margin: it must not be placed (pure judgement)."""
-    from swarmgate.cell_outcome import protected
     g = 1 << 30
     rep = {"name": "p", "mem_total": 64 * g, "slice": None, "bookings": []}
     v = {"readable": True, "available": 10 * g, "slice_room": None, "verdict": ""}
@@ -467,7 +457,6 @@ def _cell_margin_kept():
 
 def _cell_peer_use():
     """A peer with a 56G total whose runs hold 54G has no room for a 4G job (pure judgement)."""
-    from swarmgate.cell_outcome import protected
     g = 1 << 30
     rep = {"name": "p", "mem_total": 64 * g, "slice": None, "bookings": [{"booked": 50 * g, "used": 54 * g}]}
     v = {"readable": True, "available": 60 * g, "slice_room": None, "verdict": ""}
