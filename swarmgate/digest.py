@@ -9,10 +9,6 @@ try:
     from _sha256 import sha256 as _sha256
 except ImportError:  # pragma: no cover - an interpreter without the builtin module
     from hashlib import sha256 as _sha256
-try:
-    from _sha1 import sha1 as _sha1
-except ImportError:  # pragma: no cover - as above
-    from hashlib import sha1 as _sha1
 
 
 def sha256_hex(data: bytes) -> str:
@@ -21,5 +17,13 @@ def sha256_hex(data: bytes) -> str:
 
 
 def sha1_hex(data: bytes) -> str:
-    """hashlib.sha1(data).hexdigest() (what git names a blob by: sha1 of b"blob N\\0" + content)."""
-    return _sha1(data).hexdigest()
+    """hashlib.sha1(data).hexdigest() (what git names a blob by: sha1 of b"blob N\\0" + content).
+
+    `_sha1` is imported here, not at the top: the Agent hook loads this module for SHA-256 on every
+    dispatch and never asks for a SHA-1 (its import budget); gate-staged, which does, pays one import.
+    """
+    try:
+        from _sha1 import sha1
+    except ImportError:  # pragma: no cover - an interpreter without the builtin module
+        from hashlib import sha1
+    return sha1(data).hexdigest()
