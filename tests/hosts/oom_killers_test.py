@@ -1,11 +1,11 @@
 """Runs killed by a userspace OOM killer (earlyoom, systemd-oomd) end with 254 and a line naming it.
 
-Live inside user-mode Linux (tests/vm): earlyoom itself (Debian's 1.7, unpacked by .ci/run, never
+Live inside a test guest (tests/vm): earlyoom itself (Debian's 1.7, unpacked by .ci/run, never
 installed: the package would start the daemon on the machine) as a unit of the systemd guest,
-logging to its journal. systemd-oomd cannot run there: it needs Pressure Stall Information, which
-the user-mode kernel lacks (docs/testing.md quotes its error); a stand-in does exactly what
-oomd_cgroup_kill() does (mark the cgroup with user.oomd_ooms, then SIGKILL everything in it), and
-under the systemd layout the real PID 1 reacts to that mark as it does to oomd's.
+logging to its journal; and systemd-oomd itself (Debian's 252, unpacked the same way), acting on the
+Pressure Stall Information of the QEMU guest's Debian kernel (user-mode Linux has none). The older
+stand-in stays beside it: it does exactly what oomd_cgroup_kill() does (mark the cgroup with
+user.oomd_ooms, then SIGKILL everything in it), on the v2 layout too, where no systemd runs oomd.
 """
 import os
 import shutil
@@ -16,7 +16,7 @@ import pytest
 
 from swarmgate.hosts import oom_killers, outcome
 from tests.vm.plugin import require
-from tests.vm.uml import CHECKOUT
+from tests.vm.machine import CHECKOUT
 
 pytestmark = pytest.mark.cgroup
 
@@ -115,3 +115,58 @@ def test_a_run_killed_by_earlyoom_is_254_and_names_it(sandbox, tmp_path):
     # a run that ends on its own signal, with earlyoom gone, keeps its code
     r = sandbox.run(["64M", "--", "sh", "-c", "kill -TERM $$"])
     assert r.returncode == 143, out(r)
+
+
+def _systemd_oomd() -> str:
+    exe = os.path.join(CHECKOUT, ".vm", "systemd-oomd", "lib", "systemd", "systemd-oomd")
+    if not os.access(exe, os.X_OK):
+        require("systemd-oomd is not here (.ci/run unpacks Debian's package into .vm/systemd-oomd)")
+    if not os.path.exists("/proc/pressure/memory"):
+        require("this guest kernel has no Pressure Stall Information (user-mode Linux): systemd-oomd cannot run")
+    return exe
+
+
+def _journal(unit: str) -> str:
+    r = subprocess.run(["journalctl", "--no-pager", "-q", "-u", unit], capture_output=True, text=True, timeout=60)
+    return r.stdout[-3000:]
+
+
+@pytest.mark.layout("systemd")
+def test_systemd_oomd_itself_kills_a_run_under_memory_pressure_and_the_runner_says_254(sandbox, tmp_path):
+    """The real systemd-oomd (Debian's 252, unpacked, never installed) acting on PSI: no stand-in."""
+    exe = _systemd_oomd()
+    conf = "/etc/systemd/oomd.conf.d/sgtest.conf"  # the guest's /etc is a tmpfs overlay
+    os.makedirs(os.path.dirname(conf), exist_ok=True)
+    with open(conf, "w") as f:
+        f.write("[OOM]\nDefaultMemoryPressureDurationSec=2s\n")
+    # PID 1 hands the cgroups to manage only to a unit of this name (else PermissionDenied on its
+    # io.systemd.ManagedOOM socket); oomd listens for user managers in /run/systemd/oom
+    unit = "systemd-oomd.service"
+    os.makedirs("/run/systemd/oom", exist_ok=True)
+    data = f"/var/tmp/sgtest-thrash-{os.getpid()}"  # the guest's scratch disk: page cache that must be reread
+    slice_unit = sandbox.slice + ".slice"
+    try:
+        subprocess.run(["systemd-run", "--quiet", f"--unit={unit}", "-p", "Type=notify", "--", exe],
+                       check=True, timeout=120)
+        assert sandbox.run(["16M", "--", "true"], timeout=300).returncode == 0  # the slice exists
+        subprocess.run(["systemctl", "set-property", "--runtime", slice_unit, "ManagedOOMMemoryPressure=kill",
+                        "ManagedOOMMemoryPressureLimit=1%"], check=True, timeout=60)
+        # a run that thrashes its own page cache: 160M of file reread under a 48M cap (no OOM of the
+        # kernel's: file pages can always be dropped) stalls on memory, and oomd sees the slice's PSI
+        thrash = (f"dd if=/dev/zero of={data} bs=1M count=160 status=none; "
+                  f"while :; do cat {data} > /dev/null; done")
+        r = sandbox.run(["48M", "--label", "thrasher", "--", "sh", "-c", thrash], timeout=600)
+        said = out(r)
+        assert r.returncode == 254, said + _journal(unit)
+        assert "exit 254: killed by systemd-oomd" in said, said
+        assert "due to memory pressure" in _journal(unit)  # oomd's own line: it was oomd, not a stand-in
+    finally:
+        subprocess.run(["systemctl", "stop", unit], capture_output=True, timeout=60)
+        subprocess.run(["systemctl", "set-property", "--runtime", slice_unit, "ManagedOOMMemoryPressure=auto"],
+                       capture_output=True, timeout=60)
+        for path in (conf, data):
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+    assert sandbox.history()["thrasher"]["pushed_out"] is True

@@ -60,7 +60,8 @@ class Boot:
         who = self.backend or "the VM"
         if self.stalled:
             return (f"the VM ({who}) reported nothing new for its stall bound and was killed after "
-                    f"{self.seconds:.0f}s" + ("" if self.started else ", before its guest started (it never finished booting)"))
+                    f"{self.seconds:.0f}s"
+                    + ("" if self.started else ", before its guest started (it never finished booting)"))
         if self.timed_out:
             return f"the VM ({who}) ran past its time bound ({self.seconds:.0f}s) and was killed"
         if not self.started:
@@ -225,7 +226,8 @@ def run(backend, job: Job, *, timeout: float, stall: float | None = None,
         raise RuntimeError(f"cannot set up the {backend.name} guest's files in {dirs.base}: {e}") from None
     t0 = time.monotonic()
     proc = None
-    progress = Progress([launch.console] + [os.path.join(dirs.share, n) for n in ("started", "results.jsonl", "pytest.log")])
+    progress = Progress([launch.console] + [os.path.join(dirs.share, n)
+                                            for n in ("started", "results.jsonl", "pytest.log")])
     try:
         with open(launch.output or launch.console, "wb") as out:
             proc = subprocess.Popen(launch.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,

@@ -8,8 +8,15 @@ on any x86-64 host CPU, where user-mode Linux panics on a CPU with AMX (FACTS.md
 Boot: a busybox initramfs made for the boot from the kernel package's own modules (the virtio, 9p,
 block and ext4 drivers, each with what it depends on, in order) mounts the host's ``/`` read-only
 over 9p (virtio, mount tag ``hostroot``) and ``switch_root``s to tests/vm/init.sh there, which does
-what it does under every backend. The share is a second 9p export (tag ``sgshare``, writable), the
-scratch disk a virtio block device (``/dev/vda``). No network device, no display; the serial console
+what it does under every backend. The root is mounted ``cache=loose``: without it every stat and
+read of an import goes to the host (``import pytest`` took 40-54 s in a loaded TCG guest, 13 s with
+it). Loose caching trusts that the host's files do not change under the guest: a checkout edited
+while a VM runs can be read half old, half new (an edited test module read as NUL bytes). CI edits
+nothing; by hand, do not edit the checkout while a VM runs. /proc, /sys and the guest's tmpfs
+mounts are the guest's own (tests/vm/vm_harness_test.py checks PID 1 and the cgroup layout).
+
+The share is a second 9p export (tag ``sgshare``, writable), the scratch disk a virtio block device
+(``/dev/vda``). No network device, no display; the serial console
 goes to a file. The guest powers off at the end (reboot(2) with RB_POWER_OFF or systemd's
 poweroff), and ``-no-reboot`` turns a panic (``panic=-1``) into QEMU's exit.
 
@@ -212,7 +219,8 @@ class Backend:
         initrd = os.path.join(dirs.private, "initrd.gz")
         make_initramfs(initrd, mods)
         console = os.path.join(dirs.private, "console.txt")
-        accel = ["-accel", "kvm", "-cpu", "host"] if self.accel == "kvm" else ["-accel", "tcg,thread=multi", "-cpu", "max"]
+        accel = (["-accel", "kvm", "-cpu", "host"] if self.accel == "kvm"
+                 else ["-accel", "tcg,thread=multi", "-cpu", "max"])
         params = ["console=ttyS0", "panic=-1", "quiet", "mitigations=off", f"sgvm_init={machine.INIT}",
                   *machine.guest_params(job.layout, "sgshare", "qemu")]
         argv = [binary() or "qemu-system-x86_64", *accel, "-m", job.mem, "-smp", cpus(), "-nodefaults",
