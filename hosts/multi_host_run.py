@@ -137,16 +137,21 @@ class PeerRun:
         raise ssh.PeerError("the job did not record its pid on the peer")
 
     def poll(self) -> tuple[bytes, int | None]:
-        """New output since the last poll, and the exit code once the job has ended."""
-        remote = (f"tail -c +{self.offset + 1} {shlex.quote(self.log_file)} 2>/dev/null; "
-                  f"printf %s {self.mark}; cat {shlex.quote(self.exit_file)} 2>/dev/null; true")
+        """New output since the last poll, and the exit code once the job has ended.
+
+        The exit file is read before the log: the job writes it after its output is complete, so
+        once it is there the log read after it holds everything. Read the other way round, output
+        written between the two reads was never read (the loop ends with the exit code): the run's
+        output came back empty now and then on a loaded machine."""
+        remote = (f"cat {shlex.quote(self.exit_file)} 2>/dev/null; printf %s {self.mark}; "
+                  f"tail -c +{self.offset + 1} {shlex.quote(self.log_file)} 2>/dev/null; true")
         cp = self.run(remote, timeout=60)
         data = cp.stdout
         mark = self.mark.encode()
-        idx = data.rfind(mark)
-        out, tail = (data[:idx], data[idx + len(mark):]) if idx >= 0 else (data, b"")
+        idx = data.find(mark)
+        head, out = (data[:idx], data[idx + len(mark):]) if idx >= 0 else (b"", data)
         self.offset += len(out)
-        code = tail.decode().strip()
+        code = head.decode(errors="replace").strip()
         return out, (int(code) if code.lstrip("-").isdigit() else None)
 
     def cores(self) -> str:

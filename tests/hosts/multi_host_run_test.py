@@ -3,13 +3,15 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 
 import psutil
 import pytest
 
-from swarmgate.hosts import proc_tree
+from swarmgate.hosts import multi_host_run as MHR
+from swarmgate.hosts import proc_tree, ssh
 from tests.hosts.cgroups import remove_slice
 from tests.processes import terminate
 
@@ -171,3 +173,29 @@ def test_local_mode_goes_through_runner_usage_errors(tmp_path, git_repo):
     cp = subprocess.run([sys.executable, "-m", "swarmgate", "multi-host-run", "--memory-cap", "1G"],
                         cwd=git_repo, capture_output=True, text=True)
     assert cp.returncode == 251 and "after `--`" in cp.stderr
+
+
+def test_poll_reads_output_written_just_before_the_exit(tmp_path):
+    """The job writes its output, then its exit file. A poll that read the log first and the exit
+    file second lost output written between the two reads (the run then ended with it unread). Here
+    the exit file is a FIFO: its writer appends the job's last output, then the exit code, at the
+    moment the poll reads the exit file, so the order of the reads decides what comes back."""
+    peer = {"transport": "local", "host": "peer", "work_root": str(tmp_path)}
+    run = MHR.PeerRun(peer, "job", ssh.Redactor([]))
+    (tmp_path / "runs").mkdir()
+    with open(run.log_file, "w") as f:
+        f.write("early\n")
+    os.mkfifo(run.exit_file)
+
+    def job_ends():
+        with open(run.exit_file, "w") as exit_file:   # blocks until the poll opens the exit file
+            with open(run.log_file, "a") as log:
+                log.write("last words\n")
+            exit_file.write("0\n")
+
+    t = threading.Thread(target=job_ends, daemon=True)
+    t.start()
+    out, code = run.poll()
+    t.join(timeout=30)
+    assert not t.is_alive()
+    assert (out, code) == (b"early\nlast words\n", 0)
