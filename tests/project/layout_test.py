@@ -17,7 +17,7 @@ CROSS_CUTTING_DIRS = {
     "corpus": "the command corpus (workarounds, benign controls, real-world commands) judged by every Bash guard",
     "e2e": "the real clients (Claude Code, Codex CLI, Gemini CLI) against scripted model APIs",
     "exec": "the execution harness: what a command really does against what the guards read",
-    "vm": "user-mode Linux: cgroup v2 and systemd as PID 1, which the host does not have",
+    "vm": "test guests (QEMU, else user-mode Linux): cgroup v2 and systemd as PID 1, which the host does not have",
     "project": "the repository as a whole: packaging, lint config, its own gate, the test layout, the CI rule",
 }
 
