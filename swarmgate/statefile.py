@@ -31,6 +31,26 @@ class StateError(Exception):
     """A state path cannot be used safely (e.g. a planted symlink)."""
 
 
+class StateWriteError(StateError, OSError):
+    """A state file could not be written (a full disk, a read-only or failing filesystem, a quota).
+
+    Both a StateError (a tool answers it with its set-up code and one line naming the path and the
+    errno, never a traceback) and an OSError (callers that already treated a failed write as one
+    keep doing so)."""
+
+    def __init__(self, path: str, err: OSError) -> None:
+        self.path = path
+        name = {28: "ENOSPC", 30: "EROFS", 5: "EIO", 122: "EDQUOT", 13: "EACCES", 1: "EPERM"}.get(err.errno or 0,
+                                                                                              f"errno {err.errno}")
+        self.message = f"cannot write {path}: {err.strerror or err} ({name})"
+        super().__init__(self.message)
+        self.errno = err.errno
+        self.strerror = err.strerror
+
+    def __str__(self) -> str:  # OSError's would print "[Errno 28] ..." without the path
+        return self.message
+
+
 def _warn(msg: str) -> None:
     print(f"swarmgate: {msg}", file=sys.stderr)
 
@@ -139,7 +159,10 @@ def write_text_atomic(path: Path, text: str, mode: int = 0o644, *, durable: bool
     ensure_dir(parent)
     # an exclusive, never-followed temp name in the same directory (tempfile costs ms to import)
     tmp = os.path.join(parent, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as e:
+        raise StateWriteError(path, e) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -148,11 +171,13 @@ def write_text_atomic(path: Path, text: str, mode: int = 0o644, *, durable: bool
                 os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)  # replaces a planted symlink itself, never its target
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, OSError) and not isinstance(e, StateError):
+            raise StateWriteError(path, e) from None
         raise
 
 

@@ -2,9 +2,12 @@
 (main agent or subagent), a dispatch, a validated repository config, files in a temporary tree."""
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from swarmgate.config import Config, parse_toml, validate
 from swarmgate.host_defaults import auto_threads, machine_cores
@@ -86,3 +89,31 @@ def git_repo(path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", str(path)], check=True)
     return path
+
+
+def fill(path: Path) -> None:
+    """Write ``path`` until its filesystem has no space left (unbuffered: the last write fails, not close)."""
+    with open(path, "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(b"x" * 4096)
+        except OSError:
+            pass
+
+
+@contextlib.contextmanager
+def full_filesystem(top: Path, size: str = "256k"):
+    """A directory ``top/state`` on a real, full filesystem: a small tmpfs mounted at ``top`` (root) and
+    filled to ENOSPC by ``top/filler``; unmounted afterwards (remove the filler to make room)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    top = Path(top)
+    top.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(top)], check=True, timeout=30)
+    try:
+        (top / "state").mkdir()
+        fill(top / "filler")
+        yield top / "state"
+    finally:
+        subprocess.run(["umount", str(top)], check=True, timeout=30)
+    assert not os.path.ismount(top)
