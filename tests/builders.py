@@ -117,3 +117,16 @@ def full_filesystem(top: Path, size: str = "256k"):
     finally:
         subprocess.run(["umount", str(top)], check=True, timeout=30)
     assert not os.path.ismount(top)
+
+
+def tool_install_env(tmp_path: Path) -> dict:
+    """The environment of a pipx / uv tool install into ``tmp_path`` (its own HOME, tool dirs, cache and
+    state; no PIPX_/UV_/VIRTUAL_ENV/CLAUDE* variable of the caller's)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIPX_", "UV_", "VIRTUAL_ENV", "CLAUDE"))}
+    env.update(HOME=str(tmp_path / "home"), PIPX_HOME=str(tmp_path / "pipx"), PIPX_BIN_DIR=str(tmp_path / "bin"),
+               PIPX_MAN_DIR=str(tmp_path / "man"), UV_TOOL_DIR=str(tmp_path / "uv-tools"),
+               UV_TOOL_BIN_DIR=str(tmp_path / "bin"), UV_CACHE_DIR=str(tmp_path / "uv-cache"),
+               UV_PYTHON_DOWNLOADS="never", SWARMGATE_STATE_DIR=str(tmp_path / "state"),
+               SWARMGATE_HOSTS_CONFIG=str(tmp_path / "no-hosts.toml"))
+    (tmp_path / "home").mkdir(exist_ok=True)
+    return env

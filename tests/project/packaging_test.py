@@ -17,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from tests import builders as build
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -61,14 +62,7 @@ def dist(tmp_path_factory) -> dict:
 
 
 def _env(tmp_path: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIPX_", "UV_", "VIRTUAL_ENV", "CLAUDE_"))}
-    env.update(HOME=str(tmp_path / "home"), PIPX_HOME=str(tmp_path / "pipx"), PIPX_BIN_DIR=str(tmp_path / "bin"),
-               PIPX_MAN_DIR=str(tmp_path / "man"), UV_TOOL_DIR=str(tmp_path / "uv-tools"),
-               UV_TOOL_BIN_DIR=str(tmp_path / "bin"), UV_CACHE_DIR=str(tmp_path / "uv-cache"),
-               UV_PYTHON_DOWNLOADS="never", SWARMGATE_STATE_DIR=str(tmp_path / "state"),
-               SWARMGATE_HOSTS_CONFIG=str(tmp_path / "no-hosts.toml"))
-    (tmp_path / "home").mkdir(exist_ok=True)
-    return env
+    return build.tool_install_env(tmp_path)
 
 
 def _base_python() -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from swarmgate.tools_dir import script_names
+from tests import builders as build
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -52,14 +53,7 @@ def wheel(tmp_path_factory) -> Path:
 
 
 def _env(tmp_path: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIPX_", "UV_", "VIRTUAL_ENV", "CLAUDE"))}
-    env.update(HOME=str(tmp_path / "home"), PIPX_HOME=str(tmp_path / "pipx"), PIPX_BIN_DIR=str(tmp_path / "bin"),
-               PIPX_MAN_DIR=str(tmp_path / "man"), UV_TOOL_DIR=str(tmp_path / "uv-tools"),
-               UV_TOOL_BIN_DIR=str(tmp_path / "bin"), UV_CACHE_DIR=str(tmp_path / "uv-cache"),
-               UV_PYTHON_DOWNLOADS="never", SWARMGATE_STATE_DIR=str(tmp_path / "state"),
-               SWARMGATE_HOSTS_CONFIG=str(tmp_path / "no-hosts.toml"))
-    (tmp_path / "home").mkdir(exist_ok=True)
-    return env
+    return build.tool_install_env(tmp_path)
 
 
 def _session_start_gives_the_tools(venv: Path, tmp_path: Path, env: dict, plugin: bool = False) -> None:
