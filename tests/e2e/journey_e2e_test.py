@@ -1,7 +1,8 @@
 """The journey of a new user as one test (issue 22, item 8), through the real Claude Code binary.
 
 A fresh `git clone` of this checkout's HEAD; the README's first command, `./install.sh --into REPO`,
-run from that clone into a sample repository (Python and Rust files, a Makefile, package.json
+run from that clone (or, for pipx, `pipx install` of the clone's wheel, then `swarmgate install
+REPO`) into a sample repository (Python and Rust files, a Makefile, package.json
 scripts, tests/unit and tests/integration; `pytest tests/integration` configured as heavy); the
 client started with the machine's ordinary PATH (no venv on it) and a private HOME/config dir. One
 session with streaming input kept open (so that a reminder can wake the idle main agent, as in an
@@ -24,7 +25,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import os
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -58,7 +61,13 @@ SAMPLE = {
 
 
 class JourneyRepo(ClaudeRepo):
-    """A sample repository wired by `./install.sh --into REPO` run from a fresh clone of this checkout."""
+    """A sample repository wired from a fresh clone of this checkout: by the README's
+    `./install.sh --into REPO` (``kind="regular"``), or by `swarmgate install REPO` of a pipx install
+    of the clone's wheel (``kind="pipx"``)."""
+
+    def __init__(self, root: Path, claude_bin: str, kind: str = "regular") -> None:
+        self.kind = kind
+        super().__init__(root, claude_bin)
 
     def install(self, *extra: str) -> None:
         for rel, text in SAMPLE.items():
@@ -73,12 +82,34 @@ class JourneyRepo(ClaudeRepo):
                        env=self._git_env())
         subprocess.run(["git", "-C", str(self.clone), "checkout", "-q", head], check=True, capture_output=True)
         env = self.base_env()
-        p = subprocess.run(["./install.sh", "--into", str(self.repo)], cwd=self.clone, capture_output=True,
-                           text=True, env=env, timeout=600)
+        if self.kind == "pipx":
+            self.tools = self._pipx_install() / "swarmgate-tools"
+            cmd, where = [str(self.root / "bin" / "swarmgate"), "install", str(self.repo)], self.repo
+        else:
+            self.tools = self.clone / ".venv" / "swarmgate-tools"
+            cmd, where = ["./install.sh", "--into", str(self.repo)], self.clone
+        p = subprocess.run(cmd, cwd=where, capture_output=True, text=True, env=env, timeout=600)
         self.install_log = p.stdout + p.stderr
         if p.returncode != 0:
-            raise AssertionError(f"./install.sh --into failed ({p.returncode}):\n{self.install_log}")
-        self.tools = self.clone / ".venv" / "swarmgate-tools"
+            raise AssertionError(f"{cmd} failed ({p.returncode}):\n{self.install_log}")
+
+    def _pipx_install(self) -> Path:
+        """pipx (the test extras' one: the current release) installs a wheel of the clone; its venv."""
+        pipx = Path(sys.executable).parent / "pipx"
+        if not pipx.exists():
+            pytest.skip(f"no pipx beside {sys.executable} (the test extras: ./install.sh --dev)")
+        out = self.root / "wheel"
+        p = subprocess.run([sys.executable, "-m", "pip", "-q", "wheel", "--no-deps", "--no-build-isolation", "-w",
+                            str(out), str(self.clone)], capture_output=True, text=True, timeout=600)
+        assert p.returncode == 0, p.stderr[-2000:]
+        (whl,) = out.glob("swarmgate-*.whl")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PIPX_", "VIRTUAL_ENV", "CLAUDE"))}
+        env.update(HOME=str(self.home), PIPX_HOME=str(self.root / "pipx"), PIPX_BIN_DIR=str(self.root / "bin"),
+                   PIPX_MAN_DIR=str(self.root / "man"))
+        p = subprocess.run([str(pipx), "install", "--python", os.path.realpath(sys.executable), str(whl)],
+                           capture_output=True, text=True, env=env, timeout=600)
+        assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+        return self.root / "pipx" / "venvs" / "swarmgate"
 
     def tool_path(self, name: str) -> str:   # the user's commands: from the fresh install
         return str(self.tools / name)
@@ -100,15 +131,15 @@ def _woken(api) -> bool:
                and "look at the integration run" in r.user_texts()[-1] for r in api.requests)
 
 
-@pytest.fixture
-def journey_repo(tmp_path: Path, claude_bin: str, monkeypatch: pytest.MonkeyPatch):
+@pytest.fixture(params=["regular", "pipx"])
+def journey_repo(request, tmp_path: Path, claude_bin: str, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "state"))
-    repo = JourneyRepo(tmp_path, claude_bin)
+    repo = JourneyRepo(tmp_path, claude_bin, request.param)
     yield repo
     repo.cleanup()
 
 
-def test_the_journey_on_the_readme_install(journey_repo):
+def test_the_journey(journey_repo):
     repo = journey_repo
     if not shutil.which("pytest", path=agent_path()):
         pytest.skip("no pytest on the machine's PATH for the sample's integration suite")
