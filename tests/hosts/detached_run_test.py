@@ -12,6 +12,7 @@ import pytest
 from swarmgate.hosts import detached_run as DR
 from swarmgate.hosts.runner_selftest import Sandbox
 from swarmgate.selftest import run_suite
+from tests.vm.plugin import inside_vm, require
 
 
 @pytest.fixture
@@ -141,7 +142,7 @@ def test_selftest(tmp_path, monkeypatch):
     assert res.ok, res.rows
 
 
-# --- live under systemd as PID 1 (inside user-mode Linux: tests/vm) ---
+# --- live under systemd as PID 1 (inside the systemd test guest: tests/vm) ---
 
 def _systemd_env(tmp_path) -> dict:
     env = dict(os.environ, SWARMGATE_STATE_DIR=str(tmp_path / "state"))
@@ -203,3 +204,84 @@ def test_under_systemd_a_capped_run_the_job_left_in_its_own_scope_is_stopped_aft
         _wait_for(lambda: sb.backend().runs(sb.slice) == [], "the capped run's scope to go")
     finally:
         sb.cleanup()
+
+
+@pytest.fixture
+def user_manager():
+    """A user other than root with its own systemd user manager (user@UID.service), inside the guest only.
+
+    The guest's root is the host's, where /root (mode 700) holds the venv's interpreter: a tmpfs of
+    mode 755 goes over /root with every entry of the host's bound back into it, so the user can run
+    the tests' Python. The guest's /etc is a tmpfs overlay: the user, and a PAM stack for
+    user@.service (pam_systemd sets its XDG_RUNTIME_DIR) where the host has none, live there and
+    are removed afterwards with the user's manager and the mounts."""
+    if inside_vm() != "systemd":
+        require("a user manager is started only inside the systemd guest")
+    name, uid = f"sgtest{os.getpid()}", 4321
+    home = f"/tmp/{name}"
+    hold = f"/run/{name}-root"
+    mounted: list[str] = []
+    pam = "/etc/pam.d/systemd-user"
+    made_pam = not os.path.exists(pam)
+
+    def sh(*argv: str) -> None:
+        subprocess.run(argv, check=True, capture_output=True, timeout=180)
+
+    try:
+        if not os.stat("/root").st_mode & 0o001:
+            os.makedirs(hold)
+            sh("mount", "--bind", "/root", hold)
+            mounted.append(hold)
+            sh("mount", "-t", "tmpfs", "-o", "mode=755", "tmpfs", "/root")
+            mounted.append("/root")
+            for entry in sorted(os.listdir(hold)):
+                src, dst = os.path.join(hold, entry), os.path.join("/root", entry)
+                if os.path.isdir(src) and not os.path.islink(src):
+                    os.mkdir(dst)
+                elif os.path.islink(src):
+                    os.symlink(os.readlink(src), dst)
+                    continue
+                else:
+                    open(dst, "w").close()
+                sh("mount", "--bind", src, dst)
+                mounted.append(dst)
+        if made_pam:
+            with open(pam, "w") as f:
+                f.write("account required pam_permit.so\nauth required pam_permit.so\n"
+                        "session required pam_permit.so\nsession optional pam_systemd.so\n")
+        sh("useradd", "-m", "-d", home, "-u", str(uid), name)
+        sh("systemctl", "start", f"user@{uid}.service")
+        yield name, uid, home
+    finally:
+        subprocess.run(["systemctl", "stop", f"user@{uid}.service"], capture_output=True, timeout=180)
+        subprocess.run(["userdel", "-r", name], capture_output=True, timeout=60)
+        if made_pam and os.path.exists(pam):
+            os.unlink(pam)
+        for path in reversed(mounted):
+            subprocess.run(["umount", path], check=True, capture_output=True, timeout=60)
+        if os.path.isdir(hold):
+            os.rmdir(hold)
+
+
+@pytest.mark.layout("systemd")
+def test_for_a_user_other_than_root_the_job_is_a_unit_of_that_users_own_manager(user_manager):
+    """systemd-run --user, live: detached-run run by a user other than root starts its job in the user's
+    manager (user@UID.service), and wait, the record and the log work the same."""
+    name, uid, home = user_manager
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SWARMGATE_DETACHED")}
+    env.update(HOME=home, XDG_RUNTIME_DIR=f"/run/user/{uid}", SWARMGATE_STATE_DIR=f"{home}/state",
+               SWARMGATE_HOSTS_CONFIG=f"{home}/hosts.toml", TMPDIR=home)
+
+    def dr(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["runuser", "-u", name, "--", sys.executable, "-m", "swarmgate", "detached-run", *args],
+                              cwd=home, env=env, capture_output=True, text=True, timeout=240)
+
+    cp = dr("start", "--label", "u1", "--", "sh", "-c", "echo hello from the user unit; sleep 1; exit 7")
+    assert cp.returncode == 0 and "as user unit swarmgate-detached-u1.service" in cp.stdout, cp.stdout + cp.stderr
+    assert dr("wait", "u1", "--timeout", "120").returncode == 7
+    rec = json.loads((Path(home) / "state" / "detached" / "u1" / "run.json").read_text())
+    assert rec["backend"] == "systemd" and rec["manager"] == "user" and rec["exit"] == 7, rec
+    assert "hello from the user unit" in Path(rec["log"]).read_text()
+    system = subprocess.run(["systemctl", "show", "swarmgate-detached-u1.service", "-p", "LoadState", "--value"],
+                            capture_output=True, text=True, timeout=60)
+    assert system.stdout.strip() == "not-found"  # the system manager never had it: the user's did
