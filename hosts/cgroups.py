@@ -680,7 +680,7 @@ class Systemd(CgroupV2):
     """systemd creates the scope and the slice; we read the counters through the v2 files.
 
     Live only where systemd is PID 1. Never start a systemd instance to test it on a machine
-    where it is not (FACTS.md): the tests run it live inside user-mode Linux (tests/vm, layout
+    where it is not (FACTS.md): the tests run it live inside a test guest (tests/vm, layout
     ``systemd``) and check the exact commands it issues everywhere.
     """
 
