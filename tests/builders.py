@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,12 @@ def tool_install_env(tmp_path: Path) -> dict:
                SWARMGATE_HOSTS_CONFIG=str(tmp_path / "no-hosts.toml"))
     (tmp_path / "home").mkdir(exist_ok=True)
     return env
+
+
+def venv_tool(name: str) -> str:
+    """A program of the test extras beside this interpreter (pipx, uv, pyproject-build), else a skip with the
+    way to get it (a failure under SWARMGATE_REQUIRE_REAL_PARTS=1: tests/conftest.py turns every skip into one)."""
+    path = Path(sys.executable).parent / name
+    if not path.exists():
+        pytest.skip(f"{name} is not installed in {path.parent} (the test extras: ./install.sh --dev)")
+    return str(path)

@@ -25,12 +25,7 @@ pytestmark = pytest.mark.slow
 
 
 def _tool(name: str) -> str:
-    path = BIN / name
-    if not path.exists():
-        if os.environ.get("SWARMGATE_REQUIRE_REAL_PARTS") == "1":
-            pytest.fail(f"{name} is not installed in {BIN} (the test extras: ./install.sh --dev)")
-        pytest.skip(f"{name} is not installed in {BIN} (the test extras: ./install.sh --dev)")
-    return str(path)
+    return build.venv_tool(name)
 
 
 def _copy_tree(dest: Path) -> Path:

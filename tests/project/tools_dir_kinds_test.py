@@ -28,12 +28,7 @@ USER_PATH = "/usr/bin:/bin"   # the PATH the client was started with: no venv in
 
 
 def _tool(name: str) -> str:
-    path = BIN / name
-    if not path.exists():
-        if os.environ.get("SWARMGATE_REQUIRE_REAL_PARTS") == "1":
-            pytest.fail(f"{name} is not installed in {BIN} (the test extras: ./install.sh --dev)")
-        pytest.skip(f"{name} is not installed in {BIN} (the test extras: ./install.sh --dev)")
-    return str(path)
+    return build.venv_tool(name)
 
 
 @pytest.fixture(scope="module")

@@ -62,9 +62,9 @@ def unavailable() -> str | None:
         names = wanted()
     except RuntimeError as e:
         return str(e)
-    reasons = [f"{n}: {why_not(n)}" for n in names]
-    if all(why_not(n) for n in names):
-        return "no VM backend can run here (" + "; ".join(reasons) + ")"
+    reasons = {n: why_not(n) for n in names}
+    if all(reasons.values()):
+        return "no VM backend can run here (" + "; ".join(f"{n}: {r}" for n, r in reasons.items()) + ")"
     return None
 
 

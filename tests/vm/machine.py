@@ -48,10 +48,6 @@ class Boot:
         self.left: list[int] = []       # host pids of the VM still alive after cleanup (must be empty)
         self.paths: list[str] = []      # the boot's host dirs (removed before boot() returns)
 
-    @property
-    def uml_rc(self) -> int | None:  # the name the harness used when UML was the only backend
-        return self.vm_rc
-
     def tail(self, n: int = 3000) -> str:
         text = (self.log or "") + ("\n--- console ---\n" + self.console if self.console else "")
         return text[-n:]
