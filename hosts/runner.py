@@ -172,7 +172,9 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
     lpath = str(ledger_path())
     last_sig: tuple | None = None
     last_full = 0.0
+    reclaim = _Reclaim(backend, slice_path)
     while True:
+        reclaim.run_if_wanted(say)
         # a full check only when the ledger changed (a run ended or started), or every FULL_CHECK_S
         # (usage, page cache, dead wrappers), or when it is time to give up: many waiters stay cheap
         sig = _stat_sig(lpath)
@@ -201,6 +203,8 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
             d = admission.decide(opts.total, sl.usage, sl.reclaimable, running, pred.need,
                                  subtract_page_cache=not broken("no-page-cache-subtraction"),
                                  head_need=_head_need(data, bid))
+            if reclaim.wanted(d, sl, subtract_page_cache=not broken("no-page-cache-subtraction")):
+                continue  # out of the lock: the kernel reclaims, then this round is decided again
             if d.admit:
                 data["waiters"].pop(bid, None)
                 booking = {"label": opts.label, "cap": opts.cap, "booked": pred.need, "basis": pred.basis,
@@ -255,6 +259,39 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
             next_report = time.monotonic() + opts.report_every
             say(f"still waiting ({waited:.0f}s): short {human(d.short)}. {holders}")
         time.sleep(POLL_S)
+
+
+class _Reclaim:
+    """Leftovers of ended runs in an idle slice never cost a turn.
+
+    A slice in which nothing runs can still hold charges: page cache the kernel lags in counting
+    as such, and kernel caches no memory.stat line calls reclaimable (a run that looked up a
+    million names leaves ~300M of dentries). When they are all that stands between a run and its
+    turn, the kernel is asked once to reclaim them, outside the ledger's lock, and the round is
+    decided again; a run never gets "can never fit" for memory nothing uses.
+    """
+
+    def __init__(self, backend, slice_path: str) -> None:
+        self.backend, self.slice_path = backend, slice_path
+        self.tried = self.pending = False
+        self.before = 0
+
+    def wanted(self, d, sl, subtract_page_cache: bool) -> bool:
+        if self.tried or not subtract_page_cache or d.admit or not d.never_fits or d.need > d.total:
+            return False
+        self.tried = self.pending = True
+        self.before = sl.usage
+        return True
+
+    def run_if_wanted(self, say) -> None:
+        if not self.pending:
+            return
+        self.pending = False
+        if self.backend.reclaim(self.slice_path):
+            after = self.backend.counters(self.slice_path).usage
+            if self.before - after >= 1 << 20:
+                say(f"nothing runs in the slice but it held {human(self.before)} from ended runs (caches the "
+                    f"kernel keeps); reclaimed them: {human(after)} left")
 
 
 def _head_need(data: dict, me: str) -> int:

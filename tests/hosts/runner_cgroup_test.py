@@ -207,6 +207,36 @@ def test_page_cache_of_a_finished_run_does_not_block_the_next(sandbox):
     os.unlink(big)
 
 
+@pytest.mark.layout("v1")  # a million lookups take minutes in an emulated guest; the v2 write is a unit test
+def test_kernel_caches_left_by_a_finished_run_do_not_block_the_next(sandbox):
+    # a run that looks up a million absent names leaves its dentries charged to the slice: memory
+    # no memory.stat line calls page cache, that nothing uses once the run has ended
+    probe = os.path.join(sandbox.tmp, "absent")
+    w = sandbox.run(["240M", "--", "python3", "-c",
+                     "import os\nfor i in range(1_000_000):\n"
+                     f"    try: os.stat({probe!r} + str(i))\n    except OSError: pass"], timeout=BOUND_S)
+    assert w.returncode == 0, out(w)
+    c = sandbox.backend().counters(sandbox.backend().slice_path(sandbox.slice))
+    assert c.usage - c.reclaimable > 128 * MiB, "the lookups left less than the test needs"
+    r = sandbox.run(["128M", "--wait", "0", "--label", "after-lookups", "--", "true"])
+    assert r.returncode == 0, out(r)
+    assert "reclaimed them" in out(r)
+
+
+def test_reclaim_empties_an_idle_slice_of_what_ended_runs_left(sandbox):
+    big = os.path.join(sandbox.tmp, "cache.bin")
+    w = sandbox.run(["128M", "--", "python3", "-c",
+                     f"f=open({big!r},'wb')\nfor _ in range(64): f.write(bytes(2**20))"])
+    assert w.returncode == 0, out(w)
+    backend = sandbox.backend()
+    path = backend.slice_path(sandbox.slice)
+    before = backend.counters(path).usage
+    assert before > 48 * MiB
+    assert backend.reclaim(path) is True
+    assert backend.counters(path).usage < before - 48 * MiB
+    os.unlink(big)
+
+
 def test_twenty_concurrent_wrappers_never_over_admit(sandbox, layout):
     # inside user-mode Linux each page fault costs ~0.1 ms on one virtual CPU: the same ratios at a
     # quarter of the sizes (total 128M, caps 40M, 25M each) keep the test about admission, not faults
