@@ -7,12 +7,9 @@ calls of it is posix's own: os re-exports it. What os adds in Python is here in 
 (makedirs, fdopen, the path functions in swarmgate/lean_path.py); execvp, which no judgement needs,
 loads os itself.
 
-``environ`` is os.environ itself once anything in the process has imported os (tests, the CLI,
-whatever changed the environment through it), so the two never disagree; in a hook process that
-never does, it is a read-only view of the environment the process started with, decoded as os
-decodes it (a write raises instead of changing nothing for the children).
+``environ`` is os.environ itself once anything in the process has imported os, else a read-only
+view of the environment the process started with (lean_path.environ, which expanduser reads too).
 """
-import sys
 from posix import (
     O_APPEND,
     O_CLOEXEC,
@@ -67,21 +64,11 @@ __all__ = ["O_APPEND", "O_CLOEXEC", "O_CREAT", "O_DIRECTORY", "O_EXCL", "O_NOFOL
            "replace", "rmdir", "set_blocking", "stat", "stat_result", "unlink", "urandom", "write"]
 
 sep = "/"
-_started_with = None
 
 
 def __getattr__(name: str):
     if name == "environ":
-        real = sys.modules.get("os")
-        if real is not None:
-            return real.environ
-        global _started_with
-        if _started_with is None:
-            import posix
-            enc = sys.getfilesystemencoding()
-            _started_with = type(type.__dict__)({k.decode(enc, "surrogateescape"): v.decode(enc, "surrogateescape")
-                                                 for k, v in posix.environ.items()})
-        return _started_with
+        return path.environ()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -6,7 +6,8 @@ posixpath's results: adapted from CPython 3.11's Lib/posixpath.py and Lib/generi
 licence), without the bytes branches. tests/swarmgate/lean_path_test.py holds each to posixpath on
 generated paths and on a real tree with symlinks (loops included).
 """
-from posix import _path_normpath, fspath, getcwd, lstat, readlink, stat
+import sys
+from posix import _path_normpath, fspath, getcwd, getuid, lstat, readlink, stat
 
 _S_IFMT = 0o170000
 _S_IFDIR = 0o040000
@@ -71,13 +72,12 @@ def expanduser(path) -> str:
     i = path.find("/", 1)
     if i < 0:
         i = len(path)
-    from swarmgate import lean_os
     if i == 1:
-        home = lean_os.environ.get("HOME")
+        home = environ().get("HOME")
         if home is None:
             try:
                 import pwd
-                home = pwd.getpwuid(lean_os.getuid()).pw_dir
+                home = pwd.getpwuid(getuid()).pw_dir
             except (ImportError, KeyError):
                 return path
     else:
@@ -88,6 +88,29 @@ def expanduser(path) -> str:
             return path
     home = home.rstrip("/")
     return (home + path[i:]) or "/"
+
+
+_started_with = None
+
+
+def environ():
+    """The process's environment as os.environ gives it (lean_os serves it as ``lean_os.environ``;
+    it lives here because expanduser reads HOME from it, and this module imports no other of ours).
+
+    os.environ itself once anything in the process has imported os (tests, the CLI, whatever changed
+    the environment through it), so the two never disagree; in a hook process that never does, a
+    read-only view of the environment the process started with, decoded as os decodes it (a write
+    raises instead of changing nothing for the children)."""
+    real = sys.modules.get("os")
+    if real is not None:
+        return real.environ
+    global _started_with
+    if _started_with is None:
+        import posix
+        enc = sys.getfilesystemencoding()
+        _started_with = type(type.__dict__)({k.decode(enc, "surrogateescape"): v.decode(enc, "surrogateescape")
+                                             for k, v in posix.environ.items()})
+    return _started_with
 
 
 def _kind(path, lookup) -> int | None:
