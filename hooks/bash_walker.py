@@ -72,17 +72,6 @@ class Ctx:
                     self.redirs if redirs is None else redirs)
 
 
-# commands that do not create files (a missing script after them still cannot run)
-_NO_FILE_CREATION = frozenset({
-    "cd", "pushd", "popd", "export", "set", "shopt", "unset", "echo", "printf", "true", "false",
-    ":", "test", "[", "[[", "ls", "pwd", "cat", "head", "tail", "grep", "rg", "which", "type",
-    "command", "env", "nice", "nohup", "timeout", "time", "sudo", "source", ".", "wc", "sort",
-    "date", "sleep", "chmod", "chown", "stat", "file", "id", "whoami", "uname", "hostname",
-    "alias", "read", "wait", "kill", "jobs", "trap", "declare", "local", "readonly"})
-
-
-
-
 _rare_loaded: set = set()   # Walker.__getattr__: whether bash_walker_rare's methods joined the class
 
 
@@ -1042,41 +1031,6 @@ class Walker:
                     self.walk(body, dctx.sub(f"function:{name}"))
                 finally:
                     self.active_funcs.pop()
-
-
-
-_SHEBANG_SHELLS = SHELLS
-
-
-def script_kind(p: str) -> str:
-    """'shell' | 'other' | 'missing' for a path at command position."""
-    try:
-        st = os.stat(p)
-    except OSError:
-        return "missing"
-    import stat as _stat
-    if not _stat.S_ISREG(st.st_mode):
-        return "other"
-    try:
-        head = read_bytes(p, 256, truncate=True)
-    except OSError:
-        return "other"
-    if head.startswith(b"#!"):
-        line = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
-        if not line:
-            return "other"
-        prog = command_name(line[0])
-        if prog == "env":
-            rest = [x for x in line[1:] if not x.startswith("-")]
-            prog = command_name(rest[0]) if rest else ""
-        return "shell" if prog in _SHEBANG_SHELLS else "other"
-    if p.endswith((".sh", ".bash")):
-        return "shell"
-    if b"\0" in head or head.startswith(b"\x7fELF"):
-        return "other"
-    if st.st_mode & 0o111:
-        return "shell"   # executable text without a shebang: bash runs it as a script
-    return "other"
 
 
 def _changes_tree(name: str, args: list) -> bool:

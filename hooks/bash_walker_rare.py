@@ -19,10 +19,22 @@ from swarmgate.break_switch import broken as _broken
 from swarmgate.hooks import bash_lexical as _lx
 from swarmgate.hooks.bash_parse import parse_text
 from swarmgate.hooks.bash_results import Loop, Program, command_name
-from swarmgate.hooks.bash_walker import _NO_FILE_CREATION, Ctx, script_kind
 from swarmgate.hooks.bash_words import base_vars, c_unescape, expand
+from swarmgate.hooks.bash_wrappers import SHELLS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # annotations only: these methods join bash_walker.Walker, which imports this module
+    from swarmgate.hooks.bash_walker import Ctx
 
 _MAX_LOOP_VALUES = 8           # `for x in a b c`: the body is read once per value up to this
+
+# commands that do not create files (a missing script after them still cannot run)
+_NO_FILE_CREATION = frozenset({
+    "cd", "pushd", "popd", "export", "set", "shopt", "unset", "echo", "printf", "true", "false",
+    ":", "test", "[", "[[", "ls", "pwd", "cat", "head", "tail", "grep", "rg", "which", "type",
+    "command", "env", "nice", "nohup", "timeout", "time", "sudo", "source", ".", "wc", "sort",
+    "date", "sleep", "chmod", "chown", "stat", "file", "id", "whoami", "uname", "hostname",
+    "alias", "read", "wait", "kill", "jobs", "trap", "declare", "local", "readonly"})
 
 
 class RareWalking:
@@ -645,3 +657,37 @@ class RareWalking:
             return read_bytes(p, self.max_script_bytes).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return None
+
+
+_SHEBANG_SHELLS = SHELLS
+
+
+def script_kind(p: str) -> str:
+    """'shell' | 'other' | 'missing' for a path at command position."""
+    try:
+        st = os.stat(p)
+    except OSError:
+        return "missing"
+    import stat as _stat
+    if not _stat.S_ISREG(st.st_mode):
+        return "other"
+    try:
+        head = read_bytes(p, 256, truncate=True)
+    except OSError:
+        return "other"
+    if head.startswith(b"#!"):
+        line = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+        if not line:
+            return "other"
+        prog = command_name(line[0])
+        if prog == "env":
+            rest = [x for x in line[1:] if not x.startswith("-")]
+            prog = command_name(rest[0]) if rest else ""
+        return "shell" if prog in _SHEBANG_SHELLS else "other"
+    if p.endswith((".sh", ".bash")):
+        return "shell"
+    if b"\0" in head or head.startswith(b"\x7fELF"):
+        return "other"
+    if st.st_mode & 0o111:
+        return "shell"   # executable text without a shebang: bash runs it as a script
+    return "other"
