@@ -786,7 +786,7 @@ def _run_booked(opts: Options, backend, booking: dict, stop: _Stop,
             say(f"exit 251: {argv[0]} could not start the run's scope (its own message is above), so the "
                 f"command was not run (it never runs uncapped)")
             return int(Exit.USAGE), None, None
-        counters = scope_report.merge(counters, rep)
+        counters = scope_report.merge(counters or Counters(), rep)
     kernel_readable = klog.readable
     messages = klog.read_new() or []
     klog.close()

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import os
 
-from swarmgate.hosts.cgroups import Counters
-
 FD = 3
 SCRIPT = ('cg=$1; shift; echo started >&3; "$@" 3>&-; rc=$?; '
           '{ echo "rc $rc"; read -r v < "$cg/memory.peak" && echo "peak $v"; '
@@ -80,9 +78,9 @@ def read(fd: int, limit: int = 64 * 1024) -> Report:
     return parse(b"".join(chunks))
 
 
-def merge(counters, rep: Report):
-    """The counters with the shell's final values laid over the samples (the peak is the highest)."""
-    c = counters or Counters()
+def merge(c, rep: Report):
+    """The counters (a cgroups.Counters: the samples) with the shell's final values laid over them (the
+    peak is the highest). The caller makes the Counters: hosts/cgroups.py builds its command with wrap."""
     if rep.peak is not None:
         c.peak = max(c.peak or 0, rep.peak)
     if rep.events:
