@@ -109,8 +109,8 @@ def full_suite(command: str, config) -> bool:
 # --- the results log ----------------------------------------------------------------------
 
 def results_path(record_path) -> str:
-    from swarmgate.agents.records import snapshot_path
-    return snapshot_path(record_path)[:-len(".json")] + ".verify.jsonl"
+    from swarmgate.state_paths import record_snapshot_path
+    return record_snapshot_path(record_path)[:-len(".json")] + ".verify.jsonl"
 
 
 def read_results(record_path) -> list[dict]:
@@ -170,24 +170,14 @@ def _attempt(argv: list[str], env: dict, repo: str, timeout: float) -> tuple[int
     return rc, timed_out, time.monotonic() - t0
 
 
-def verify_task(repo: str, config, task_ref: str, *, timeout: float = 3600.0, session: str = "") -> int:
-    """Run the verify of ``task_ref`` (ID or ROUND/ID) with its retries; returns EXIT_OF[class]."""
+def verify_task(repo: str, config, path: str, rec: dict, task: dict, spec: dict, *, timeout: float = 3600.0,
+                session: str = "") -> int:
+    """Run ``spec``, the verify of ``task`` of the record ``rec`` at ``path`` (records._verify_target
+    finds them), with its retries; returns EXIT_OF[class]."""
     import shlex
 
-    from swarmgate.agents.records import RecordError, find_task
     from swarmgate.statefile import append_jsonl
 
-    if timeout <= 0:
-        raise RecordError(f"--timeout {timeout:g}: expected a positive number of seconds")
-    found = find_task(repo, config, task_ref, session or None)
-    if found is None:
-        raise RecordError(f"no task {task_ref} in any record of {repo} (`swarmgate records current` lists the "
-                          f"round's tasks; ROUND/ID names another round's)")
-    path, rec, task = found
-    spec = rec["verify"].get(task["id"])
-    if spec is None:
-        raise RecordError(f"task {task['id']} of {path} has no verify: add one with `swarmgate records update "
-                          f"{rec['round']} {task['id']} --verify 'COMMAND' [--expect-exit N] [--max-retries N]`")
     command = spec["command"]
     heavy = heavy_reason(command, config, repo)
     label = " ".join(command.split())[:300]

@@ -63,6 +63,7 @@ import os
 import sys
 
 from swarmgate.front_door import entry
+from swarmgate.state_paths import record_snapshot_path as snapshot_path
 
 COLUMNS = ("id", "description", "deps", "inputs ready", "batch", "verdict")
 DEPS_HEADERS = ("deps", "depends on", "depends_on")
@@ -377,18 +378,6 @@ def current_record(repo, config, session: str | None = None, limit: int = 50) ->
 
 
 # --- snapshots: what was there last time ---
-
-def snapshot_path(record_path) -> str:
-    """Where the snapshot of ``record_path`` lives (state dir, keyed by the real path)."""
-    import hashlib
-
-    from swarmgate.state_paths import records_snapshots_dir, safe_name
-
-    real = os.path.realpath(str(record_path))
-    key = hashlib.sha256(real.encode()).hexdigest()[:16]
-    return os.path.join(str(records_snapshots_dir()),
-                        f"{safe_name(os.path.basename(real))[:60]}-{key}.json")
-
 
 def read_snapshot(record_path) -> dict:
     """{task id: row} last seen for ``record_path`` ({} when none)."""
@@ -787,6 +776,23 @@ def _forgets_removed() -> bool:
     return broken("records-forget-removed")
 
 
+def _verify_target(repo, config, task_ref: str, timeout: float, session: str) -> tuple[str, dict, dict, dict]:
+    """(record path, record, task, its verify) for ``swarmgate records verify TASK_REF``; RecordError
+    when there is nothing to run (record_verify.verify_task runs it)."""
+    if timeout <= 0:
+        raise RecordError(f"--timeout {timeout:g}: expected a positive number of seconds")
+    found = find_task(repo, config, task_ref, session or None)
+    if found is None:
+        raise RecordError(f"no task {task_ref} in any record of {repo} (`swarmgate records current` lists the "
+                          f"round's tasks; ROUND/ID names another round's)")
+    path, rec, task = found
+    spec = rec["verify"].get(task["id"])
+    if spec is None:
+        raise RecordError(f"task {task['id']} of {path} has no verify: add one with `swarmgate records update "
+                          f"{rec['round']} {task['id']} --verify 'COMMAND' [--expect-exit N] [--max-retries N]`")
+    return path, rec, task, spec
+
+
 def _print_problems(problems: list[str]) -> None:
     for p in problems:
         print(f"records: {p}", file=sys.stderr)
@@ -969,8 +975,10 @@ def _run(args, repo, config, time, write_text_atomic) -> int:
         return 1 if bad else 0
     if cmd == "verify":
         from swarmgate.agents import record_verify
-        task = args.task if not args.round else f"{args.round}/{args.task.rpartition('/')[2]}"
-        return record_verify.verify_task(repo, config, task, timeout=args.timeout, session=args.session)
+        task_ref = args.task if not args.round else f"{args.round}/{args.task.rpartition('/')[2]}"
+        path, rec, task, spec = _verify_target(repo, config, task_ref, args.timeout, args.session)
+        return record_verify.verify_task(repo, config, path, rec, task, spec, timeout=args.timeout,
+                                         session=args.session)
 
     path = _resolve(repo, config, args.round)
     if not os.path.exists(path):

@@ -91,6 +91,16 @@ def records_snapshots_dir() -> Path:
     return state_dir() / "records"
 
 
+def record_snapshot_path(record_path) -> str:
+    """Where the snapshot of the scheduling record ``record_path`` lives (keyed by the real path); its
+    verify attempts' log lies beside it (agents/record_verify.py)."""
+    import hashlib
+
+    real = os.path.realpath(str(record_path))
+    key = hashlib.sha256(real.encode()).hexdigest()[:16]
+    return os.path.join(str(records_snapshots_dir()), f"{safe_name(os.path.basename(real))[:60]}-{key}.json")
+
+
 def gpu_registrations_dir() -> Path:
     return state_dir() / "gpu"
 
