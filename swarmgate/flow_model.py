@@ -19,7 +19,7 @@ report --json` prints and flow_html renders):
 - ``runs``: the runner's jobs of these sessions: booked vs peak, exit code and
   its class (250 own cap and 254 pushed out marked);
 - ``alerts``, ``latency`` (per hook event: n, median, p95, a histogram), and
-  ``summary`` (log_view.summarize: counts per guard code, each code by its own
+  ``summary`` (log_summary.summarize: counts per guard code, each code by its own
   decision).
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ from swarmgate.agents.handover import _blocks as blocks
 from swarmgate.agents.handover import _text_of
 from swarmgate.agents.records import unverified_closed
 from swarmgate.flow_sources import parse_time
-from swarmgate.log_view import percentile, summarize
+from swarmgate.log_summary import percentile, summarize
 
 CODE_RE = re.compile(r"\[([A-Z][0-9]{2})\]")
 DISPATCH_TOOLS = ("Agent", "Task")

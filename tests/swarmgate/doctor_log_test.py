@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from swarmgate import decision_log, doctor, install, log_view
+from swarmgate import decision_log, doctor, install, log_summary, log_view
 from swarmgate.exit_codes import MEANING
 
 
@@ -191,9 +191,9 @@ def test_report_cli(repo, capsys, monkeypatch):
 
 
 def test_percentile():
-    assert log_view.percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 95) == 10
-    assert log_view.percentile([5], 95) == 5
-    assert log_view.percentile(list(range(1, 101)), 95) == 95
+    assert log_summary.percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 95) == 10
+    assert log_summary.percentile([5], 95) == 5
+    assert log_summary.percentile(list(range(1, 101)), 95) == 95
 
 
 def test_readme_keeps_the_two_commands_and_the_exit_code_table():
