@@ -25,6 +25,7 @@ loaded when one of them is called.
 from __future__ import annotations
 
 from swarmgate import guard as G
+from swarmgate.hook_protocol import under_claude_code
 from swarmgate.hooks import guard_gates
 
 SHELL = G.SHELL_TOOLS
@@ -38,10 +39,6 @@ def _broken(name: str) -> bool:
 def _owner() -> dict:
     from swarmgate.procinfo import session_process
     return session_process()
-
-
-def _agent_key(event) -> str:
-    return event.agent_id or event.agent_type or "subagent"
 
 
 # --- X01 at PreToolUse: the main agent's single-use grants -----------------------------------
@@ -80,9 +77,15 @@ def act_record_grants(event, config):
     found = _grants(event, config)
     if found:
         from swarmgate import heavy_grants
+        errors: list[str] = []
         for argv, pat in found:
             heavy_grants.record([argv], session=event.session_id, agent=event.agent_id, source="X01",
-                                ttl_s=_grant_ttl(event), pattern=pat)
+                                ttl_s=_grant_ttl(event), pattern=pat, errors=errors)
+        if errors:   # the run would start and its heavy programs be refused (249): refuse it now, saying why
+            return [G.Finding("X01", f"[X01] the single-use authorization of this heavy run could not be recorded "
+                                     f"({errors[0]}), so the programs it starts would be refused (249)",
+                              way_out="make room on (or repair) the filesystem of that path, then run the same "
+                                      "command again", decision=G.DENY)]
     return None
 
 
@@ -94,15 +97,6 @@ def _rewrite(event, paths: list) -> dict:
     ti = dict(event.tool_input)
     ti["command"] = contained_command(str(event.shell_command), paths)
     return ti
-
-
-def under_claude_code() -> bool:
-    """The hook runs under Claude Code (it sets CLAUDECODE=1 in its hooks' environment, which an
-    agent's commands cannot change): the client that runs a rewritten call (updatedInput). A hook
-    called any other way (a test, `swarmgate replay`, another client) makes no cgroup and rewrites
-    nothing. A self-test case judges as if under it."""
-    from swarmgate import lean_os as os
-    return os.environ.get("CLAUDECODE") == "1" or os.environ.get("SWARMGATE_SELFTEST_CASE") == "1"
 
 
 def _wants_containment(event) -> bool:
@@ -128,7 +122,7 @@ def check_contain(event, config):
         return G.Finding("X02", f"[X02] this subagent command runs WITHOUT a containment cgroup: {e}.",
                          decision=G.CONTEXT)
     owner = _owner()
-    name = cgroups.agent_name(int(owner["pid"]), owner.get("start"), _agent_key(event))
+    name = cgroups.agent_name(int(owner["pid"]), owner.get("start"), event.agent_key)
     return G.Finding("X02", "", decision=G.REWRITE,
                      updated_input=_rewrite(event, backend.agent_paths(config["memory"]["slice"], name)))
 
@@ -141,7 +135,7 @@ def act_contain(event, config):
     from swarmgate.hosts import agent_cgroups
 
     try:
-        made = agent_cgroups.ensure(config, _owner(), _agent_key(event), event.agent_type or "", event.session_id)
+        made = agent_cgroups.ensure(config, _owner(), event.agent_key, event.agent_type or "", event.session_id)
     except agent_cgroups.ContainmentError as e:
         return G.Finding("X02", f"[X02] this subagent command runs WITHOUT a containment cgroup (no per-agent memory "
                                 f"cap): {e}.", decision=G.CONTEXT)
@@ -247,8 +241,8 @@ GUARDS = (
             G.Case("unknown-source", "SessionStart", {"source": "teleport"}, fires=False))),
     G.Guard(
         code="X01", summary="a heavy program refused where it starts (exec-time shim): no authorization for it",
-        events=("PreToolUse",), tools=SHELL, check=check_grants, act=act_record_grants, advisory=True,
-        needs=("bash",), doc=_X01_DOC,
+        events=("PreToolUse",), tools=SHELL, check=check_grants, act=act_record_grants, act_refuses=True,
+        advisory=True, needs=("bash",), doc=_X01_DOC,
         breaks={"x01-no-grants": "the main agent's allowed heavy runs get no authorization"},
         cases=lambda: (
             G.Case("main-capped-heavy-run", "PreToolUse",

@@ -13,7 +13,8 @@ Judges read only (/proc, cgroup files, the ledger, state files); every write is 
 from __future__ import annotations
 
 from swarmgate import guard as G
-from swarmgate.hooks.containment import _agent_key, _broken, _owner, under_claude_code
+from swarmgate.break_switch import broken as _broken
+from swarmgate.hook_protocol import under_claude_code
 
 # --- X01 at SessionStart: the shims on every command's PATH ----------------------------------
 
@@ -73,7 +74,7 @@ def _oom(event, config):
         if not event.is_subagent or _broken("x02-no-oom-report"):
             return None
         from swarmgate.hosts import agent_cgroups
-        return agent_cgroups.oom_view(config, event.session_id, _agent_key(event))
+        return agent_cgroups.oom_view(config, event.session_id, event.agent_key)
     return event.derived("x02.oom", build)
 
 
@@ -95,7 +96,7 @@ def act_oom_seen(event, config):
     v = _oom(event, config)
     if v and v["news"] > 0:
         from swarmgate.hosts import agent_cgroups
-        agent_cgroups.mark_oom_seen(event.session_id, _agent_key(event), v["kills"])
+        agent_cgroups.mark_oom_seen(event.session_id, event.agent_key, v["kills"])
     return None
 
 
@@ -106,11 +107,11 @@ def check_release(event, config):
     from swarmgate.hosts import agent_cgroups
     from swarmgate.sizes import human
 
-    v = agent_cgroups.oom_view(config, event.session_id, _agent_key(event))
+    v = agent_cgroups.oom_view(config, event.session_id, event.agent_key)
     if v is None:
         return None
     peak = f"peak {human(v['peak'])} of its {human(v['cap'])} cap" if v["peak"] else f"cap {human(v['cap'])}"
-    return G.Finding("X02", f"[X02] subagent {_agent_key(event)}'s containment cgroup is removed at hand-back ({peak}, "
+    return G.Finding("X02", f"[X02] subagent {event.agent_key}'s containment cgroup is removed at hand-back ({peak}, "
                             f"{v['kills']} OOM kill(s) inside it).", decision=G.CONTEXT)
 
 
@@ -118,14 +119,15 @@ def act_release(event, config):
     if not event.is_subagent or _broken("x02-keep-agent-cgroups"):
         return None
     from swarmgate.hosts import agent_cgroups
+    from swarmgate.procinfo import session_process
 
     try:
-        notes = agent_cgroups.remove(config, _owner(), _agent_key(event))
+        notes = agent_cgroups.remove(config, session_process(), event.agent_key)
     except agent_cgroups.ContainmentError:
         return None
     if not notes:
         return None   # the judged line stands
-    return G.Finding("X02", f"[X02] subagent {_agent_key(event)} handed back; its containment cgroup was removed: "
+    return G.Finding("X02", f"[X02] subagent {event.agent_key} handed back; its containment cgroup was removed: "
                             + "; ".join(notes), decision=G.CONTEXT)
 
 
@@ -164,11 +166,12 @@ def act_probe(event, config):
 def _sightings(event, config):
     def build():
         from swarmgate.hooks import agent_sightings as S
+        from swarmgate.procinfo import session_process
 
         if _broken("x03-no-sightings"):
             return [], []
-        agent = _agent_key(event) if event.name == "SubagentStop" else None
-        live = S.unreported(S.scan(config, event.repo, _owner(), agent_id=agent), event.session_id)
+        agent = event.agent_key if event.name == "SubagentStop" else None
+        live = S.unreported(S.scan(config, event.repo, session_process(), agent_id=agent), event.session_id)
         keys = {s.key for s in live}
         queued = [s for s in S.pending(event.session_id) if s.key not in keys]
         return live, queued

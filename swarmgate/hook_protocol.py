@@ -67,6 +67,11 @@ class HookEvent:
         return bool(self.agent_id or self.agent_type)
 
     @property
+    def agent_key(self) -> str:
+        """The subagent's own name: what its containment cgroup and its sightings are keyed by."""
+        return self.agent_id or self.agent_type or "subagent"
+
+    @property
     def root(self) -> str:
         """The directory path rules are judged relative to: the linked git worktree of this
         repository the agent works in (a subagent dispatched with isolation "worktree": its
@@ -108,6 +113,15 @@ class HookEvent:
         if key not in self.memo:
             self.memo[key] = build()
         return self.memo[key]
+
+
+def under_claude_code() -> bool:
+    """The hook runs under Claude Code (it sets CLAUDECODE=1 in its hooks' environment, which an
+    agent's commands cannot change): the client that runs a rewritten call (updatedInput). A hook
+    called any other way (a test, `swarmgate replay`, another client) makes no cgroup and rewrites
+    nothing. A self-test case judges as if under it."""
+    from swarmgate import lean_os as os
+    return os.environ.get("CLAUDECODE") == "1" or os.environ.get("SWARMGATE_SELFTEST_CASE") == "1"
 
 
 def load_object(text: str) -> dict:
