@@ -47,8 +47,9 @@ def _lock_path() -> str:
 
 
 def record(argvs: list[list[str]], *, session: str, agent: str | None, source: str, ttl_s: float,
-           pattern: str = "", now: float | None = None) -> list[str]:
-    """One grant per argv; returns their ids. Never raises for a state-dir problem (returns [])."""
+           pattern: str = "", now: float | None = None, errors: list[str] | None = None) -> list[str]:
+    """One grant per argv; returns their ids. Never raises for a state-dir problem: a grant that could
+    not be written is left out (and why, the path and the errno, appended to ``errors``)."""
     from swarmgate.statefile import StateError, write_json_atomic
 
     now = time.time() if now is None else now
@@ -62,7 +63,9 @@ def record(argvs: list[list[str]], *, session: str, agent: str | None, source: s
                "source": source, "pattern": pattern, "created": round(now, 3), "expires": round(now + ttl, 3)}
         try:
             write_json_atomic(os.path.join(grants_dir(), gid + ".json"), rec, durable=False)
-        except (OSError, StateError):
+        except (OSError, StateError) as e:
+            if errors is not None:
+                errors.append(str(e))
             continue
         ids.append(gid)
     return ids
