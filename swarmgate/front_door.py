@@ -6,9 +6,10 @@ console script, `swarmgate NAME` and a test calling ``main([...])`` all start th
 1. ``--selftest`` among the options (before any ``--``) runs the tool's self-test suite;
 2. a break switch set outside a self-test refuses with 251 (tool_start.tool_start does both);
 3. the tool runs; a usage error (``UsageError``, raised by tool_parser.ToolParser for anything
-   argparse rejects) or a set-up error (``ConfigError``: a config file that cannot be used) is
-   printed as ONE line naming the tool, and the exit code is 251. Nothing else is caught: a bug
-   still shows its traceback.
+   argparse rejects) or a set-up error (``ConfigError``: a config file that cannot be used;
+   ``StateError``: a state file that cannot be used or written, a full disk, a read-only or failing
+   filesystem, a quota, named with its path and errno) is printed as ONE line naming the tool, and
+   the exit code is 251. Nothing else is caught: a bug still shows its traceback.
 
 Light at import time: run-with-memory-cap and the tools the hook imports load this module.
 """
@@ -73,6 +74,11 @@ def run(name: str, func, argv) -> int:
         return say(e.prog or _prog(name), str(e))
     except ConfigError as e:
         return say(_prog(name), str(e))
+    except Exception as e:   # a state file that cannot be used or written: set-up, one line (issue 26)
+        from swarmgate.statefile import StateError
+        if isinstance(e, StateError):
+            return say(_prog(name), str(e))
+        raise
 
 
 def entry(name: str):

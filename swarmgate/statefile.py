@@ -156,7 +156,12 @@ def write_text_atomic(path: Path, text: str, mode: int = 0o644, *, durable: bool
     """Replace ``path`` atomically; ``durable=False`` skips the fsync (state rebuilt anyway after a crash)."""
     path = os.fspath(path)
     parent, name = os.path.split(os.path.abspath(path))
-    ensure_dir(parent)
+    try:
+        ensure_dir(parent)
+    except StateError:
+        raise
+    except OSError as e:   # the directory could not be made: the same one line as a failed write
+        raise StateWriteError(path, e) from None
     # an exclusive, never-followed temp name in the same directory (tempfile costs ms to import)
     tmp = os.path.join(parent, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
     try:
@@ -195,14 +200,19 @@ def append_jsonl(path: Path, record: dict) -> None:
     line = (fast_json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode(
         "utf-8", "backslashreplace")
     try:
-        fd = _open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-    except FileNotFoundError:
-        ensure_dir(os.path.dirname(os.path.abspath(path)))
-        fd = _open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-    try:
-        os.write(fd, line)
-    finally:
-        os.close(fd)
+        try:
+            fd = _open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        except FileNotFoundError:
+            ensure_dir(os.path.dirname(os.path.abspath(path)))
+            fd = _open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+    except OSError as e:   # a full disk, a read-only or failing filesystem: the path and the errno
+        if isinstance(e, StateError):
+            raise
+        raise StateWriteError(path, e) from None
 
 
 def read_jsonl(path: Path) -> Iterator[dict]:
