@@ -29,8 +29,9 @@ def log_path(repo: str) -> str:
 def record(repo: str, *, session: str, agent_id: str | None, agent_type: str | None, event: str,
            tool: str | None, codes: list, decision: str, latency_ms: float, input_text: str = "",
            reason: str = "", findings: dict | None = None, client: str = "claude",
-           client_tool: str | None = None, limits: list | None = None, deferred: str = "") -> None:
-    """Append one decision. Never raises: logging must not change a decision."""
+           client_tool: str | None = None, limits: list | None = None, deferred: str = "") -> str:
+    """Append one decision. Never raises: logging must not change a decision. Returns '' when the
+    decision is logged, else why not (the path and the errno), for the answer to say so."""
     from swarmgate.statefile import append_jsonl
 
     now = time.time()
@@ -60,8 +61,9 @@ def record(repo: str, *, session: str, agent_id: str | None, agent_type: str | N
         rec["deferred"] = deferred[:500]
     try:
         append_jsonl(log_path(repo), rec)
-    except Exception:  # noqa: BLE001 - a read-only repo or a planted symlink: skip the log
-        pass
+    except Exception as e:  # noqa: BLE001 - a full or read-only disk, a planted symlink: skip the log
+        return " ".join(str(e).split()) or type(e).__name__
+    return ""
 
 
 def read(repo: str) -> list[dict]:

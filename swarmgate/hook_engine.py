@@ -486,23 +486,16 @@ def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: 
     findings, decision, reason, context = outcome.findings, outcome.decision, outcome.reason, outcome.context
     if tools_note:
         context = f"{context}\n\n{tools_note}" if context else tools_note
-    if client == "claude" and event_name == "PreSkillShellCommand":   # judged as Bash, answered as a skill's
-        from swarmgate.hook_protocol import skill_output
-        out, code, err = skill_output(decision, reason, context)
+    skill = client == "claude" and event_name == "PreSkillShellCommand"   # judged as Bash, answered as a skill's
+    if skill:
         event.client_tool = "PreSkillShellCommand"
-    else:
-        # a rewrite is of the judged input: not for an MCP call judged as the tool it stands for
-        mapped = client == "claude" and bool(event.client_tool)
-        out, code, err = dialect.output(canonical, decision, reason, context, stop_hook_active=stop_active,
-                                        updated_input=None if mapped else outcome.updated_input)
-
     logged = decision
     if canonical in STOP_EVENTS and decision == "deny":
         logged = stop_word(stop_active)
     elif decision == "allow" and context:
         logged = "context"
     from swarmgate import decision_log
-    decision_log.record(
+    unlogged = decision_log.record(
         event.repo, session=event.session_id, agent_id=event.agent_id, agent_type=event.agent_type,
         event=canonical, tool=event.tool_name, codes=sorted({f.code for f in findings}),
         decision=logged, latency_ms=(time.monotonic() - t0) * 1000.0,
@@ -511,6 +504,17 @@ def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: 
         reason=reason, findings=per_code(canonical, findings, stop_active), client=client,
         client_tool=event.client_tool, limits=limits,
         deferred=_deferred(findings))
+    if unlogged:   # the answer stands; it says the log could not be written (issue 26)
+        note = f"swarmgate could not write the decision log: {unlogged}"
+        context = f"{context}\n\n{note}" if context else note
+    if skill:
+        from swarmgate.hook_protocol import skill_output
+        out, code, err = skill_output(decision, reason, context)
+    else:
+        # a rewrite is of the judged input: not for an MCP call judged as the tool it stands for
+        mapped = client == "claude" and bool(event.client_tool)
+        out, code, err = dialect.output(canonical, decision, reason, context, stop_hook_active=stop_active,
+                                        updated_input=None if mapped else outcome.updated_input)
     return out, code, err
 
 

@@ -290,7 +290,10 @@ def test_a_planted_symlink_at_the_log_does_not_break_the_answer(repo, tmp_path):
     target.write_text("keep\n")
     (repo / ".swarmgate" / "log").mkdir(parents=True)
     os.symlink(target, repo / ".swarmgate" / "log" / "decisions.jsonl")
-    assert call("PreToolUse", bash(repo), [_guard()]) == {}
+    answer = call("PreToolUse", bash(repo), [_guard()])   # allowed, and it says the log was not written
+    assert list(answer["hookSpecificOutput"]) == ["hookEventName", "additionalContext"], answer
+    assert answer["hookSpecificOutput"]["additionalContext"].startswith(
+        "swarmgate could not write the decision log: ") and "symlink" in str(answer), answer
     assert target.read_text() == "keep\n"
 
 
