@@ -138,7 +138,12 @@ def supervise(label: str) -> int:
     t0 = time.monotonic()
     child = subprocess.Popen(rec["command"], cwd=rec.get("cwd") or None, stdin=subprocess.DEVNULL)
     rec["pid"], rec["start"] = child.pid, start_time(child.pid)
-    write_record(label, rec)
+    try:
+        write_record(label, rec)
+    except BaseException:   # a job nobody can see or stop must not run: stop it, then say why (251)
+        stop_tree(child.pid, grace=float(rec.get("grace", 30)))
+        child.wait()
+        raise
     wall = rec.get("wall_clock")
     code = None
     reason = ""
@@ -210,16 +215,30 @@ def start(label: str, command: list[str], wall_clock: float | None, grace: float
     rec.update(backend="process", unit=None, manager=None)
     write_record(label, rec)
     with open(log, "ab") as out:
-        subprocess.Popen([sys.executable, "-m", "swarmgate", "detached-run", "_supervise", label],
-                         stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True,
-                         close_fds=True, cwd=cwd)
-    return _started(label, log, "")
+        sup = subprocess.Popen([sys.executable, "-m", "swarmgate", "detached-run", "_supervise", label],
+                               stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True,
+                               close_fds=True, cwd=cwd)
+    return _started(label, log, "", supervisor=sup)
 
 
-def _started(label: str, log: str, how: str, timeout_s: float = 30.0) -> int:
-    """Wait until the supervisor has started the job and say so."""
+def _log_tail(log: str | None) -> str:
+    """The last line a supervisor wrote to the job's log (why it stopped), or ''."""
+    try:
+        with open(str(log), "rb") as f:
+            f.seek(max(0, os.fstat(f.fileno()).st_size - 4096))
+            lines = [x for x in f.read().decode(errors="replace").splitlines() if x.strip()]
+    except (OSError, TypeError):
+        return ""
+    return lines[-1].strip() if lines else ""
+
+
+def _started(label: str, log: str, how: str, timeout_s: float = 30.0,
+             supervisor: subprocess.Popen | None = None) -> int:
+    """Wait until the supervisor has started the job and say so; 251 with its last line when it
+    ended before starting the job (its state could not be written)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
+        gone = supervisor is not None and supervisor.poll() is not None
         r = read_record(label) or {}
         if r.get("pid"):
             print(f"started {label}{' ' + how if how else ''}: pid {r['pid']}, output in {log}")
@@ -227,6 +246,9 @@ def _started(label: str, log: str, how: str, timeout_s: float = 30.0) -> int:
         if r.get("exit") is not None:  # it ended before we looked
             print(f"started {label}{' ' + how if how else ''}: already ended (exit {r['exit']}), output in {log}")
             return 0
+        if gone:
+            say(f"the supervisor of {label} ended before it started the job: {_log_tail(log) or 'see ' + log}")
+            return Exit.USAGE
         time.sleep(0.05)
     say(f"the supervisor of {label} did not start; see {log}")
     return Exit.USAGE
@@ -265,7 +287,8 @@ def wait(label: str, timeout: float | None) -> int:
         if st == "exited":
             return int(rec["exit"])
         if st == "lost":
-            say(f"{label}: the supervisor died without recording an exit code")
+            tail = _log_tail(rec.get("log"))
+            say(f"{label}: the supervisor died without recording an exit code" + (f" ({tail})" if tail else ""))
             return Exit.SIGNALLED
         if deadline and time.monotonic() > deadline:
             say(f"{label} still running after {timeout:g}s")
