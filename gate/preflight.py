@@ -234,9 +234,13 @@ class InstanceLock:
         except Timeout:
             rec = statefile.read_json(self.holder, {})
             return rec if isinstance(rec, dict) else {}
-        self.lock = lock
         me = procinfo.identity()
-        statefile.write_json_atomic(self.holder, {**me, "since": int(time.time()), "argv": sys.argv[:8]})
+        try:
+            statefile.write_json_atomic(self.holder, {**me, "since": int(time.time()), "argv": sys.argv[:8]})
+        except BaseException:   # a holder nobody could name: not a lock taken (check says why: 78)
+            lock.release()
+            raise
+        self.lock = lock
         return None
 
     def release(self) -> None:
@@ -286,7 +290,12 @@ def check(header: Header, script: Path, *, admission: bool = True, lock: Instanc
                                    "nothing to do: that run passed with these inputs; change an input, or "
                                    "pass --force to run anyway"))
     if header.single_instance and lock is not None and not unmet:
-        holder = lock.try_acquire()
+        try:
+            holder = lock.try_acquire()
+        except statefile.StateError as e:   # a full or read-only state filesystem: the condition fails
+            holder = None
+            unmet.append(Unmet("run-condition: single-instance", f"the instance lock could not be taken: {e}",
+                               "make room on (or repair) the state filesystem, then run it again"))
         if holder is not None:
             who = f"pid {holder.get('pid')}" if holder.get("pid") else "another process"
             since = holder.get("since")
@@ -366,7 +375,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if rc < 0:
             rc = 128 - rc
         if rc == 0 and fingerprint is not None:
-            record_success(script, fingerprint)
+            try:
+                record_success(script, fingerprint)
+            except statefile.StateError as e:   # it ran and passed: its code stands, the next run is not skipped
+                print(f"swarmgate preflight: {script} passed, but its success was not recorded: {e}",
+                      file=sys.stderr)
         return rc
     finally:
         if lock is not None:
