@@ -378,7 +378,8 @@ class Gate:
             vcache.record(self.cache_root, stage.name, key, o.verdict, o.rc or 0, o.output, o.seconds,
                           str(self.repo))
         except (OSError, Exception) as e:  # noqa: BLE001 - a cache we cannot write is not a red gate
-            o.notes.append(f"verdict not recorded: {e}")
+            # said under the table whatever the verdict (a passing stage's own notes are not printed)
+            self.result.notes.append(f"{stage.name}: verdict not recorded: {e}")
 
 
 # --- output ---

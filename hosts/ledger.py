@@ -223,8 +223,8 @@ def log_run(rec: dict) -> None:
         pass
     try:
         append_jsonl(path, rec)
-    except Exception:  # noqa: BLE001 - the log is a report; the run's own result stands
-        pass
+    except Exception as e:  # noqa: BLE001 - the log is a report; the run's own result stands
+        _warn(f"the run is not in the runs log: {e}")
 
 
 def read_runs() -> list[dict]:
