@@ -926,7 +926,7 @@ class Walker:
                     if p is not None:
                         self.written[p] = None
         elif name in ("sed", "gsed", "perl"):
-            from swarmgate.hooks.shell_writes import perl_inplace_files, sed_inplace_files
+            from swarmgate.hooks.writers_text import perl_inplace_files, sed_inplace_files
             for f in (perl_inplace_files(args) if name == "perl" else sed_inplace_files(args)):
                 p = self._abspath(f)
                 if p is not None:

@@ -42,8 +42,7 @@ Parsing only: the guards judge the targets. Light at import: no ``re``.
 """
 from __future__ import annotations
 
-from swarmgate.hooks.shell_writes import Target
-from swarmgate.hooks.writer_table import TABLE, parser_of
+from swarmgate.hooks.writer_table import TABLE, Target, parser_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)

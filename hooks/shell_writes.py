@@ -9,8 +9,6 @@ Shared by W01 (hooks/write_scope.py) and G01's shell side (hooks/shell_protectio
   variables, the directory the command runs in, links made earlier in the command, symbolic links
   on disk); ``Placed.full`` is None when a target cannot be placed (a variable the hook does not
   know, a directory changed to at run time);
-- ``sed_inplace_files`` / ``perl_inplace_files`` / ``patch_targets``: also used by the reader
-  (content changed in the same command).
 
 Decisions (documented in docs/bash-guards.md): `mkdir` is not a write (an empty directory changes
 no file and git does not track it; what is later written into it is checked).
@@ -22,7 +20,7 @@ for a command that writes.
 """
 from __future__ import annotations
 
-from swarmgate.hooks.writer_table import writes_files
+from swarmgate.hooks.writer_table import Target, writes_files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
@@ -34,110 +32,6 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
 
 REDIRECT_WRITE_OPS = (">", ">>", ">|", "&>", "&>>", "<>", ">&", "&>|")
 _NOT_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-")
-
-
-def _operands(args: list[str], opts_with_value: tuple[str, ...] = ()) -> list:
-    """Non-option arguments (after `--`, everything is an operand)."""
-    out = []
-    skip = False
-    dashdash = False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if dashdash:
-            out.append(a)
-            continue
-        if a == "--":
-            dashdash = True
-            continue
-        if a.startswith("-") and a != "-":
-            if a in opts_with_value:
-                skip = True
-            continue
-        out.append(a)
-    return out
-
-
-def sed_inplace_files(args: list[str]) -> list:
-    """The files ``sed -i ...`` edits in place (none without -i)."""
-    if not any(a == "-i" or (a.startswith("-i") and not a.startswith("--")) or a.startswith("--in-place")
-               or (a.startswith("-") and not a.startswith("--") and "i" in a[1:] and "e" not in a[1:])
-               for a in args):
-        return []
-    has_script_opt = any(a in ("-e", "-f", "--expression", "--file") or a.startswith(("--expression=", "--file="))
-                         for a in args)
-    ops = _operands(args, ("-e", "-f", "--expression", "--file", "-l", "--line-length"))
-    return ops if has_script_opt else ops[1:]
-
-
-def perl_inplace_files(args: list[str]) -> list:
-    """The files ``perl -i ...`` edits in place (none without -i). perl's switches cluster
-    (``-pi.bak``, ``-pe EXPR``, ``-i -pe EXPR``): ``e``/``E`` take the next word (the
-    program), ``i`` takes the rest of its cluster (the backup suffix), ``M``/``I``/``m``
-    the rest or the next word; without -e the first operand is the program file."""
-    inplace = False
-    has_e = False
-    ops: list = []
-    i, n = 0, len(args)
-    while i < n:
-        a = args[i]
-        if a == "--":
-            ops.extend(args[i + 1:])
-            break
-        if not a.startswith("-") or a == "-":
-            ops.append(a)
-            i += 1
-            continue
-        if a.startswith("--"):
-            i += 1
-            continue
-        j, take_next = 1, False
-        while j < len(a):
-            c = a[j]
-            if c == "i":
-                inplace = True
-                break                     # the rest is the backup suffix
-            if c in "eE":
-                has_e = True
-                take_next = j == len(a) - 1
-                break                     # -eCODE or -e CODE
-            if c in "MmIdDxCl0":
-                if c in "MmI" and j == len(a) - 1:
-                    take_next = True
-                break                     # the rest is this switch's value
-            j += 1
-        i += 2 if take_next else 1
-    if not inplace:
-        return []
-    return ops if has_e else ops[1:]
-
-
-def patch_targets(cmd: SimpleCommand, args: list[str]) -> list[str]:
-    """The paths an apply_patch command writes: from the patch text it is given in the command."""
-    from swarmgate.codex_protocol import patch_paths
-
-    texts = [a for a in args if "*** " in a]
-    texts += [r.heredoc for r in getattr(cmd, "redirects", ()) or ()
-              if getattr(r, "op", "") in ("<<", "<<-", "<<<") and isinstance(getattr(r, "heredoc", None), str)]
-    return [p for text in texts for p in patch_paths(text)]
-
-
-class Target:
-    """One write: ``path`` as written (relative to the command's directory unless absolute),
-    ``how`` (for the refusal), ``tree`` (the whole directory may be written), ``link``: for ``ln``/
-    ``cp -l/-s``, (what the new link points at, whether it is symbolic): the walk records it."""
-    __slots__ = ("path", "how", "tree", "link")
-
-    def __init__(self, path: str, how: str, tree: bool = False, link: str | None = None) -> None:
-        self.path = path
-        self.how = how
-        self.tree = tree
-        self.link = link
-
-    def __repr__(self) -> str:
-        return f"Target({self.path!r}, tree={self.tree})"
-
 
 
 def redirect_targets(cmd: SimpleCommand) -> list:

@@ -13,7 +13,10 @@ those names: hooks/shell_writes.py asks ``writes_files`` before it loads the wri
   loads the dispatch and hooks/writers_git.py, no other family;
 - ``python3.N`` is read as ``python`` (``-m pip install``).
 
-Plain literals only: this module is imported on every Bash call.
+- ``Target``: one write, what every parser yields (hooks/shell_writes.py makes those of the
+  redirections; the families and the dispatch import it from here, below them all).
+
+Plain literals, two lookups and one small class: this module is imported on every Bash call.
 """
 
 from __future__ import annotations
@@ -204,3 +207,19 @@ def writes_files(name: str) -> bool:
     """Whether the program ``name`` is in the table (its arguments may name files it writes); a
     program ``[bash] writers`` adds is asked about by the caller."""
     return name in TABLE or parser_of(name) is not None
+
+
+class Target:
+    """One write: ``path`` as written (relative to the command's directory unless absolute),
+    ``how`` (for the refusal), ``tree`` (the whole directory may be written), ``link``: for ``ln``/
+    ``cp -l/-s``, (what the new link points at, whether it is symbolic): the walk records it."""
+    __slots__ = ("path", "how", "tree", "link")
+
+    def __init__(self, path: str, how: str, tree: bool = False, link: str | None = None) -> None:
+        self.path = path
+        self.how = how
+        self.tree = tree
+        self.link = link
+
+    def __repr__(self) -> str:
+        return f"Target({self.path!r}, tree={self.tree})"

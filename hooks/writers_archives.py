@@ -8,7 +8,7 @@ Imported on the first such command only. Parsing only: the guards judge the targ
 from __future__ import annotations
 
 from swarmgate.hooks.shell_writers import in_dir, parse_args
-from swarmgate.hooks.shell_writes import Target
+from swarmgate.hooks.writer_table import Target
 from swarmgate.hooks.writer_table import COMPRESS_SUFFIX
 
 TYPE_CHECKING = False

@@ -6,7 +6,7 @@ Imported on the first such command only. Parsing only: the guards judge the targ
 from __future__ import annotations
 
 from swarmgate.hooks.shell_writers import in_dir, parse_args
-from swarmgate.hooks.shell_writes import Target
+from swarmgate.hooks.writer_table import Target
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)

@@ -10,7 +10,7 @@ judge the targets.
 from __future__ import annotations
 
 from swarmgate.hooks.shell_writers import isdir_at, parse_args
-from swarmgate.hooks.shell_writes import Target
+from swarmgate.hooks.writer_table import Target
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)

@@ -9,7 +9,7 @@ Imported on the first such command only. Parsing only: the guards judge the targ
 from __future__ import annotations
 
 from swarmgate.hooks.shell_writers import in_dir, parse_args
-from swarmgate.hooks.shell_writes import Target
+from swarmgate.hooks.writer_table import Target
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
@@ -113,12 +113,10 @@ def patch(cmd: SimpleCommand, args: list[str]) -> list[Target]:
 
 
 def sed(cmd: SimpleCommand, args: list[str]) -> list[Target]:
-    from swarmgate.hooks.shell_writes import sed_inplace_files
     return [Target(p, f"`sed -i` on {p}") for p in sed_inplace_files(args)]
 
 
 def perl(cmd: SimpleCommand, args: list[str]) -> list[Target]:
-    from swarmgate.hooks.shell_writes import perl_inplace_files
     return [Target(p, f"`perl -i` on {p}") for p in perl_inplace_files(args)]
 
 
@@ -202,5 +200,92 @@ def sqlite(cmd: SimpleCommand, args: list[str]) -> list[Target]:
 
 
 def apply_patch(cmd: SimpleCommand, args: list[str]) -> list[Target]:
-    from swarmgate.hooks.shell_writes import patch_targets
     return [Target(p, f"`apply_patch` on {p}") for p in patch_targets(cmd, args)]
+
+
+# -- in place: sed -i, perl -i, apply_patch (the reader, hooks/bash_walker.py, reads sed's and perl's too) --
+def _operands(args: list[str], opts_with_value: tuple[str, ...] = ()) -> list:
+    """Non-option arguments (after `--`, everything is an operand)."""
+    out = []
+    skip = False
+    dashdash = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if dashdash:
+            out.append(a)
+            continue
+        if a == "--":
+            dashdash = True
+            continue
+        if a.startswith("-") and a != "-":
+            if a in opts_with_value:
+                skip = True
+            continue
+        out.append(a)
+    return out
+
+
+def sed_inplace_files(args: list[str]) -> list:
+    """The files ``sed -i ...`` edits in place (none without -i)."""
+    if not any(a == "-i" or (a.startswith("-i") and not a.startswith("--")) or a.startswith("--in-place")
+               or (a.startswith("-") and not a.startswith("--") and "i" in a[1:] and "e" not in a[1:])
+               for a in args):
+        return []
+    has_script_opt = any(a in ("-e", "-f", "--expression", "--file") or a.startswith(("--expression=", "--file="))
+                         for a in args)
+    ops = _operands(args, ("-e", "-f", "--expression", "--file", "-l", "--line-length"))
+    return ops if has_script_opt else ops[1:]
+
+
+def perl_inplace_files(args: list[str]) -> list:
+    """The files ``perl -i ...`` edits in place (none without -i). perl's switches cluster
+    (``-pi.bak``, ``-pe EXPR``, ``-i -pe EXPR``): ``e``/``E`` take the next word (the
+    program), ``i`` takes the rest of its cluster (the backup suffix), ``M``/``I``/``m``
+    the rest or the next word; without -e the first operand is the program file."""
+    inplace = False
+    has_e = False
+    ops: list = []
+    i, n = 0, len(args)
+    while i < n:
+        a = args[i]
+        if a == "--":
+            ops.extend(args[i + 1:])
+            break
+        if not a.startswith("-") or a == "-":
+            ops.append(a)
+            i += 1
+            continue
+        if a.startswith("--"):
+            i += 1
+            continue
+        j, take_next = 1, False
+        while j < len(a):
+            c = a[j]
+            if c == "i":
+                inplace = True
+                break                     # the rest is the backup suffix
+            if c in "eE":
+                has_e = True
+                take_next = j == len(a) - 1
+                break                     # -eCODE or -e CODE
+            if c in "MmIdDxCl0":
+                if c in "MmI" and j == len(a) - 1:
+                    take_next = True
+                break                     # the rest is this switch's value
+            j += 1
+        i += 2 if take_next else 1
+    if not inplace:
+        return []
+    return ops if has_e else ops[1:]
+
+
+def patch_targets(cmd: SimpleCommand, args: list[str]) -> list[str]:
+    """The paths an apply_patch command writes: from the patch text it is given in the command."""
+    from swarmgate.codex_protocol import patch_paths
+
+    texts = [a for a in args if "*** " in a]
+    texts += [r.heredoc for r in getattr(cmd, "redirects", ()) or ()
+              if getattr(r, "op", "") in ("<<", "<<-", "<<<") and isinstance(getattr(r, "heredoc", None), str)]
+    return [p for text in texts for p in patch_paths(text)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swarmgate.hooks.shell_writes import perl_inplace_files
+from swarmgate.hooks.writers_text import perl_inplace_files
 
 CONFIG = """\
 [heavy]
