@@ -15,8 +15,8 @@ Lines, in order:
     scratch: <path fill in>           (only when the type `builds: yes`, D16)
     ...the type's own `prompt_lines:` from its frontmatter
 
-Pure API (light imports; D20 uses it on the hot path):
-``PLACEHOLDER_PATTERN``, ``find_placeholders(text)``, ``skeleton(repo, config, type)``.
+Pure API: ``skeleton(repo, config, type)``; the placeholder format it prints (``PLACEHOLDER_PATTERN``,
+``find_placeholders(text)``, ``placeholder(what)``) is hooks/dispatch_prompt_parse.py's, which D20 reads with.
 """
 from __future__ import annotations
 
@@ -25,26 +25,7 @@ import sys
 
 from swarmgate.front_door import entry, say
 from swarmgate.host_defaults import thread_default
-
-# The one placeholder format: `<` + anything but `<`, `>` or a newline + `fill in>`.
-PLACEHOLDER_PATTERN = r"<[^<>\n]*fill in>"
-
-_placeholder_re = None
-
-
-def find_placeholders(text: str) -> list[str]:
-    """Every unfilled placeholder in ``text``, in order (empty when all are filled)."""
-    global _placeholder_re
-    if _placeholder_re is None:
-        import re
-        _placeholder_re = re.compile(PLACEHOLDER_PATTERN)
-    return _placeholder_re.findall(text or "")
-
-
-def placeholder(what: str) -> str:
-    """The placeholder for ``what`` (e.g. ``<task fill in>``)."""
-    return f"<{what} fill in>"
-
+from swarmgate.hooks.dispatch_prompt_parse import PLACEHOLDER_PATTERN, find_placeholders, placeholder  # noqa: F401 - the pure API
 
 class UnknownType(Exception):
     """No definition for the type; the message lists the known types."""

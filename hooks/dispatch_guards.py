@@ -148,7 +148,7 @@ def judge_d15(parsed: ParsedPrompt, config: Config,
     if cap.value == default or broken("d15-any-number"):
         return None
     if cap.reason and cap.reason.strip():
-        from swarmgate.agents.dispatch_prompt import find_placeholders
+        from swarmgate.hooks.dispatch_prompt_parse import find_placeholders
         if not find_placeholders(cap.reason):
             return None
     return G.Finding(

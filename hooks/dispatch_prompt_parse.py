@@ -11,15 +11,35 @@ here judges. Labels come from the config's `[dispatch]` section:
 A labelled line may carry a Markdown bullet (`- `, `* `, `1. `) and any
 case; the label is followed by optional spaces and a colon (ASCII `:` or
 full-width `：`). Placeholders left by `dispatch-prompt` look like
-`<task fill in>`; they are found by the skeleton printer's own
-``swarmgate.agents.dispatch_prompt.find_placeholders`` (regex
-``<[^<>\n]*fill in>``), so the printer and D20 never disagree.
+`<task fill in>`: the one format (``PLACEHOLDER_PATTERN``, ``placeholder``, ``find_placeholders``)
+is here, and the skeleton printer (agents/dispatch_prompt.py) prints with it, so the printer and
+D20 never disagree.
 """
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
     from swarmgate.config import Config
+
+
+# The one placeholder format: `<` + anything but `<`, `>` or a newline + `fill in>`.
+PLACEHOLDER_PATTERN = r"<[^<>\n]*fill in>"
+
+_placeholder_re = None
+
+
+def find_placeholders(text: str) -> list[str]:
+    """Every unfilled placeholder in ``text``, in order (empty when all are filled)."""
+    global _placeholder_re
+    if _placeholder_re is None:
+        import re
+        _placeholder_re = re.compile(PLACEHOLDER_PATTERN)
+    return _placeholder_re.findall(text or "")
+
+
+def placeholder(what: str) -> str:
+    """The placeholder for ``what`` (e.g. ``<task fill in>``)."""
+    return f"<{what} fill in>"
 
 
 def _strip_bullet(line: str) -> str:
@@ -111,7 +131,6 @@ def parse(prompt: str, *, heavy_line: str, thread_cap_line: str, thread_cap_reas
             p = _unquote(path)
             if p:
                 scratch.append(p)
-    from swarmgate.agents.dispatch_prompt import find_placeholders
     holes = find_placeholders(prompt)
     return ParsedPrompt(has_heavy, caps, scratch, holes)
 
