@@ -11,7 +11,7 @@ back into that client's output:
 COVERAGE says, per client and guard code, whether the guard applies in full, in part (and
 what it cannot see or say there), or not at all (and why). The engine skips an ``off`` guard
 for that client and writes both kinds of note into the decision log; docs/clients.md holds
-the same table (``coverage_markdown``; a test keeps them equal). Claude Code is the reference:
+the same table (docs.coverage_markdown writes it; a test keeps them equal). Claude Code is the reference:
 every guard applies in full there.
 
 The version each client was checked against lives in client_pins.json beside this file, read
@@ -196,24 +196,3 @@ def pins() -> dict:
 
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "client_pins.json"), encoding="utf-8") as f:
         return json.load(f)
-
-
-_MARK = {FULL: "yes", PARTIAL: "in part", OFF: "no"}
-
-
-def coverage_markdown(guards) -> str:
-    """The guard coverage table of docs/clients.md for the registered ``guards``."""
-    from swarmgate.docs import _anchor, by_code
-
-    lines = ["| guard | Claude Code | Codex CLI | Gemini CLI |", "|---|---|---|---|"]
-    for group in by_code(guards):
-        g = group[0]
-        cells = [f"[{g.code}](guards.md#{_anchor(g)})", "yes"]
-        for client in ("codex", "gemini"):
-            status, note = coverage(client, g.code)
-            cells.append(_MARK[status] + (f": {note}" if note else ""))
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    for client in ("codex", "gemini"):
-        lines += ["", f"What {NAMES[client]} cannot express, whatever the guard:", ""]
-        lines += [f"- {item}" for item in CANNOT[client]]
-    return "\n".join(lines) + "\n"

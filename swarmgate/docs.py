@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from swarmgate import exit_codes, guard_requirements
-from swarmgate.clients import coverage_markdown
+from swarmgate.clients import CANNOT, FULL, NAMES, OFF, PARTIAL, coverage
 from swarmgate.front_door import UsageError, entry
 from swarmgate.hooks import registry
 from swarmgate.tool_parser import ToolParser
@@ -117,6 +117,25 @@ def _anchor(g) -> str:
     text = f"{g.code}: {g.summary}".lower()
     out = "".join(c for c in text if c.isalnum() or c in " -_")
     return out.replace(" ", "-")
+
+
+_MARK = {FULL: "yes", PARTIAL: "in part", OFF: "no"}
+
+
+def coverage_markdown(guards) -> str:
+    """The guard coverage table of docs/clients.md for the registered ``guards`` (swarmgate/clients.py's COVERAGE)."""
+    lines = ["| guard | Claude Code | Codex CLI | Gemini CLI |", "|---|---|---|---|"]
+    for group in by_code(guards):
+        g = group[0]
+        cells = [f"[{g.code}](guards.md#{_anchor(g)})", "yes"]
+        for client in ("codex", "gemini"):
+            status, note = coverage(client, g.code)
+            cells.append(_MARK[status] + (f": {note}" if note else ""))
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    for client in ("codex", "gemini"):
+        lines += ["", f"What {NAMES[client]} cannot express, whatever the guard:", ""]
+        lines += [f"- {item}" for item in CANNOT[client]]
+    return "\n".join(lines) + "\n"
 
 
 def source_root() -> str:
