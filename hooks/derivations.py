@@ -19,7 +19,8 @@ Facts:
     agent_types      the subagent types the client can run here (project, user, plugin, built-in)
     git_status       `git status --porcelain` of the repository, as C01's report lines
     kernel_log       (text, source) of the kernel log: journalctl -k, else dmesg (C01)
-    host_resources   the host resource report before a heavy or GPU command, else None (R01)
+    host_resources   the host resource report before a heavy or GPU command, else None (R01;
+                     registered by hooks/resource_report.py, see ``register``)
     agent_worktree   the git worktree a stopping subagent worked in, with what it holds (H01)
 
 Light at import: every builder imports what it uses.
@@ -129,22 +130,6 @@ def _kernel_log(event: HookEvent, config: Config) -> tuple:  # noqa: ARG001
     return kernel_oom.read_live()
 
 
-def _host_resources(event: HookEvent, config: Config) -> dict | None:
-    from swarmgate.hooks import guard_gates
-    from swarmgate.hooks.heavy_commands import gpu_words, heavy_commands
-
-    if not guard_gates.host_report(event, config):   # R01's gate: nothing heavy, no GPU pattern
-        return None
-    analysis = get(event, config, "bash")
-    heavy = heavy_commands(event, config)
-    gpu = gpu_words(analysis, config["gpu"]["patterns"])
-    from swarmgate.hosts_config import load_hosts_config
-    from swarmgate.hosts.host_resources import build
-
-    report = build(config, load_hosts_config(), event.shell_command, gpu=bool(gpu))
-    return {"report": report, "why": f"heavy ({heavy[0][2]})" if heavy else f"GPU ({gpu})"}
-
-
 def _agent_worktree(event: HookEvent, config: Config) -> dict | None:  # noqa: ARG001
     """{"path", "head", "changes"} of the worktree the subagent worked in (its hook calls' cwd, or the
     one registered at its start), None when it had none or it is gone. ``changes``: what it holds
@@ -174,9 +159,15 @@ BUILDERS: dict[str, Callable] = {
     "agent_types": _agent_types,
     "git_status": _git_status,
     "kernel_log": _kernel_log,
-    "host_resources": _host_resources,
     "agent_worktree": _agent_worktree,
 }
+
+
+def register(name: str, builder: Callable) -> None:
+    """A guard module's own fact, built like the others once that module is loaded: for a builder
+    that reads the guards' helpers or a tool (R01's report: the heavy patterns, hosts/host_resources),
+    which this module, read by every shell guard, must not import."""
+    BUILDERS[name] = builder
 
 
 def get(event: HookEvent, config: Config, name: str) -> object:

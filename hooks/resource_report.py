@@ -4,14 +4,15 @@ Never refuses. When the command matches the heavy patterns or uses a GPU
 (config [gpu] patterns), every configured host is read (in parallel, 12 s
 each, 25 s in all) and the report — cores, memory after bookings, GPUs, this
 command's history and a verdict per host — is returned as additionalContext
-(the report is built in the derive phase: hooks/derivations.py, "host_resources"),
-so the agent sees where the job fits before it presses Enter. A host that
-cannot be read is reported as unreadable and the command goes on.
+(built in the derive phase: the fact "host_resources", whose builder is here,
+registered with hooks/derivations.py), so the agent sees where the job fits
+before it presses Enter. A host that cannot be read is reported as unreadable
+and the command goes on.
 """
 from __future__ import annotations
 
 from swarmgate import guard as G
-from swarmgate.hooks import guard_gates
+from swarmgate.hooks import derivations, guard_gates
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's hot path)
@@ -22,19 +23,37 @@ if TYPE_CHECKING:  # annotations only: no typing import at run time (the hook's 
 
 def check_r01(event: HookEvent, config: Config) -> Finding | list[Finding] | None:
     from swarmgate.break_switch import broken
-    from swarmgate.hooks.derivations import get
 
     if not guard_gates.host_report(event, config):   # the gate the engine asks before loading this module
         return None
     if broken("r01-silent"):
         return None
-    found = get(event, config, "host_resources")   # built in the derive phase (ssh to peers)
+    found = derivations.get(event, config, "host_resources")   # built in the derive phase (ssh to peers)
     if found is None:
         return None
     from swarmgate.hosts.host_resources import render_text
 
     return G.Finding("R01", f"[R01] host resources before this {found['why']} command:\n"
                             + render_text(found["report"]), decision=G.CONTEXT)
+
+
+def _host_resources(event: HookEvent, config: Config) -> dict | None:
+    """The "host_resources" fact: the report of every configured host, None when R01's gate is shut."""
+    from swarmgate.hooks.heavy_commands import gpu_words, heavy_commands
+
+    if not guard_gates.host_report(event, config):   # R01's gate: nothing heavy, no GPU pattern
+        return None
+    analysis = derivations.get(event, config, "bash")
+    heavy = heavy_commands(event, config)
+    gpu = gpu_words(analysis, config["gpu"]["patterns"])
+    from swarmgate.hosts_config import load_hosts_config
+    from swarmgate.hosts.host_resources import build
+
+    report = build(config, load_hosts_config(), event.shell_command, gpu=bool(gpu))
+    return {"report": report, "why": f"heavy ({heavy[0][2]})" if heavy else f"GPU ({gpu})"}
+
+
+derivations.register("host_resources", _host_resources)
 
 
 GUARDS = (
