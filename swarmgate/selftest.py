@@ -159,8 +159,21 @@ def guard_case_outcome(g, case):
     (when it found something) its act. GREEN when it did what the case says (fired or stayed
     quiet), RED when it did not, BROKEN when the check or the act crashed or overran its budget
     (the engine would then fail closed or pass with a note: neither is the guard's judgement)."""
-    from swarmgate import hook_engine as E
     from swarmgate.cell_outcome import broken, green, red
+
+    found, what = case_findings(g, case)
+    if what:
+        return broken(what)
+    if bool(found) == case.fires:
+        return green("fired" if found else "quiet")
+    return red(f"{g.code} " + ("did not fire" if case.fires else f"fired: {found[0].message[:120]}"))
+
+
+def case_findings(g, case, act: bool = True) -> tuple[list, str]:
+    """(the findings of guard ``g`` on ``case``, '' or what broke) in a fresh temp repository, as the
+    hook would: derive, check, and (``act``, when it found something) its act. The way-outs an agent
+    is given on a case are these findings' (tests/e2e/agent_commands.py pastes them)."""
+    from swarmgate import hook_engine as E
     from swarmgate.config import Config, parse_toml, validate
     from swarmgate.hook_protocol import HookEvent
 
@@ -198,15 +211,13 @@ def guard_case_outcome(g, case):
                 E.derive(event, config, active, None)
                 found, what = E._run_one(g, g.check, event, config, budget)
                 if what:
-                    return broken(f"the {g.code} check {what}")
+                    return [], f"the {g.code} check {what}"
                 found = [f for f in found if f.code == g.code]
-                if found and g.act is not None:
-                    acted, what = E._run_one(g, g.act, event, config, budget)
+                if act and found and g.act is not None:
+                    _, what = E._run_one(g, g.act, event, config, budget)
                     if what:
-                        return broken(f"the {g.code} act {what}")
-        if bool(found) == case.fires:
-            return green("fired" if found else "quiet")
-        return red(f"{g.code} " + ("did not fire" if case.fires else f"fired: {found[0].message[:120]}"))
+                        return [], f"the {g.code} act {what}"
+        return found, ""
     finally:
         if case_slice:
             _remove_slice(case_slice)
