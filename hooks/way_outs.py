@@ -7,8 +7,9 @@ following one way-out never walks into another refusal (issue 22):
 - a verification run (anything the typed command runs that matches `[scope] verify_patterns`:
   `make check-full` whose recipe runs `cargo test` too) gets the run scope: the one it has when it
   is complete and filled in, else the template whose `<...>` fields the model must fill in (B10
-  refuses them unfilled); a subagent's whole-suite run also gets `<the tests of your change>` to
-  name (kind=full is the main agent's);
+  refuses them unfilled), of kind full for the main agent's whole suite or heavy run (as main-agent.md
+  writes it); a subagent's whole-suite run also gets `<the tests of your change>` to name (kind=full
+  is the main agent's);
 - the rest of the typed command (its other assignments, its wrappers) is kept, but for swarmgate's
   own variables (`SWARMGATE_BREAK=...`, which G01 refuses typed).
 
@@ -53,12 +54,16 @@ def _kept_scope(raw: str | None, config: Config, full: bool, subagent: bool) -> 
     return raw
 
 
-def _scope_word(config: Config, raw: str | None, full: bool, subagent: bool) -> str:
+def _scope_word(config: Config, raw: str | None, full: bool, subagent: bool, heavy: bool = False) -> str:
+    """The run scope of the way-out: the typed one when it is complete and fits, else the template, of
+    kind full for the main agent's whole suite and for its heavy run (main-agent.md: heavy tests are
+    run with kind=full; `pytest tests/integration` configured heavy got kind=items, which the rules
+    give only to "every other verification run")."""
     var = config["scope"]["prefix_var"]
     kept = _kept_scope(raw, config, full, subagent)
     if kept is not None:
         return f"{var}={_quote(kept)}"
-    return scope_template(var, "full" if full and not subagent else "items")
+    return scope_template(var, "full" if (full or heavy) and not subagent else "items")
 
 
 def heavy_prefix(config: Config, env: dict) -> str:
@@ -91,7 +96,7 @@ def rerun(event: HookEvent, config: Config, analysis: Analysis, idx: int) -> str
         parts.append(heavy_prefix(config, env))
     if verify:
         full = any(first_match(c, sc["full_patterns"], cwd=cwd, repo=root) or whole_suite(c) for c in verify)
-        parts.append(_scope_word(config, env.get(sc["prefix_var"]), full, event.is_subagent))
+        parts.append(_scope_word(config, env.get(sc["prefix_var"]), full, event.is_subagent, heavy))
         # a subagent may not run the whole suite (B10: kind=full is the main agent's): it names its tests
         tw = list(top.words)
         narrow = full and event.is_subagent and not heavy and any(

@@ -267,3 +267,21 @@ def test_the_sources_are_found_without_a_list(template):
     assert all(os.path.exists(RULES / w.removeprefix("rules/")) for w, _, _ in template_way_outs())
     assert subprocess.run(["git", "-C", str(template / "template"), "status", "--short"],
                           capture_output=True, text=True).returncode == 0
+
+
+def test_a_heavy_suite_named_by_its_path_gets_kind_full_for_the_main_agent(template):
+    """main-agent.md runs heavy tests with `kind=full`; B01's way-out for a heavy suite that a path names
+    (`pytest tests/integration` configured heavy, the journey's sample) gave `kind=items`, the kind the
+    rules give "every other verification run". It gives kind=full now, and that line pasted filled in
+    passes every guard; a subagent's refusal of the same run names no scope of kind full."""
+    shared = template / "template"
+    (shared / ".claude" / "swarmgate.toml").write_text('[heavy]\npatterns = ["pytest tests/integration"]\n')
+    (shared / "tests" / "integration").mkdir()
+    payload = {"tool_name": "Bash", "tool_input": {"command": "pytest tests/integration", "description": "d"}}
+    way_out = way_out_spans(_hook_reason(shared, _payload(shared, payload)))[0]   # B01's (B10 gives one too)
+    assert way_out.startswith("SWARMGATE_HEAVY=commit SWARMGATE_RUN_SCOPE='kind=full; target=<"), way_out
+    assert way_out.endswith(" -- pytest tests/integration"), way_out
+    filled = {**payload, "tool_input": {"command": fill(way_out, False, "auto"), "description": "d"}}
+    assert _hook_reason(shared, _payload(shared, filled)) == ""
+    sub = {**payload, "agent_id": "agent-9", "agent_type": "implementer"}
+    assert "kind=full" not in _hook_reason(shared, _payload(shared, sub))
