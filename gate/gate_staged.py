@@ -458,14 +458,6 @@ def list_stages(repo: Path, cache_root: Path | None, out: TextIO) -> None:
         print(f"note: {n}", file=out)
 
 
-# --- self-test ---
-
-def selftest_suite():
-    from swarmgate.gate import selftest_cells  # noqa: PLC0415 - it imports this module (its cells run a Gate)
-
-    return selftest_cells.suite()
-
-
 @entry("gate-staged")
 def main(argv: Sequence[str] | None = None) -> int:
     p = ToolParser(

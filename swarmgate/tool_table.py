@@ -63,7 +63,7 @@ TOOLS: tuple[Tool, ...] = (
          "stop whitelisted GPU services, then run", script=True),
     Tool("core-usage", "swarmgate.hosts.core_usage:main", "swarmgate.hosts.core_usage:selftest_suite",
          "cores in use and threads computing at once", script=True),
-    Tool("gate-staged", "swarmgate.gate.gate_staged:main", "swarmgate.gate.gate_staged:selftest_suite",
+    Tool("gate-staged", "swarmgate.gate.gate_staged:main", "swarmgate.gate.selftest_cells:suite",
          "check exactly HEAD + the index before a commit", script=True),
     Tool("dispatch-prompt", "swarmgate.agents.dispatch_prompt:main", None,
          "print the dispatch skeleton of an agent type", script=True),

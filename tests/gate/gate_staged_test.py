@@ -13,7 +13,7 @@ import pytest
 
 from swarmgate import procinfo, state_paths
 from swarmgate.exit_codes import Exit
-from swarmgate.gate import gate_staged
+from swarmgate.gate import gate_staged, selftest_cells
 from swarmgate.config import load_config
 from swarmgate.gate.stages import Stage, build
 from swarmgate.gate.tree import TreeError, clear_stale
@@ -433,7 +433,7 @@ def test_break_switch_outside_selftest_refuses(bad_repo):
 
 
 def test_selftest_suite_passes_and_every_switch_turns_red(gate_env):
-    res = run_suite(gate_staged.selftest_suite())
+    res = run_suite(selftest_cells.suite())
     assert res.ok, res.rows
     assert {r[0] for r in res.rows if r[0]} == {"gate-sees-worktree", "cache-ignores-inputs", "no-tree-cleanup",
                                                 "preflight-ignores-conditions"}
