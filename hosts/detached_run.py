@@ -118,6 +118,21 @@ def _my_descendants() -> list[int]:
     return [p for p in descendants(os.getpid()) if p != os.getpid()]
 
 
+# run as `python -S -c _GATE FD COMMAND...`: exec COMMAND (same pid) once the supervisor writes a byte to FD,
+# exit 125 running nothing when FD reaches its end first (the supervisor died or could not record the pid)
+_GATE = ("import os, sys\n"
+         "fd = int(sys.argv[1])\n"
+         "go = os.read(fd, 1)\n"
+         "os.close(fd)\n"
+         "if not go:\n"
+         "    os._exit(125)\n"
+         "try:\n"
+         "    os.execvp(sys.argv[2], sys.argv[2:])\n"
+         "except OSError as e:\n"
+         "    sys.stderr.write(f'detached-run: cannot run {sys.argv[2]}: {e.strerror}\\n')\n"
+         "    os._exit(127)\n")
+
+
 def supervise(label: str) -> int:
     # Break switches are read now, while `start` (a child of the self-test, when there is one)
     # still waits for this supervisor to record the pid: a break switch is honoured only in a
@@ -136,14 +151,21 @@ def supervise(label: str) -> int:
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     t0 = time.monotonic()
-    child = subprocess.Popen(rec["command"], cwd=rec.get("cwd") or None, stdin=subprocess.DEVNULL)
+    # the job's process waits at a gate until its pid is recorded: a supervisor killed or unable to write
+    # before that closes the gate, and the command never runs unseen (no record names it, stop cannot stop it)
+    gate_r, gate_w = os.pipe()
+    child = subprocess.Popen([sys.executable, "-S", "-c", _GATE, str(gate_r), *rec["command"]],
+                             cwd=rec.get("cwd") or None, stdin=subprocess.DEVNULL, pass_fds=(gate_r,))
+    os.close(gate_r)
     rec["pid"], rec["start"] = child.pid, start_time(child.pid)
     try:
         write_record(label, rec)
-    except BaseException:   # a job nobody can see or stop must not run: stop it, then say why (251)
-        stop_tree(child.pid, grace=float(rec.get("grace", 30)))
+    except BaseException:   # the gate closes unopened, the command never starts; say why (251)
+        os.close(gate_w)
         child.wait()
         raise
+    os.write(gate_w, b"1")
+    os.close(gate_w)
     wall = rec.get("wall_clock")
     code = None
     reason = ""
