@@ -64,6 +64,29 @@ def _interpret(result: Any) -> tuple[bool, str] | None:
 
 
 def stamp_check(tree: Path, config: Any) -> tuple[bool, str]:
+    """(ok, message) of the tree under test; red with the step that leads out of it: when the
+    working tree is already stamped (the agent ran the `swarmgate sop stamp` the red line gives), what is
+    left is to stage the stamp, and saying `swarmgate sop stamp` again would be a loop."""
+    ok, msg = _stamp_check(tree, config)
+    return (ok, msg) if ok else (ok, msg + _stamped_but_unstaged(config))
+
+
+def _stamped_but_unstaged(config: Any) -> str:
+    repo = getattr(config, "repo", None)
+    if not repo:
+        return ""
+    try:
+        here, _ = sop.stamp_status(repo, config)
+    except Exception:  # noqa: BLE001 - the hint is extra; the verdict stands without it
+        return ""
+    if not here:
+        return ""
+    sop_cfg = config["sop"]
+    return (f"\nthe working tree is stamped already, but the gate checks HEAD + the index: stage it "
+            f"(`git add {sop_cfg['stamp']} {sop_cfg['path']}`), then run gate-staged again")
+
+
+def _stamp_check(tree: Path, config: Any) -> tuple[bool, str]:
     sop_cfg = config["sop"]
     status = getattr(sop, "stamp_status", None)
     if status is not None:

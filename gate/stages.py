@@ -131,11 +131,24 @@ def _large_files(tree: Path, index: Index, config: Any) -> tuple[bool, str]:
     return True, f"no new or changed file over {human(limit)}"
 
 
+def _worktree_stamp(config: Any) -> str:
+    repo = getattr(config, "repo", None)
+    if not repo:
+        return ""
+    try:
+        with open(os.path.join(repo, config["sop"]["stamp"]), encoding="utf-8", errors="replace") as f:
+            return f.read(200).strip()
+    except OSError:
+        return ""
+
+
 def build(config: Any) -> list[Stage]:
     """Every stage of this config, in order."""
     sop = config["sop"]
-    stages = [Stage("rules-stamp", "rules", check=_rules_stamp,
-                    inputs=[sop["stamp"], sop["path"]], params={"path": sop["path"], "stamp": sop["stamp"]})]
+    # its red names what is left to do, which the working tree's stamp tells (sop_stage.stamp_check):
+    # a verdict cached before `swarmgate sop stamp` must not answer after it
+    stages = [Stage("rules-stamp", "rules", check=_rules_stamp, inputs=[sop["stamp"], sop["path"]],
+                    params={"path": sop["path"], "stamp": sop["stamp"], "worktree_stamp": _worktree_stamp(config)})]
     if config["gate"]["common"]:
         # both read bytes (a marker inside a docstring, a file's size): keyed by content
         stages.append(Stage("no-conflict-markers", "common", check=_conflict_markers, inputs=["**"],

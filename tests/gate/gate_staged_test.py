@@ -225,6 +225,23 @@ def test_rules_stamp_stage_is_first_and_red_on_a_changed_copy(repo):
     assert verdicts(repo.gate())["rules-stamp"] == "pass"
 
 
+def test_rules_stamp_red_after_the_stamp_says_to_stage_it(repo):
+    """The red line's way-out is `swarmgate sop stamp`; run, it stamps the working tree, and the gate, which
+    reads the index, was red with the same words again (a loop an agent pasting it never leaves). Now
+    it names what is left: staging the stamp; pasted, the gate is green."""
+    repo.write(".claude/sop/VERSION", "2\n")
+    repo.write(".claude/sop-version", "1\n")
+    repo.git("add", ".")
+    repo.commit("a rules copy at 2, stamped 1")
+    first = repo.gate().outcomes[0]
+    assert first.verdict == "fail" and "`swarmgate sop stamp`" in first.output and "git add" not in first.output
+    repo.write(".claude/sop-version", "2\n")    # what `swarmgate sop stamp` writes
+    red = repo.gate().outcomes[0]
+    assert red.verdict == "fail" and "stage it (`git add .claude/sop-version .claude/sop`)" in red.output, red.output
+    repo.git("add", ".claude/sop-version", ".claude/sop")
+    assert verdicts(repo.gate())["rules-stamp"] == "pass"
+
+
 def test_unmerged_index_is_a_clear_error(repo):
     repo.write("a.txt", "base\n")
     repo.git("add", ".")
