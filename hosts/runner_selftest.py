@@ -415,6 +415,6 @@ def suite():
 
 
 if __name__ == "__main__":
-    from swarmgate.selftest import main as _main
+    from swarmgate.selftest_cli import main as _main
 
     sys.exit(_main(["run-with-memory-cap"]))

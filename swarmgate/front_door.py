@@ -3,8 +3,9 @@
 Each tool's entry function is wrapped by ``entry(NAME)`` (NAME as in tool_table.TOOLS), so a
 console script, `swarmgate NAME` and a test calling ``main([...])`` all start the same way:
 
-1. ``--selftest`` among the options (before any ``--``) runs the tool's self-test suite;
-2. a break switch set outside a self-test refuses with 251 (tool_start.tool_start does both);
+1. ``--selftest`` among the options (before any ``--``) runs the tool's self-test suite
+   (the harness's ``report``, behind this door as the tool `selftest`);
+2. a break switch set outside a self-test refuses with 251 (tool_start.tool_start);
 3. the tool runs; a usage error (``UsageError``, raised by tool_parser.ToolParser for anything
    argparse rejects) or a set-up error (``ConfigError``: a config file that cannot be used;
    ``StateError``: a state file that cannot be used or written, a full disk, a read-only or failing
@@ -58,8 +59,10 @@ def start(name: str, args: list[str]) -> int | None:
             print(f"{prog}: no self-test suite of its own (it has no protection a break switch could "
                   f"turn off); `swarmgate selftest` runs every suite")
             return 0
-        return tool_start(name, True, prog)
-    return tool_start(name, False, prog)
+        from swarmgate.selftest import report  # noqa: PLC0415 - the harness is heavy; it imports no front door
+
+        return run("selftest", report, [name])   # as `swarmgate selftest NAME`: through this door again
+    return tool_start(prog)
 
 
 def run(name: str, func, argv) -> int:

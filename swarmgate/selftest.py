@@ -14,7 +14,10 @@ tools and hooks honour no switch, refuse none): the mutation test (tests/swarmga
 requires every suite to fail that way, each switched cell staying green.
 
 Suites: one per guard (built from the guard's cases) and one per host tool
-(registered in TOOL_SUITES as "module:function" returning a Suite).
+(registered in TOOL_SUITES as "module:function" returning a Suite). ``report(names)`` runs them and
+prints a line per cell; `swarmgate selftest` (swarmgate/selftest_cli.py) and every tool's
+``--selftest`` (swarmgate/front_door.py) call it. The harness imports no front door: the front door
+runs it.
 """
 from __future__ import annotations
 
@@ -26,7 +29,6 @@ import tempfile
 import time
 
 from swarmgate import tool_table
-from swarmgate.front_door import UsageError, entry
 
 
 class Cell:
@@ -268,30 +270,19 @@ def known_names() -> list[str]:
     return list(dict.fromkeys(["guards", *[g.code for g in registry.guards()], *TOOL_SUITES]))
 
 
-@entry("selftest")
-def main(argv: list[str] | None = None) -> int:
-    from swarmgate.tool_parser import ToolParser
-
-    p = ToolParser(prog="swarmgate selftest",
-                                description="Run the self-tests: every cell green, "
-                                            "every break switch turns its cells red.")
-    p.add_argument("names", nargs="*", help="suites to run (guard codes, `guards`, tool names); default all")
-    p.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
-    args = p.parse_args(argv)
-    known = known_names()
-    for n in args.names:
-        if n not in known:
-            raise UsageError(f"unknown suite {n!r} (known: {', '.join(known)})")
+def report(names: list[str] | None = None, quiet: bool = False) -> int:
+    """Run the suites ``names`` (all when empty), print a line per cell (``quiet``: failures only)
+    and the summary; 0 when every cell did what it must, else 1."""
     t0 = time.monotonic()
     failed = 0
     total = 0
-    for suite in all_suites(args.names or None):
+    for suite in all_suites(names or None):
         res = run_suite(suite)
         for switch, cell, observed, ok in res.rows:
             total += 1
             if not ok:
                 failed += 1
-            if not ok or not args.quiet:
+            if not ok or not quiet:
                 where = f"{switch} -> {cell}" if switch else cell
                 want = "red" if switch else "green"
                 print(f"{'ok  ' if ok else 'FAIL'} {suite.name:<24} {where:<56} {observed} (want {want})")

@@ -30,7 +30,7 @@ class Tool:
 TOOLS: tuple[Tool, ...] = (
     # verbs of the umbrella command only
     Tool("install", "swarmgate.install:main", None, "wire swarmgate into a repository (.claude/)"),
-    Tool("selftest", "swarmgate.selftest:main", None, "prove every guard and tool can turn red"),
+    Tool("selftest", "swarmgate.selftest_cli:main", None, "prove every guard and tool can turn red"),
     Tool("status", "swarmgate.hosts.status:main", None, "the runner's ledger, slice use and history peaks"),
     Tool("log", "swarmgate.log_view:main", None, "the decision log as a table, with filters"),
     Tool("report", "swarmgate.log_view:report_main", None,

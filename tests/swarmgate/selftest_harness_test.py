@@ -10,7 +10,7 @@ import pytest
 
 from swarmgate import alerts
 from swarmgate import guard as G
-from swarmgate import selftest
+from swarmgate import selftest, selftest_cli
 from swarmgate.agents import reminders
 from swarmgate.break_switch import broken
 from swarmgate.cell_outcome import BROKEN, GREEN, RED, by_exit, protected
@@ -138,10 +138,10 @@ def test_every_registered_guard_suite_passes():
 
 
 def test_selftest_cli(capsys):
-    assert selftest.main(["G01"]) == 0
+    assert selftest_cli.main(["G01"]) == 0
     out = capsys.readouterr().out
     assert "g01-allow-file-tools -> settings-write" in out and "0 failed" in out
-    assert selftest.main(["NOPE"]) == 251
+    assert selftest_cli.main(["NOPE"]) == 251
     assert "unknown suite 'NOPE'" in capsys.readouterr().err
 
 
@@ -197,7 +197,7 @@ def test_a_suite_leaves_nothing_in_the_machines_state(tmp_path, monkeypatch):
 def test_the_remind_suite_wakes_nobody_and_says_nothing(tmp_path, monkeypatch, capfd):
     """Its switch makes the waiter wait for a reminder "later": the waiter's words stay in the cell."""
     monkeypatch.setenv("SWARMGATE_STATE_DIR", str(tmp_path / "machine-state"))
-    assert selftest.main(["remind"]) == 0
+    assert selftest_cli.main(["remind"]) == 0
     out, err = capfd.readouterr()
     assert "woke you" not in out + err, out + err
     assert not (tmp_path / "machine-state").exists()
