@@ -1,8 +1,8 @@
 """Wiring Codex CLI and Gemini CLI into a repository (`swarmgate install PATH --client codex|gemini`).
 
-The same contract as the Claude Code install (swarmgate.install): swarmgate's hook groups are
-merged into the client's project settings file as groups of their own (never into the user's),
-every other key stays; a second run changes nothing; a changed file is backed up first; the
+The same contract as the Claude Code install (swarmgate.install; both plan with
+swarmgate.install_plan): swarmgate's hook groups are merged into the client's project settings
+file as groups of their own (never into the user's), every other key stays; a second run changes nothing; a changed file is backed up first; the
 state before the first install is kept in the manifest, so uninstall puts the file back byte
 for byte when nothing else changed since (or removes it, when install created it).
 
@@ -25,7 +25,7 @@ import re
 import shlex
 from typing import Any
 
-from swarmgate import install as I
+from swarmgate import install_plan as P
 
 # client -> settings file (relative to the repository), keys of `hooks` that are not events
 SETTINGS = {"codex": ".codex/hooks.json", "gemini": ".gemini/settings.json"}
@@ -59,7 +59,7 @@ _FALLBACK = ('{ echo "swarmgate: the hook failed (exit $?) and could not judge t
 
 
 def hook_command(entry: str, client: str, event: str, refuses: bool, program: tuple | None = None) -> str:
-    """The shell command of one hook: the program Claude Code's hooks start too (install.hook_program:
+    """The shell command of one hook: the program Claude Code's hooks start too (install_plan.hook_program:
     the venv's interpreter on swarmgate/hook_start.py at the interpreter's floor, else the console
     script ``entry``), then `--client CLIENT EVENT`. A refusing hook that cannot run refuses (exit
     2). Under Gemini any other hook that cannot run exits 1, Gemini's "warning" code: there every
@@ -84,7 +84,7 @@ def desired_groups(client: str, entry: str, hooks_cfg: dict) -> dict[str, list[d
         if matcher is not None:
             group["matcher"] = matcher
         handler: dict[str, Any] = {"type": "command",
-                                   "command": hook_command(entry, client, event, refuses, I.hook_program(entry)),
+                                   "command": hook_command(entry, client, event, refuses, P.hook_program(entry)),
                                    "timeout": _timeout(client, int(hooks_cfg[timeout_key]))}
         if client == "gemini":
             handler["name"] = f"swarmgate {event}"
@@ -126,8 +126,8 @@ def our_group_test(client: str):
 def wired(repo: str, client: str) -> bool:
     """Does ``client``'s settings file in ``repo`` hold any group of swarmgate's?"""
     try:
-        _, data = I.load_settings(os.path.join(repo, SETTINGS[client]), CONFIG_KEYS[client])
-    except I.InstallError:
+        _, data = P.load_settings(os.path.join(repo, SETTINGS[client]), CONFIG_KEYS[client])
+    except P.InstallError:
         return False
     hooks = data.get("hooks")
     is_ours = our_group_test(client)
@@ -135,15 +135,15 @@ def wired(repo: str, client: str) -> bool:
         isinstance(groups, list) and any(is_ours(g) for g in groups) for groups in hooks.values())
 
 
-def plan_wire(plan: I.Plan, client: str, hooks_cfg: dict, record: dict | None) -> dict:
+def plan_wire(plan: P.Plan, client: str, hooks_cfg: dict, record: dict | None) -> dict:
     """Add to ``plan`` what wires ``client``; return its manifest record."""
-    return I.wire_settings(plan, SETTINGS[client], desired_groups(client, plan.entry, hooks_cfg), record,
+    return P.wire_settings(plan, SETTINGS[client], desired_groups(client, plan.entry, hooks_cfg), record,
                            our_group_test(client), CONFIG_KEYS[client])
 
 
-def plan_unwire(plan: I.Plan, client: str, record: dict | None) -> None:
+def plan_unwire(plan: P.Plan, client: str, record: dict | None) -> None:
     """Add to ``plan`` what removes swarmgate's groups from ``client``'s settings."""
-    I.unwire_settings(plan, SETTINGS[client], record, our_group_test(client), CONFIG_KEYS[client])
+    P.unwire_settings(plan, SETTINGS[client], record, our_group_test(client), CONFIG_KEYS[client])
 
 
 # --- what a person does once (printed by install, written in docs/clients.md) ---

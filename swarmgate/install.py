@@ -33,11 +33,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shlex
 import shutil
 import sys
-import time
 import tomllib
 from collections.abc import Sequence
 from typing import Any
@@ -45,20 +43,21 @@ from typing import Any
 from swarmgate.clients import CLIENTS
 
 import swarmgate.rules
-from swarmgate import claude_md
+from swarmgate import claude_md, client_install
 from swarmgate.config import ConfigError, parse_toml, validate
 from swarmgate.front_door import entry
-from swarmgate.hook_entry import search_path
-from swarmgate.hook_wiring import HOOK_START_FLAGS, is_our_group
+from swarmgate.hook_wiring import is_our_group
 from swarmgate.hook_wiring import is_our_hook as _is_our_hook  # noqa: F401 - the name older callers use
 from swarmgate.hook_protocol import ALIASES
 from swarmgate.gate import git_hook
 from swarmgate.hooks import registry
+from swarmgate.install_plan import (InstallError, Plan, hook_program, load_settings, read_bytes, unwire_settings,
+                                    wire_settings)
 from swarmgate.tool_parser import ToolParser
 
 MANIFEST = ".claude/.swarmgate-manifest.json"
 SETTINGS = ".claude/settings.json"
-BACKUP_MARK = ".swarmgate-backup-"
+
 
 # (event, matcher or None, timeout key in [hooks]) — one group of ours each.
 # Guards route by tool: D* on Agent|Task, B*/R01/T01 on Bash|Monitor, G01/W01 on
@@ -112,19 +111,6 @@ PERMISSION_DENY: tuple[str, ...] = (
 )
 
 
-class InstallError(Exception):
-    """Installing cannot go on; the message names the file and the fix."""
-
-
-def _client_install():
-    """swarmgate.client_install (Codex CLI, Gemini CLI), imported where it is used: it builds on this
-    module (Plan, load_settings, wire_settings), so a top-level import would make the two modules
-    import each other (tests/project/import_circle_test.py)."""
-    from swarmgate import client_install  # noqa: PLC0415 - see the docstring
-
-    return client_install
-
-
 # --- where things are ---
 
 def entry_point() -> str:
@@ -165,49 +151,11 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _read_bytes(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
-
-
-def _write_bytes(path: str, data: bytes) -> None:
-    if os.path.islink(path):
-        path = os.path.realpath(path)  # the user's own symlinked file: write through to it
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.swarmgate-tmp-{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 # --- settings.json ---
 
 def hook_command(entry: str, event: str) -> str:
     """The shell form of a hook command (what installs before the exec form wrote; for messages)."""
     return f"{shlex.quote(entry)} hook {event}"
-
-
-def hook_program(entry: str) -> tuple[str, list[str]]:
-    """(command, the arguments before the event) of the hooks this install wires.
-
-    When ``entry`` is this install's own entry point in a virtual environment (a regular install,
-    pipx, `uv tool`, or a development install): its interpreter with -I -S on
-    swarmgate/hook_start.py, which puts exactly the package and the venv's site-packages on the
-    path, skipping `site` (docs/install.md, "The hook's speed"). Otherwise (an install outside a
-    virtual environment, whose site-packages only `site` knows) the `swarmgate` console script."""
-    python = sys.executable
-    start = os.path.join(os.path.dirname(os.path.abspath(swarmgate.__file__)), "hook_start.py")
-    if (sys.prefix != sys.base_prefix and os.path.isabs(python) and os.path.isfile(start)
-            and os.path.dirname(entry) == os.path.dirname(python)):
-        _, site_packages = search_path(start, python, sys.version_info)
-        if site_packages is None or os.path.isdir(site_packages):
-            return python, [*HOOK_START_FLAGS, start]
-    return entry, ["hook"]
 
 
 def hook_entry(entry: str, event: str, timeout: int, refusing: bool) -> dict[str, Any]:
@@ -276,146 +224,11 @@ def hook_executable(h: dict[str, Any]) -> str:
     return words[0] if words else ""
 
 
-def load_settings(path: str, config_keys: Sequence[str] = ()) -> tuple[bytes | None, dict]:
-    """(raw bytes or None when absent, parsed object). InstallError names the file when malformed.
-
-    ``config_keys``: keys of `hooks` that are settings, not events (Gemini CLI's `enabled`,
-    `disabled`, `notifications`): they are not lists of matcher groups and are left alone."""
-    raw = _read_bytes(path)
-    if raw is None:
-        return None, {}
-    try:
-        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
-    except UnicodeDecodeError as e:
-        raise InstallError(f"{path}: not UTF-8 ({e}); fix or move it away, nothing was written") from None
-    except ValueError as e:
-        raise InstallError(f"{path}: not valid JSON ({e}); fix or move it away, nothing was written") from None
-    if not isinstance(data, dict):
-        raise InstallError(f"{path}: expected a JSON object at the top, found a {type(data).__name__}; "
-                           "fix or move it away, nothing was written")
-    hooks = data.get("hooks")
-    if hooks is not None:
-        if not isinstance(hooks, dict):
-            raise InstallError(f"{path}: `hooks` is a {type(hooks).__name__}, expected an object "
-                               "(event -> list of matcher groups); nothing was written")
-        for event, groups in hooks.items():
-            if not isinstance(groups, list) and event not in config_keys:
-                raise InstallError(f"{path}: `hooks.{event}` is a {type(groups).__name__}, expected a list "
-                                   "of matcher groups; nothing was written")
-    perms = data.get("permissions")
-    if perms is not None:
-        if not isinstance(perms, dict):
-            raise InstallError(f"{path}: `permissions` is a {type(perms).__name__}, expected an object; "
-                               "nothing was written")
-        deny = perms.get("deny")
-        if deny is not None and not isinstance(deny, list):
-            raise InstallError(f"{path}: `permissions.deny` is a {type(deny).__name__}, expected a list of "
-                               "rules; nothing was written")
-    return raw, data
-
-
-def merge_hooks(data: dict, wanted: dict[str, list[dict]], is_ours=None) -> dict:
-    """A copy of ``data`` with our groups replaced by ``wanted``; user groups untouched, in place.
-
-    Our groups for an event go where the first of our old groups stood (so a
-    re-run keeps the order), else at the end of that event's list. ``is_ours`` tells
-    our groups (default: Claude Code's, ``is_our_group``).
-    """
-    ours = is_ours or is_our_group
-    new = json.loads(json.dumps(data))
-    hooks = new.setdefault("hooks", {})
-    for event, groups in wanted.items():
-        old = hooks.get(event, [])
-        at = next((i for i, g in enumerate(old) if ours(g)), None)
-        kept = [g for g in old if not ours(g)]
-        if at is None:
-            merged = kept + groups
-        else:
-            before = sum(1 for g in old[:at] if not ours(g))
-            merged = kept[:before] + groups + kept[before:]
-        hooks[event] = merged
-    return new
-
-
-def merge_deny(data: dict, rules: Sequence[str]) -> tuple[dict, list[str]]:
-    """A copy of ``data`` with every rule of ``rules`` in `permissions.deny` (missing ones appended,
-    the user's own rules untouched and in place), and the rules that were added."""
-    new = json.loads(json.dumps(data))
-    perms = new.setdefault("permissions", {})
-    deny = perms.setdefault("deny", [])
-    added = [r for r in rules if r not in deny]
-    deny.extend(added)
-    return new, added
-
-
-def strip_deny(data: dict, added: Sequence[str], created_permissions_key: bool = False,
-               created_deny_key: bool = False) -> dict:
-    """A copy of ``data`` without the deny rules install added; a `deny` list (and `permissions`)
-    install created is dropped when nothing else is left in it."""
-    new = json.loads(json.dumps(data))
-    perms = new.get("permissions")
-    if not isinstance(perms, dict) or not isinstance(perms.get("deny"), list):
-        return new
-    ours = set(added)
-    perms["deny"] = [r for r in perms["deny"] if r not in ours]
-    if not perms["deny"] and created_deny_key:
-        del perms["deny"]
-    if not perms and created_permissions_key:
-        del new["permissions"]
-    return new
-
-
-def strip_hooks(data: dict, created_events: Sequence[str] = (), created_hooks_key: bool = False,
-                is_ours=None) -> dict:
-    """A copy of ``data`` without our groups; event lists (and `hooks`) we created are dropped when empty."""
-    ours = is_ours or is_our_group
-    new = json.loads(json.dumps(data))
-    hooks = new.get("hooks")
-    if not isinstance(hooks, dict):
-        return new
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept = [g for g in groups if not ours(g)]
-        if len(kept) != len(groups):
-            hooks[event] = kept
-            if not kept and event in created_events:
-                del hooks[event]
-    if not hooks and created_hooks_key:
-        del new["hooks"]
-    return new
-
-
-def _indent_of(raw: bytes | None) -> int | str:
-    """The indentation the user's file uses (2 when unknown), so a rewrite looks like theirs."""
-    if raw:
-        m = re.search(rb"\n([ \t]+)\S", raw)
-        if m:
-            ws = m.group(1)
-            return "\t" if ws.startswith(b"\t") else len(ws)
-    return 2
-
-
-def dump_settings(data: dict, indent: int | str = 2) -> bytes:
-    return (json.dumps(data, indent=indent, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def backup_path(path: str) -> str:
-    stamp = time.strftime("%Y%m%dT%H%M%S")
-    cand = f"{path}{BACKUP_MARK}{stamp}"
-    n = 1
-    while os.path.lexists(cand):
-        cand = f"{path}{BACKUP_MARK}{stamp}-{n}"
-        n += 1
-    return cand
-
-
 # --- manifest ---
 
 def load_manifest(repo: str) -> dict:
     path = os.path.join(repo, MANIFEST)
-    raw = _read_bytes(path)
+    raw = read_bytes(path)
     if raw is None:
         return {}
     try:
@@ -433,38 +246,6 @@ def _dump_manifest(data: dict) -> bytes:
 
 
 # --- the plan: what install / uninstall would do ---
-
-class Plan:
-    """Writes and removals computed first, applied only when nothing failed (and not on --dry-run)."""
-
-    def __init__(self, repo: str, entry: str = "") -> None:
-        self.repo = repo
-        self.entry = entry  # the swarmgate entry point the hooks call
-        self.writes: list[tuple[str, bytes]] = []    # (relative path, content)
-        self.removes: list[str] = []                  # relative paths
-        self.backups: list[tuple[str, str]] = []      # (source, backup) absolute
-        self.lines: list[str] = []
-
-    def say(self, verb: str, what: str) -> None:
-        self.lines.append(f"  {verb:<10} {what}")
-
-    def apply(self) -> None:
-        for src, dest in self.backups:
-            shutil.copy2(src, dest)
-        for rel, data in self.writes:
-            _write_bytes(os.path.join(self.repo, rel), data)
-        for rel in self.removes:
-            try:
-                os.unlink(os.path.join(self.repo, rel))
-            except FileNotFoundError:
-                pass
-        # directories swarmgate made that are empty now
-        for rel in (".claude/rules", ".claude/agents", ".swarmgate/cache", ".swarmgate", ".claude", ".codex",
-                    ".gemini"):
-            d = os.path.join(self.repo, rel)
-            if self.removes and os.path.isdir(d) and not os.listdir(d):
-                os.rmdir(d)
-
 
 def _hooks_config(repo: str, pending_toml: bytes | None) -> dict:
     """[hooks] of the repository's config (the one about to be written, if any)."""
@@ -486,83 +267,6 @@ def _hooks_config(repo: str, pending_toml: bytes | None) -> dict:
         raise InstallError(f"{e} (fix the config, then run install again; nothing was written)") from None
 
 
-def wire_settings(plan: Plan, rel: str, wanted: dict[str, list[dict]], record: dict | None, is_ours=None,
-                  config_keys: Sequence[str] = (), deny_rules: Sequence[str] = ()) -> dict:
-    """Add to ``plan`` what merges our ``wanted`` groups (and ``deny_rules`` into permissions.deny)
-    into the settings file ``rel``; return its manifest record: the state before swarmgate first
-    touched the file, for an exact uninstall, and the deny rules install added."""
-    path = os.path.join(plan.repo, rel)
-    raw, data = load_settings(path, config_keys)
-    new = merge_hooks(data, wanted, is_ours)
-    added_deny: list[str] = []
-    if deny_rules:
-        new, added_deny = merge_deny(new, deny_rules)
-    record = dict(record or {})
-    if new == data and raw is not None:
-        plan.say("unchanged", f"{rel} (swarmgate's hooks{' and deny rules' if deny_rules else ''} already in place)")
-        return record
-    old_hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else None
-    old_perms = data.get("permissions") if isinstance(data.get("permissions"), dict) else None
-    created = set(new["hooks"]) - set(old_hooks or {})
-    if "before" not in record:
-        # the state before swarmgate first touched the file, for an exact uninstall
-        record = {"before": None if raw is None else raw.decode("utf-8"),
-                  "created_hooks_key": old_hooks is None, "created_events": sorted(created)}
-    else:  # a newer swarmgate may wire events the last install did not
-        record["created_events"] = sorted(set(record.get("created_events") or ()) | created)
-    if added_deny:  # the deny rules this install adds (a rule the user already had stays theirs)
-        record["added_deny"] = sorted(set(record.get("added_deny") or ()) | set(added_deny))
-        if old_perms is None:
-            record["created_permissions_key"] = True
-        if old_perms is None or "deny" not in old_perms:
-            record["created_deny_key"] = True
-    if raw is not None:
-        backup = backup_path(path)
-        plan.backups.append((path, backup))
-        plan.say("backup", os.path.relpath(backup, plan.repo))
-    plan.writes.append((rel, dump_settings(new, _indent_of(raw))))
-    plan.say("wired", f"{rel}: {sum(len(g) for g in wanted.values())} hook groups calling {plan.entry}")
-    if added_deny:
-        plan.say("denied", f"{rel}: {len(added_deny)} permissions.deny rules (a second line behind the hooks)")
-    return record
-
-
-def unwire_settings(plan: Plan, rel: str, record: dict | None, is_ours=None, config_keys: Sequence[str] = ()) -> None:
-    """Add to ``plan`` what removes our groups and deny rules from the settings file ``rel``: the
-    exact bytes of before install when nothing else changed since (or no file, when install created
-    it), else only what install added, after a backup."""
-    path = os.path.join(plan.repo, rel)
-    raw, data = load_settings(path, config_keys)
-    if raw is None:
-        return
-    record = record or {}
-    stripped = strip_deny(strip_hooks(data, record.get("created_events") or (), bool(record.get("created_hooks_key")),
-                                      is_ours),
-                          record.get("added_deny") or (), bool(record.get("created_permissions_key")),
-                          bool(record.get("created_deny_key")))
-    before = record.get("before", False)
-    try:
-        before_data = ({} if before is None or (isinstance(before, str) and not before.strip())
-                       else json.loads(before) if isinstance(before, str) else False)
-    except ValueError:
-        before_data = False
-    if stripped == data:
-        plan.say("unchanged", f"{rel} (no swarmgate hooks in it)")
-    elif before_data is not False and stripped == before_data:
-        # nothing else changed since install: put back the user's exact bytes
-        if before is None:
-            plan.removes.append(rel)
-            plan.say("removed", f"{rel} (swarmgate created it)")
-        else:
-            plan.writes.append((rel, before.encode("utf-8")))
-            plan.say("restored", f"{rel} (byte for byte as it was before install)")
-    else:
-        plan.backups.append((path, backup_path(path)))
-        plan.writes.append((rel, dump_settings(stripped, _indent_of(raw))))
-        plan.say("unwired", f"{rel}: swarmgate's hook groups{' and deny rules' if record.get('added_deny') else ''} "
-                            "removed, the rest kept")
-
-
 def plan_install(repo: str, entry: str, clients: Sequence[str] = ("claude",)) -> Plan:
     """What `swarmgate install` writes: the templates, and the hooks of each client in ``clients``."""
     plan = Plan(repo, entry)
@@ -571,9 +275,9 @@ def plan_install(repo: str, entry: str, clients: Sequence[str] = ("claude",)) ->
     pending_toml: bytes | None = None
 
     for src, rel in [*templates(), (None, GITIGNORE[0])]:
-        data = GITIGNORE[1].encode() if src is None else _read_bytes(src) or b""
+        data = GITIGNORE[1].encode() if src is None else read_bytes(src) or b""
         dest = os.path.join(repo, rel)
-        cur = _read_bytes(dest)
+        cur = read_bytes(dest)
         if cur is None:
             plan.writes.append((rel, data))
             files[rel] = _sha(data)
@@ -599,13 +303,13 @@ def plan_install(repo: str, entry: str, clients: Sequence[str] = ("claude",)) ->
     others = dict(manifest.get("clients") or {})
     for client in clients:
         if client != "claude":
-            others[client] = _client_install().plan_wire(plan, client, hooks_cfg, others.get(client))
+            others[client] = client_install.plan_wire(plan, client, hooks_cfg, others.get(client))
 
     new_manifest = {"version": 1, "entry_point": entry, "files": files, "settings": settings}
     if others:
         new_manifest["clients"] = others
     if "claude" in clients:   # the main agent's rules: an import line in CLAUDE.md (swarmgate.claude_md)
-        content, record = claude_md.wire(_read_bytes(os.path.join(repo, claude_md.PATH)), manifest.get("claude_md"))
+        content, record = claude_md.wire(read_bytes(os.path.join(repo, claude_md.PATH)), manifest.get("claude_md"))
         if content is not None:
             plan.writes.append((claude_md.PATH, content))
             plan.say("wired", f"{claude_md.PATH}: {claude_md.IMPORT} (the main agent's rules)")
@@ -633,7 +337,7 @@ def wired_clients(repo: str, manifest: dict | None = None) -> list[str]:
                 present = False
         else:
             recorded = client in (manifest.get("clients") or {})
-            present = _client_install().wired(repo, client)
+            present = client_install.wired(repo, client)
         if recorded or present:
             out.append(client)
     return out
@@ -652,7 +356,7 @@ def plan_uninstall(repo: str, clients: Sequence[str] | None = None) -> Plan:
     others = dict(manifest.get("clients") or {})
     for client in targets:
         if client != "claude":
-            _client_install().plan_unwire(plan, client, others.pop(client, None))
+            client_install.plan_unwire(plan, client, others.pop(client, None))
     left = [c for c in wired if c not in targets]
     if left:
         # other clients stay wired: they need the config and the templates; the manifest forgets the rest
@@ -669,7 +373,7 @@ def plan_uninstall(repo: str, clients: Sequence[str] | None = None) -> Plan:
             plan.writes.append((MANIFEST, _dump_manifest(rest)))
         return plan
     for rel, sha in sorted((manifest.get("files") or {}).items()):
-        cur = _read_bytes(os.path.join(repo, rel))
+        cur = read_bytes(os.path.join(repo, rel))
         if cur is None:
             continue
         if _sha(cur) == sha:
@@ -690,7 +394,7 @@ def plan_uninstall(repo: str, clients: Sequence[str] | None = None) -> Plan:
 def _unwire_claude_md(plan: Plan, record: dict | None) -> None:
     """CLAUDE.md without the import install added: as it was before, byte for byte, when nothing
     else changed; removed when install created it and nothing else is in it."""
-    raw = _read_bytes(os.path.join(plan.repo, claude_md.PATH))
+    raw = read_bytes(os.path.join(plan.repo, claude_md.PATH))
     if not record or raw is None:
         return
     content = claude_md.unwire(raw, record)
@@ -776,7 +480,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rc = 0 if ok else 1
     if not args.uninstall and not args.dry_run:
         for client in clients:
-            for step in _client_install().next_steps(client, repo):
+            for step in client_install.next_steps(client, repo):
                 print("  once, by you: " + step)
         print("  check it with: " + _tools_for_the_shell() + " doctor " + shlex.quote(repo))
     return rc

@@ -10,6 +10,7 @@ import pytest
 
 from swarmgate import client_install as CI
 from swarmgate import install as I
+from swarmgate.install_plan import BACKUP_MARK
 
 GEMINI_USER = """{
     "theme": "GitHub",
@@ -61,11 +62,11 @@ def test_merge_is_idempotent_and_uninstall_is_byte_exact(repo, client, user):
             if isinstance(groups, list) else data["hooks"][ev] == groups
     assert sum(len(g) for g in ours(repo, client).values()) == len(CI.HOOK_GROUPS[client])
     first = path.read_bytes()
-    backups = sorted(p.name for p in path.parent.iterdir() if I.BACKUP_MARK in p.name)
+    backups = sorted(p.name for p in path.parent.iterdir() if BACKUP_MARK in p.name)
     assert len(backups) == 1 and (path.parent / backups[0]).read_text() == user
     assert install(repo, "--client", client) == 0  # a second run changes nothing, makes no backup
     assert path.read_bytes() == first
-    assert len([p for p in path.parent.iterdir() if I.BACKUP_MARK in p.name]) == 1
+    assert len([p for p in path.parent.iterdir() if BACKUP_MARK in p.name]) == 1
     assert install(repo, "--uninstall", "--client", client) == 0
     assert path.read_text() == user
 

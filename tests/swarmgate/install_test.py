@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from swarmgate import install as I
+from swarmgate.install_plan import BACKUP_MARK
 
 USER_SETTINGS = """{
     "permissions": {"allow": ["Bash(ls:*)"], "deny": ["Read(./.env)"]},
@@ -28,7 +29,7 @@ def settings(repo) -> dict:
 
 
 def backups(repo) -> list:
-    return sorted(p.name for p in (repo / ".claude").iterdir() if I.BACKUP_MARK in p.name)
+    return sorted(p.name for p in (repo / ".claude").iterdir() if BACKUP_MARK in p.name)
 
 
 def our(groups) -> list:
@@ -151,7 +152,7 @@ def test_uninstall_restores_the_users_file_byte_for_byte(repo):
     assert I.main([str(repo), "--uninstall"]) == 0
     after = snapshot(repo)
     # the backups stay (they are the user's old files); everything else is as before
-    assert {k: v for k, v in after.items() if I.BACKUP_MARK not in k} == before
+    assert {k: v for k, v in after.items() if BACKUP_MARK not in k} == before
 
 
 def test_uninstall_of_a_fresh_install_leaves_nothing(repo):
@@ -346,7 +347,7 @@ def test_an_install_from_before_the_deny_rules_upgrades_and_still_uninstalls_exa
     assert settings(repo)["permissions"]["deny"] == ["Read(./.env)", *I.PERMISSION_DENY]
     assert I.main([str(repo), "--uninstall"]) == 0
     after = snapshot(repo)
-    assert {k: v for k, v in after.items() if I.BACKUP_MARK not in k} == before
+    assert {k: v for k, v in after.items() if BACKUP_MARK not in k} == before
 
 
 def test_indentation_of_the_users_file_is_kept(repo):
@@ -418,4 +419,4 @@ def test_a_newer_version_wiring_a_new_event_still_uninstalls_exactly(repo, monke
     assert "Stop" in settings(repo)["hooks"]
     assert I.main([str(repo), "--uninstall"]) == 0
     after = snapshot(repo)
-    assert {k: v for k, v in after.items() if I.BACKUP_MARK not in k} == before
+    assert {k: v for k, v in after.items() if BACKUP_MARK not in k} == before
