@@ -1,10 +1,11 @@
 """Wiring Codex CLI and Gemini CLI into a repository (`swarmgate install PATH --client codex|gemini`).
 
 The same contract as the Claude Code install (swarmgate.install; both plan with
-swarmgate.install_plan): swarmgate's hook groups are merged into the client's project settings
-file as groups of their own (never into the user's), every other key stays; a second run changes nothing; a changed file is backed up first; the
-state before the first install is kept in the manifest, so uninstall puts the file back byte
-for byte when nothing else changed since (or removes it, when install created it).
+swarmgate.install_plan): swarmgate's hook groups are merged into the client's project settings file
+as groups of their own (never into the user's), every other key stays; a second run changes nothing;
+a changed file is backed up first; the state before the first install is kept in the manifest, so
+uninstall puts the file back byte for byte when nothing else changed since (or removes it, when
+install created it).
 
 - Codex CLI 0.169.0 reads `<repo>/.codex/hooks.json` (root keys `hooks` and `description` only;
   handler `timeout` in seconds) — for a trusted project and trusted hooks only (docs/clients.md);
