@@ -395,14 +395,19 @@ class Tree:
     def _write_blobs(self, blobs: list[Entry], it: Iterator[tuple[str, bytes]]) -> None:
         for e, (_oid, data) in zip(blobs, it):
             dest = self._safe_target(e.path)
-            if e.mode == SYMLINK:
-                os.symlink(os.fsdecode(data), dest)
-                continue
-            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                         0o755 if e.mode == EXECUTABLE else 0o644)
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.chmod(dest, 0o755 if e.mode == EXECUTABLE else 0o644)
+            try:
+                if e.mode == SYMLINK:
+                    os.symlink(os.fsdecode(data), dest)
+                    continue
+                fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                             0o755 if e.mode == EXECUTABLE else 0o644)
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.chmod(dest, 0o755 if e.mode == EXECUTABLE else 0o644)
+            except OSError as err:   # a full or failing state filesystem: the file and the errno, in one line
+                if isinstance(err, statefile.StateError):
+                    raise
+                raise statefile.StateWriteError(str(dest), err) from None
 
     def _link(self) -> None:
         repo = self.index.repo

@@ -478,6 +478,23 @@ def test_unusable_state_dir_is_one_clear_line(bad_repo, tmp_path):
     assert "SWARMGATE_STATE_DIR" in cp.stderr and "Traceback" not in cp.stderr
 
 
+def test_a_full_state_filesystem_is_251_naming_the_file_and_the_errno(bad_repo, tmp_path):
+    """The temporary tree on a real full filesystem (a 256 KiB tmpfs): a staged file larger than the room
+    left fails the tree's export; one line names that file and ENOSPC (it was '[Errno 28] No space left on
+    device' with no path), and the worktree and index are untouched."""
+    from tests import builders as build
+    bad_repo.write("data/big.bin", os.urandom(400_000))
+    bad_repo.git("add", "data/big.bin")
+    before = bad_repo.snapshot()
+    with build.full_filesystem(tmp_path / "full") as state:
+        os.unlink(state.parent / "filler")   # room for the tree's owner record, not for big.bin
+        cp = bad_repo.cli(env=dict(os.environ, SWARMGATE_STATE_DIR=str(state)))
+    assert cp.returncode == Exit.USAGE and "Traceback" not in cp.stderr, cp.stderr
+    (line,) = cp.stderr.strip().splitlines()
+    assert "cannot write " in line and "data/big.bin: No space left on device (ENOSPC)" in line, line
+    assert bad_repo.snapshot() == before
+
+
 def _cgroups_reason() -> str | None:
     if os.geteuid() != 0:
         return "memory cgroups need root"
