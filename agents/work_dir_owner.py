@@ -28,7 +28,8 @@ import json
 import os
 import sys
 
-from swarmgate.front_door import entry
+from swarmgate.front_door import USAGE_EXIT, entry
+from swarmgate.statefile import StateError, os_error_line
 
 OWNER_FILE = ".swarmgate-owner.json"
 
@@ -347,9 +348,14 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         result = clean(root, session, args.dry_run)
         return 1 if result["failed"] else 0
-    except (OwnerError, OSError) as e:  # a config that cannot be used: 251 at the front door
+    except OwnerError as e:
         print(f"work-dir-owner: {e}", file=sys.stderr)
         return 1
+    except StateError:
+        raise   # a state file that cannot be written: 251 and its line at the front door
+    except OSError as e:   # a work root that cannot be used (a full or read-only filesystem): set-up, 251
+        print(f"work-dir-owner: {os_error_line(e)}", file=sys.stderr)
+        return USAGE_EXIT
 
 
 # --- self-test ---

@@ -40,15 +40,26 @@ class StateWriteError(StateError, OSError):
 
     def __init__(self, path: str, err: OSError) -> None:
         self.path = path
-        name = {28: "ENOSPC", 30: "EROFS", 5: "EIO", 122: "EDQUOT", 13: "EACCES", 1: "EPERM"}.get(err.errno or 0,
-                                                                                              f"errno {err.errno}")
-        self.message = f"cannot write {path}: {err.strerror or err} ({name})"
+        self.message = f"cannot write {path}: {err.strerror or err} ({errno_name(err.errno)})"
         super().__init__(self.message)
         self.errno = err.errno
         self.strerror = err.strerror
 
     def __str__(self) -> str:  # OSError's would print "[Errno 28] ..." without the path
         return self.message
+
+
+def errno_name(n: int | None) -> str:
+    """ENOSPC for 28, and so on (the errno module's names; ``errno N`` for one it does not know)."""
+    import errno
+
+    return errno.errorcode.get(n or 0, f"errno {n}")
+
+
+def os_error_line(e: OSError) -> str:
+    """An OSError as one line: the path, what happened and the errno's name."""
+    where = f"{e.filename}: " if e.filename else ""
+    return f"{where}{e.strerror or e} ({errno_name(e.errno)})"
 
 
 def _warn(msg: str) -> None:
@@ -63,7 +74,10 @@ def ensure_dir(path: Path, mode: int = 0o755) -> Path:
     try:
         st = os.lstat(path)
     except FileNotFoundError:
-        os.makedirs(path, mode=mode, exist_ok=True)
+        try:
+            os.makedirs(path, mode=mode, exist_ok=True)
+        except OSError as e:   # a full, read-only or failing filesystem: the path and the errno, one line
+            raise StateWriteError(str(path), e) from None
         st = os.lstat(path)
     if stat.S_ISLNK(st.st_mode):
         raise StateError(f"{path} is a symlink; refusing to use it as a state directory")
@@ -156,12 +170,7 @@ def write_text_atomic(path: Path, text: str, mode: int = 0o644, *, durable: bool
     """Replace ``path`` atomically; ``durable=False`` skips the fsync (state rebuilt anyway after a crash)."""
     path = os.fspath(path)
     parent, name = os.path.split(os.path.abspath(path))
-    try:
-        ensure_dir(parent)
-    except StateError:
-        raise
-    except OSError as e:   # the directory could not be made: the same one line as a failed write
-        raise StateWriteError(path, e) from None
+    ensure_dir(parent)
     # an exclusive, never-followed temp name in the same directory (tempfile costs ms to import)
     tmp = os.path.join(parent, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
     try:
@@ -292,7 +301,12 @@ class locked:
         import time
 
         ensure_dir(os.path.dirname(os.path.abspath(self.path)))
-        fd = _open_nofollow(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = _open_nofollow(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except StateError:
+            raise
+        except OSError as e:   # a lock file that cannot be made (a read-only or failing filesystem)
+            raise StateWriteError(self.path, e) from None
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise StateError(f"{self.path} is not a regular file; refusing to use it as a lock")
