@@ -46,6 +46,7 @@ ROOT = str(Path(__file__).resolve().parents[2])
 BIN = Path(sys.executable).parent
 ERRNO_NAMES = ("ENOSPC", "EROFS", "EIO", "EDQUOT")
 MODES = ("fail", "kill-before", "kill-after")
+GOOD_SCRATCH_PROMPT = build.GOOD_PROMPT + "scratch: {scratch}\n"   # a dispatch that claims a scratch directory
 
 
 class Call:
@@ -232,7 +233,7 @@ class Hooks(Scenario):
     def calls(self) -> list[Call]:
         r, s = self.repo, "sess-f"
         sub = {"agent_id": "ag1", "agent_type": "implementer"}
-        prompt = build.GOOD_PROMPT + f"\nscratch: {self.scratch}\n"
+        prompt = GOOD_SCRATCH_PROMPT.format(scratch=self.scratch)
         return [
             self._hook("start", "SessionStart", _payload("SessionStart", r, s, source="startup")),
             self._hook("dispatch", "PreToolUse", _payload("PreToolUse", r, s, tool="Agent", tool_input={

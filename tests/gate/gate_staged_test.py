@@ -19,6 +19,7 @@ from swarmgate.gate.stages import Stage, build
 from swarmgate.gate.tree import TreeError, clear_stale
 from swarmgate.hosts import cgroups
 from swarmgate.selftest import run_suite
+from tests.builders import full_filesystem
 
 
 def verdicts(result) -> dict[str, str]:
@@ -482,11 +483,10 @@ def test_a_full_state_filesystem_is_251_naming_the_file_and_the_errno(bad_repo, 
     """The temporary tree on a real full filesystem (a 256 KiB tmpfs): a staged file larger than the room
     left fails the tree's export; one line names that file and ENOSPC (it was '[Errno 28] No space left on
     device' with no path), and the worktree and index are untouched."""
-    from tests import builders as build
     bad_repo.write("data/big.bin", os.urandom(400_000))
     bad_repo.git("add", "data/big.bin")
     before = bad_repo.snapshot()
-    with build.full_filesystem(tmp_path / "full") as state:
+    with full_filesystem(tmp_path / "full") as state:
         os.unlink(state.parent / "filler")   # room for the tree's owner record, not for big.bin
         cp = bad_repo.cli(env=dict(os.environ, SWARMGATE_STATE_DIR=str(state)))
     assert cp.returncode == Exit.USAGE and "Traceback" not in cp.stderr, cp.stderr

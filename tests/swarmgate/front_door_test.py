@@ -158,20 +158,6 @@ def test_a_config_that_cannot_be_used_is_one_line_and_251(call, bad_config_repo,
     assert "no_such_section" in line and "swarmgate.toml" in line, line
 
 
-@pytest.mark.parametrize("call", [["remind", "10m", "check the build", "--session", "s1"],
-                                  ["detached-run", "start", "--label", "j", "--", "true"]],
-                         ids=lambda c: c[0])
-def test_a_state_dir_that_cannot_be_written_is_one_line_and_251(call, tool_env, tmp_path):
-    """The state directory on a real full filesystem (a small tmpfs): one line naming it, never a traceback."""
-    from tests import builders as build
-    with build.full_filesystem(tmp_path / "full") as state:
-        cp = subprocess.run([str(BIN / call[0]), *call[1:]], capture_output=True, text=True, timeout=120,
-                            env={**tool_env, "SWARMGATE_STATE_DIR": str(state), "SWARMGATE_DETACHED_BACKEND": "process"},
-                            cwd=tmp_path)
-    line = _one_line_251(cp)
-    assert str(state) in line and "(ENOSPC)" in line, line
-
-
 # ---------------------------------------------------------------- built-in --selftest and the refusal
 
 
