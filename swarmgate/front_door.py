@@ -20,6 +20,7 @@ import sys
 
 from swarmgate import tool_table
 from swarmgate.config import ConfigError
+from swarmgate.statefile import StateError
 from swarmgate.tool_start import tool_start
 
 USAGE_EXIT = 251  # exit_codes.Exit.USAGE; a literal here keeps the runner's start light
@@ -77,11 +78,8 @@ def run(name: str, func, argv) -> int:
         return say(e.prog or _prog(name), str(e))
     except ConfigError as e:
         return say(_prog(name), str(e))
-    except Exception as e:   # a state file that cannot be used or written: set-up, one line (issue 26)
-        from swarmgate.statefile import StateError
-        if isinstance(e, StateError):
-            return say(_prog(name), str(e))
-        raise
+    except StateError as e:   # a state file that cannot be used or written: set-up, one line (issue 26)
+        return say(_prog(name), str(e))
 
 
 def entry(name: str):
