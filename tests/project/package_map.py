@@ -1,5 +1,5 @@
 """The product's modules as pyproject.toml's package map lays them out (package-dir: swarmgate.X = "dir"),
-for the tests that walk them: the test layout, the lint exemptions, the import graph."""
+for the tests that walk them: the test layout, the lint exemptions, the import graph (``imports``)."""
 from __future__ import annotations
 
 import ast
@@ -49,32 +49,28 @@ def _type_checking(node: ast.If) -> bool:
         isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING")
 
 
-def import_time_imports(module: str, path: Path) -> set[str]:
-    """The product modules ``module`` imports when it is imported: its top-level imports (inside a
-    top-level if, try or with too), not those in functions nor under ``if TYPE_CHECKING``; with
-    the packages an import runs on the way (``swarmgate.hooks`` for ``swarmgate.hooks.registry``)."""
-    package = module if path.stem == "__init__" else module.rpartition(".")[0]
-    nodes: list[ast.Import | ast.ImportFrom] = []
-
-    def walk(body: list[ast.stmt]) -> None:
-        for n in body:
-            if isinstance(n, (ast.Import, ast.ImportFrom)):
-                nodes.append(n)
-            elif isinstance(n, ast.If) and not _type_checking(n):
-                walk(n.body)
-                walk(n.orelse)
-            elif isinstance(n, ast.Try):
-                walk(n.body)
-                for h in n.handlers:
-                    walk(h.body)
-                walk(n.orelse)
-                walk(n.finalbody)
-            elif isinstance(n, (ast.With, ast.ClassDef)):
-                walk(n.body)
-
-    walk(ast.parse(path.read_text()).body)
-    found: set[str] = set()
+def _import_statements(nodes) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement among ``nodes`` and below them (function and method bodies, classes,
+    if, try, with, match), except those under ``if TYPE_CHECKING:`` (its else branch counts)."""
+    out: list[ast.Import | ast.ImportFrom] = []
     for n in nodes:
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.append(n)
+        elif isinstance(n, ast.If) and _type_checking(n):
+            out += _import_statements(n.orelse)
+        else:
+            out += _import_statements(ast.iter_child_nodes(n))
+    return out
+
+
+def imports(module: str, path: Path) -> set[str]:
+    """The product modules ``module`` imports anywhere in its source: every import statement, those
+    inside functions included (a lazy import is still a dependency), not those under ``if
+    TYPE_CHECKING`` (annotations only, never run); with the packages an import runs on the way
+    (``swarmgate.hooks`` for ``swarmgate.hooks.registry``)."""
+    package = module if path.stem == "__init__" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for n in _import_statements(ast.parse(path.read_text()).body):
         if isinstance(n, ast.Import):
             names = [a.name for a in n.names]
         else:
