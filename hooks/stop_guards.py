@@ -424,9 +424,25 @@ def in_flight(event: HookEvent) -> list:
         if isinstance(c, dict):
             out.append(f"wake-up {c.get('id') or c.get('cron') or ''}".strip())
     if event.session_id:
-        for aid, a in S.running(S.load(event.session_id)):
+        running = S.running(S.load(event.session_id))
+        for aid, a in running:
             out.append(f"subagent {aid} ({a.get('type') or '?'})")
+        out += _reminder_wake(event.session_id, {aid for aid, _ in running})
     return list(dict.fromkeys(out))
+
+
+def _reminder_wake(session: str, running: set) -> list:
+    """A reminder the main agent set with `remind` (T01's way-out) that will wake it: a wake-up like the
+    client's own, so the idle Stop that waits for it is a pause (S01 refused it while the round was open,
+    and the agent that followed T01 was told to give verdicts instead of waiting). Not where nothing can
+    wake the session (`claude -p` without streaming input: `remind` says so when it is set)."""
+    from swarmgate.agents import reminders as Rm
+
+    due = Rm.next_due(session, None, running)
+    if due is None or Rm.wake_mode() == "print":
+        return []
+    import time
+    return [f"reminder due {time.strftime('%H:%M:%S', time.localtime(due))}"]
 
 
 def round_status(event: HookEvent, config: Config) -> dict:
@@ -605,6 +621,9 @@ _RECORD_OPEN = ("# Round r1\n\ngoal: ship the parser\nexit: tests pass\n\n## Tas
                 "| t1 | parse the header | - | yes | 1 | close |\n"
                 "| t2 | wire the hook | t1 | no | 2 | |\n")
 _RECORD_DONE = _RECORD_OPEN.replace("| 2 | |", "| 2 | next-round |")
+# a reminder of the main agent, pending, due in 2100 (agents/reminders.py's file)
+_REMINDER = ('{"id": "r1", "session": "selftest-session", "agent": null, "created": 1.0, "due": 4102444800.0, '
+             '"message": "look at the run", "state": "pending"}')
 _VERIFY = ("\n## Verify\n\n| task | command | expect exit | max retries |\n|---|---|---|---|\n"
            "| t1 | make test | 0 | 0 |\n")
 _RECORD_UNVERIFIED = _RECORD_DONE + _VERIFY
@@ -677,8 +696,9 @@ GUARDS = (
             instead="`swarmgate records verdict ROUND ID close|next-round|drop` for each open task; "
                     "`swarmgate records verify ID` for each closed task with a verify, or a verdict that says why "
                     "it did not pass: `swarmgate records verdict ROUND ID close --reason \"...\"`.",
-            exceptions="A Stop while background work, wake-ups or subagents of this session are in flight is a "
-                       "pause and is let through. A verify changed or removed after it was planned does not "
+            exceptions="A Stop while background work, wake-ups (the client's, or a `remind` reminder that will "
+                       "wake the main agent) or subagents of this session are in flight is a pause and is let "
+                       "through. A verify changed or removed after it was planned does not "
                        "count as passed. Never blocks twice (stop_hook_active)."),
         breaks={"s01-allow-open-round": "a round ends with tasks left open",
                 "s01-skip-verify": "a round ends with closed tasks whose verify did not pass"},
@@ -691,6 +711,9 @@ GUARDS = (
                    {"stop_hook_active": False, "background_tasks": [
                        {"id": "b1", "type": "subagent", "status": "running", "description": "batch 2"}]},
                    fires=False, files={"records/r1.md": _RECORD_OPEN}),
+            G.Case("pause-for-a-reminder", "Stop", {"stop_hook_active": False, "background_tasks": []},
+                   fires=False, files={"records/r1.md": _RECORD_OPEN,
+                                       ".selftest-state/reminders/selftest-session/r1.json": _REMINDER}),
             G.Case("no-record", "Stop", {"stop_hook_active": False}, fires=False),
             G.Case("closed-without-a-passing-verify", "Stop", {"stop_hook_active": False}, fires=True,
                    breaks=("s01-allow-open-round", "s01-skip-verify"),
