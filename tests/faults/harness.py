@@ -139,7 +139,11 @@ class Scenario:
         raise NotImplementedError
 
     def check(self, calls: list[Call], nxt: Call, mode: str | None) -> list[str]:
-        return []
+        return self.next_ok(nxt)
+
+    def next_ok(self, nxt: Call) -> list[str]:
+        """The next ordinary call answered 0: nothing the faulted run left stops the tool."""
+        return [] if nxt.rc == 0 else [f"the next {self.name} call ({nxt.name}): exit {nxt.rc}: {nxt.text[-300:]}"]
 
     def roots(self) -> list[str]:
         return [self.state]
@@ -315,9 +319,7 @@ class Records(Scenario):
         return [self.state, os.path.join(self.repo, ".swarmgate")]
 
     def check(self, calls, nxt, mode):
-        bad = []
-        if nxt.rc != 0:
-            bad.append(f"records validate after the run: exit {nxt.rc}: {nxt.text[-300:]}")
+        bad = self.next_ok(nxt)
         cur = self._rec("current", "current")
         cur.run(self.env, None, "")
         text = cur.out
@@ -354,9 +356,7 @@ class Remind(Scenario):
         return self._r("list", "list")
 
     def check(self, calls, nxt, mode):
-        bad = []
-        if nxt.rc != 0:
-            bad.append(f"remind list: exit {nxt.rc}: {nxt.text[-300:]}")
+        bad = self.next_ok(nxt)
         set_a, set_b, cancel, set_c = calls[:4]
         for c, word in ((set_a, "alpha"), (set_b, "beta"), (set_c, "gamma")):
             if c.rc != 0:
@@ -406,7 +406,7 @@ class WorkDirOwner(Scenario):
 
     def check(self, calls, nxt, mode):
         if nxt.rc != 0:
-            return [f"work-dir-owner list: exit {nxt.rc}: {nxt.text[-300:]}"]
+            return self.next_ok(nxt)
         try:
             json.loads(nxt.out)
         except ValueError:
@@ -436,9 +436,6 @@ class WorkspaceLock(Scenario):
     def next_call(self):
         return self._l("next run", "run", "--name", "merge", "--timeout", "5", "--", "true")
 
-    def check(self, calls, nxt, mode):
-        return [] if nxt.rc == 0 else [f"the next workspace-lock run: exit {nxt.rc}: {nxt.text[-300:]}"]
-
 
 class DetachedRun(Scenario):
     name = "detached-run"
@@ -459,7 +456,7 @@ class DetachedRun(Scenario):
         return self._d("status", "status")
 
     def check(self, calls, nxt, mode):
-        bad = [] if nxt.rc == 0 else [f"detached-run status: exit {nxt.rc}: {nxt.text[-300:]}"]
+        bad = self.next_ok(nxt)
         named = set()
         for rec_path in Path(self.state, "detached").glob("*/run.json"):
             rec = json.loads(rec_path.read_text())
@@ -548,8 +545,7 @@ class GateStaged(Scenario):
         for k in self.before:
             if after[k] != self.before[k]:
                 bad.append(f"the gate changed the {k}")
-        if nxt.rc != 0:
-            bad.append(f"the next gate-staged: exit {nxt.rc}: {nxt.text[-300:]}")
+        bad += self.next_ok(nxt)
         return bad
 
 
@@ -575,9 +571,6 @@ class Preflight(Scenario):
     def next_call(self):
         return Call("next", ["sh", "-c", f"echo 3 > input.txt && {tool('swarmgate')} preflight {self.script}"],
                     cwd=self.tmp)
-
-    def check(self, calls, nxt, mode):
-        return [] if nxt.rc == 0 else [f"the next preflight: exit {nxt.rc}: {nxt.text[-300:]}"]
 
 
 SCENARIOS = {s.name: s for s in (Hooks, Runner, DetachedRun, GateStaged, Preflight, Records, Remind,
