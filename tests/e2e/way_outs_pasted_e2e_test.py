@@ -360,6 +360,10 @@ def test_every_command_given_to_an_agent_works_pasted(sample):
             return steps[i](req)
         return turn
 
+    # the reminder that wakes the idle main agent is set while the round is still open (T01's way-out
+    # is for waiting): the idle Stop is a pause, not the end of the round (S01 lets it go)
+    wake = Paste(A.Given("T01 doc, at a time this test waits for", A.MAIN, "remind 3s 'look at the runs'"))
+    end: dict = {}
     steps: list = []
     sent: list[str] = []
     lived = False
@@ -368,6 +372,7 @@ def test_every_command_given_to_an_agent_works_pasted(sample):
             lived = True
             for cmd in HEAVY_TYPED:
                 steps += [typed(cmd), paste_live(cmd)]
+            steps += [paste(wake, A.MAIN), lambda req: (s.observe(A.MAIN, req), done("waiting for the reminder"))[1]]
         steps.append(paste(p, A.MAIN))
         if p.given.text == "gate-staged":
             steps.append(follow(p))
@@ -377,9 +382,7 @@ def test_every_command_given_to_an_agent_works_pasted(sample):
             if t in types and t not in sent:
                 sent.append(t)
                 steps.append(skeleton_dispatch(t))
-    wake = Paste(A.Given("T01 doc, at a time this test waits for", A.MAIN, "remind 3s 'look at the runs'"))
-    steps += [paste(wake, A.MAIN), lambda req: (s.observe(A.MAIN, req), done("waiting for the reminder"))[1],
-              done("woken")]
+    steps.append(lambda req: (s.observe(A.MAIN, req), end.setdefault("at", req), done("round closed"))[2])
     context: dict = {}
 
     def from_session_start(req: Request) -> Turn:
@@ -416,15 +419,17 @@ def test_every_command_given_to_an_agent_works_pasted(sample):
                    and "look at the runs" in r.user_texts()[-1] for r in api.requests)
 
     try:
-        run = repo.run_streaming(f"{MAIN} go", convs, until=woken, timeout=540, env=_toolchains())
+        run = repo.run_streaming(f"{MAIN} go", convs, until=lambda api: "at" in end, timeout=540, env=_toolchains())
     finally:
         shutil.rmtree(work, ignore_errors=True)
     why = run.describe()
     pastes = (context.get("pastes", []) + [p for t in [A.MAIN, *types] for p in by_actor[t]] + followed + live
               + [wake])
     assert "rules changed" in context.get("text", ""), context   # step 10's condition: the red line
+    held = [d for d in run.decisions(event="Stop") if d.get("decision") in ("deny", "block")]
+    assert not held, f"a Stop refused (the idle one waits for its reminder; the last ends a closed round): {held}"
     if woken(run.api):
-        wake.effect += "; woke the idle main agent"
+        wake.effect += "; the idle Stop let through (round open, reminder pending); woke the idle main agent"
     else:
         wake.ok, wake.effect = False, wake.effect + "; did NOT wake the idle main agent"
     for t in types:   # the dispatch went through: the subagent ran
