@@ -6,14 +6,12 @@ real cgroups (the runner), real git repositories; nothing is left behind.
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 
 import pytest
 
-from tests import builders as build
 from tests.faults import harness
 from tests.hosts.cgroups import cgroups_writable, need_real
 
@@ -44,20 +42,3 @@ def test_the_injector_is_inert_unless_the_harness_sets_it(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip().endswith("Read-only file system (EROFS)"), out
     assert harness.count(str(fault)) == 2
-
-
-def test_a_hook_that_cannot_write_its_log_answers_and_says_so(tmp_path):
-    """The decision log on a full filesystem: the call is judged as ever, and its context says the log
-    could not be written (it was silently skipped)."""
-    repo = build.git_repo(tmp_path / "repo")
-    with build.full_filesystem(tmp_path / "full") as full:
-        os.makedirs(repo / ".swarmgate")
-        os.symlink(full, repo / ".swarmgate" / "log")   # the log directory on the full filesystem
-        p = build.payload("PreToolUse", repo=repo, tool="Bash", tool_input={"command": "ls"})
-        env = {**os.environ, "SWARMGATE_STATE_DIR": str(tmp_path / "state"), "CLAUDE_PROJECT_DIR": str(repo)}
-        cp = subprocess.run([str(harness.BIN / "swarmgate"), "hook", "PreToolUse"], input=json.dumps(p),
-                            capture_output=True, text=True, env=env, cwd=repo)
-    assert cp.returncode == 0 and "Traceback" not in cp.stderr, cp.stderr
-    ctx = json.loads(cp.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert "swarmgate could not write the decision log: cannot write" in ctx and "(ENOSPC)" in ctx, ctx
-    assert "permissionDecision" not in json.loads(cp.stdout)["hookSpecificOutput"]   # ls needs no state: allowed
