@@ -19,6 +19,8 @@ CROSS_CUTTING_DIRS = {
     "exec": "the execution harness: what a command really does against what the guards read",
     "vm": "test guests (QEMU, else user-mode Linux): cgroup v2 and systemd as PID 1, which the host does not have",
     "project": "the repository as a whole: packaging, lint config, its own gate, the test layout, the CI rule",
+    "faults": "the fault harness: every state write of each tool failed or killed in turn, then the invariants",
+    "bench": "smoke runs of bench/'s scripts in a tiny configuration (the benches themselves are not tests)",
 }
 
 # test files inside a mirrored directory that name no single module, each with why
