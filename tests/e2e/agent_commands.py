@@ -243,6 +243,7 @@ def fill(text: str, facts: Facts, scope: bool = True) -> str:
     s = s.replace('--goal "..."', '--goal "a feature"').replace('--exit "..."', '--exit "it is committed"')
     s = s.replace('--goal ...', '--goal "a feature"').replace('--exit ...', '--exit "it is committed"')
     s = s.replace('"<why>"', '"the verify needs a network this machine lacks"')
+    s = s.replace('--reason "..."', '--reason "checked by hand: the verify needs a network"')
     words = dict(facts.words)
     words[NARROW_WORDS] = facts.narrow
 
