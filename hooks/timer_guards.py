@@ -154,15 +154,12 @@ def _timer_command(cmd: SimpleCommand, next_cmds: Sequence[SimpleCommand], min_s
 
 
 def remind_command(first: str) -> str:
-    """How to call the reminder command so that a pasted way out runs: the shipped `remind` by the
-    absolute path beside this interpreter (an agent's PATH need not hold swarmgate's), else as named."""
-    from swarmgate import lean_os as os
-    import sys
-
+    """How to call the reminder command so that a pasted way out runs: the shipped `remind` as
+    swarmgate/tools_dir.py's agent_command names it (bare where it resolves on the PATH, else by
+    its absolute path: an agent's PATH need not hold swarmgate's), any other as named."""
     if first == "remind":
-        here = os.path.join(os.path.dirname(sys.executable), "remind")
-        if os.path.isfile(here) and os.access(here, os.X_OK):
-            return here
+        from swarmgate.tools_dir import agent_command
+        return agent_command("remind")
     return first
 
 

@@ -507,6 +507,11 @@ def _answer(event_name: str, stdin_text: str, registry: list[Guard] | None, t0: 
     if unlogged:   # the answer stands; it says the log could not be written (issue 26)
         note = f"swarmgate could not write the decision log: {unlogged}"
         context = f"{context}\n\n{note}" if context else note
+    if client != "claude" and (reason or context):
+        # no env file puts swarmgate's tools on these agents' PATH: the commands it hands them name
+        # a tool that does not resolve there by its absolute path (swarmgate/tools_dir.py)
+        from swarmgate.tools_dir import for_agents
+        reason, context = for_agents(reason), for_agents(context)
     if skill:
         from swarmgate.hook_protocol import skill_output
         out, code, err = skill_output(decision, reason, context)

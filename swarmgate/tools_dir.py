@@ -158,6 +158,69 @@ def resolve(name: str, path: str) -> str | None:
     return None
 
 
+_NAMED: dict = {}   # (name, PATH) -> how to name it: the lookup is made once per hook process
+
+
+def agent_command(name: str, path: str | None = None) -> str:
+    """How an agent calls swarmgate's tool ``name`` so that it runs when pasted: as named when it
+    resolves on the PATH ``path`` (default: this process's; the hook inherits the client's, which
+    the agents' commands get) to this install's script, else by this install's absolute path, else
+    as named (no script of that name here). Claude Code's agents get the tools' directory on PATH
+    from the env file; Codex CLI's and Gemini CLI's have no env file (``for_agents``)."""
+    path = os.environ.get("PATH", "") if path is None else path
+    key = (name, path)
+    if key not in _NAMED:
+        scripts = scripts_dir()
+        ours = os.path.join(scripts, name) if scripts else ""
+        if not ours or not _is_exe(ours):
+            _NAMED[key] = name
+        else:
+            found = resolve(name, path)
+            same = found is not None and os.path.realpath(found) == os.path.realpath(ours)
+            _NAMED[key] = name if same else shlex.quote(ours)
+    return _NAMED[key]
+
+
+_PATTERN: list = []
+
+
+def _pattern():
+    """Where a text names one of swarmgate's tools as a command: a hyphenated script name anywhere
+    (no English word is one; not inside a path or a longer name), `remind` and `swarmgate VERB` only
+    where a command starts (a code span, `Way out: `, a line, after ; & | or `$(`, past assignments)."""
+    if not _PATTERN:
+        import re  # noqa: PLC0415 - only when a text for an agent of Codex or Gemini names a tool
+
+        from swarmgate import tool_table  # noqa: PLC0415 - pure data
+
+        names = script_names()
+        hyph = "|".join(re.escape(n) for n in sorted((n for n in names if "-" in n), key=len, reverse=True))
+        verbs = "|".join(re.escape(t.name) for t in tool_table.TOOLS)
+        plain = "|".join(re.escape(n) for n in names if "-" not in n and n not in ("swarmgate",))
+        start = r"(?:^|`|Way out: |\$\(|[;&|]\s*)(?:[A-Za-z_]\w*=(?:'[^']*'|\"[^\"]*\"|[^\s`'\"]*)\s+)*"
+        _PATTERN.append(re.compile(
+            rf"(?<![\w./~-])(?P<h>{hyph})(?![\w-]|\.\w)"
+            rf"|(?P<s>{start})(?:(?P<p>{plain})(?=[\s`]|$)|(?P<g>swarmgate)(?= (?:{verbs})(?![\w-])))",
+            re.M))
+    return _PATTERN[0]
+
+
+def for_agents(text: str, path: str | None = None) -> str:
+    """``text`` (a refusal's reason, added context) with every swarmgate tool it names as a command
+    named as ``agent_command`` says, so that the agent's paste runs on a PATH without the tools
+    (issue 22). Only for clients without an env file: Claude Code's text is left as it is."""
+    if not text or not any(n in text for n in script_names()):
+        return text
+
+    def sub(m) -> str:
+        if m.group("h"):
+            return agent_command(m.group("h"), path)
+        name = m.group("p") or m.group("g")
+        return m.group("s") + agent_command(name, path)
+
+    return _pattern().sub(sub, text)
+
+
 def shell_bin_dir(home: str | None = None) -> str:
     """Where pipx links console scripts by default, and where install links these when that
     directory is on the shell's PATH: ~/.local/bin."""
