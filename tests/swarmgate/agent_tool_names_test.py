@@ -91,3 +91,15 @@ def test_only_commands_are_renamed_not_prose_paths_or_longer_names():
         f"8G -- make`; `{BIN}/swarmgate records verify t1`; {BIN}/remind list && {BIN}/work-dir-owner release /tmp/w")
     assert tools_dir.for_agents(out, NO_TOOLS) == out   # named once: an absolute path is left alone
     assert tools_dir.for_agents(text, f"{BIN}:{NO_TOOLS}") == text
+
+
+def test_the_rules_a_codex_subagent_gets_at_its_start_name_the_tools_by_absolute_path(repo, tmp_path):
+    import subprocess
+
+    subprocess.run([f"{BIN}/swarmgate", "install", str(repo), "--client", "codex"], check=True, capture_output=True,
+                   env={"PATH": NO_TOOLS, "HOME": str(tmp_path / "home"), "SWARMGATE_STATE_DIR": str(tmp_path / "st")})
+    start = codex_payload(repo, event="SubagentStart", agent_id="a1", agent_type="default")
+    proc = run_hook(["--client", "codex", "SubagentStart"], start, env={"PATH": NO_TOOLS})
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert f"`{BIN}/run-with-memory-cap auto -- " in context and f"`{BIN}/work-dir-owner claim " in context, context
+    assert not re.search(r"(?<![\w/.-])(run-with-memory-cap|work-dir-owner|remind) ", context), context
