@@ -54,10 +54,12 @@ def set_reminder(when: str, message: str, session: str, mode: str) -> tuple[dict
         due = R.parse_when(when)
     except R.ReminderError as e:
         raise UsageError(str(e), "remind") from None
+    from swarmgate.tools_dir import agent_command
+
     rec = R.add(session, message.strip(), due)
     line = (f"reminder {rec['id']} set for {_clock(due)} (in {int(round(due - time.time()))}s): {rec['message']!r}. "
             f"{_WHERE.get(mode, _WHERE['unknown'])[:1].upper()}{_WHERE.get(mode, _WHERE['unknown'])[1:]}. "
-            f"Cancel: `remind cancel {rec['id']}`.")
+            f"Cancel: `{agent_command('remind')} cancel {rec['id']}`.")   # runs pasted, even off PATH
     return rec, line
 
 

@@ -103,3 +103,15 @@ def test_the_rules_a_codex_subagent_gets_at_its_start_name_the_tools_by_absolute
     context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert f"`{BIN}/run-with-memory-cap auto -- " in context and f"`{BIN}/work-dir-owner claim " in context, context
     assert not re.search(r"(?<![\w/.-])(run-with-memory-cap|work-dir-owner|remind) ", context), context
+
+
+def test_remind_says_how_to_cancel_in_a_form_that_runs_on_the_agents_path(tmp_path):
+    import subprocess
+
+    def cancel_line(path: str) -> str:
+        out = subprocess.run([f"{BIN}/remind", "10m", "check the build", "--session", "names-test"], text=True,
+                             capture_output=True, env={"PATH": path, "SWARMGATE_STATE_DIR": str(tmp_path)}).stdout
+        return re.search(r"Cancel: `([^`]*) cancel ", out).group(1)
+
+    assert cancel_line(NO_TOOLS) == f"{BIN}/remind"
+    assert cancel_line(f"{BIN}:{NO_TOOLS}") == "remind"
