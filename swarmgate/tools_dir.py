@@ -13,6 +13,10 @@ swarmgate's console scripts (tool_table: ``swarmgate`` and every tool with a scr
 ``swarmgate install`` makes it and SessionStart refreshes it (``ensure``); SessionStart puts
 ``export PATH=<it>:"$PATH"`` at the top of the env file (``add_to_env_file``), so the shim line X01
 appends after it is read later and comes first: the shims, then the tools, then the client's PATH.
+
+Codex CLI and Gemini CLI have no env file: there the hook names each tool in the texts it hands an
+agent by its absolute path when it does not resolve on the client's PATH (``agent_command``,
+``for_agents``; the one rule, T01's and remind's own lines included).
 """
 from __future__ import annotations
 
@@ -196,7 +200,7 @@ def _pattern():
         names = script_names()
         hyph = "|".join(re.escape(n) for n in sorted((n for n in names if "-" in n), key=len, reverse=True))
         verbs = "|".join(re.escape(t.name) for t in tool_table.TOOLS)
-        plain = "|".join(re.escape(n) for n in names if "-" not in n and n not in ("swarmgate",))
+        plain = "|".join(re.escape(n) for n in names if "-" not in n and n != "swarmgate") or "(?!)"
         start = r"(?:^|`|Way out: |\$\(|[;&|]\s*)(?:[A-Za-z_]\w*=(?:'[^']*'|\"[^\"]*\"|[^\s`'\"]*)\s+)*"
         _PATTERN.append(re.compile(
             rf"(?<![\w./~-])(?P<h>{hyph})(?![\w-]|\.\w)"
