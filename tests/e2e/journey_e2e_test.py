@@ -270,6 +270,26 @@ def test_the_journey(journey_repo):
     assert any("implementer" in ln and "deny B01" in ln for ln in lines), log.stdout
     assert any("main" in ln and "deny B01" in ln for ln in lines), log.stdout
     assert max(len(ln) for ln in lines) <= 80, [ln for ln in lines if len(ln) > 80]
+    print(_trace(run, [MAIN, SUB]) + f"\nmain woken by its reminder when idle: {_woken(run.api)}; "
+          f"commit: {log1.splitlines()[0]}\nuser: doctor rc {doctor.returncode}; report --html: "
+          f"{report.stdout.strip().splitlines()[-1]}; log: {len(lines)} lines, widest {max(map(len, lines))}")
+
+
+def _trace(run, names: list[str]) -> str:
+    """The journey as it ran (shown with ``pytest -s``): each agent's tool calls, in order, with
+    the first line of what the client gave back, so a closing note can quote the walk itself."""
+    out = []
+    for name in names:
+        results = {tr.tool_use_id: tr for tr in run.tool_results(name)}
+        for use in run.conversation(name)[-1].tool_uses():   # the last request holds every turn
+            got = results.get(use.get("id"))
+            args = use.get("input") or {}
+            what = args.get("command") or args.get("subagent_type") or args.get("file_path") or ""
+            lines = got.text.strip().splitlines() if got else ["(no result)"]
+            said = next((ln for ln in lines if re.search(r"\[[A-Z]\d\d\]", ln)), lines[0] if lines else "")
+            mark = "error" if got is not None and got.is_error else "ok"
+            out.append(f"{name} {use.get('name')}: {what[:150]}\n    -> {mark}: {said.strip()[:120]}")
+    return "\n".join(out)
 
 
 def _dump_dom(page: Path, env: dict) -> str:
