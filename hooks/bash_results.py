@@ -54,9 +54,10 @@ class SimpleCommand:
     when known, else None), ``dynamic`` (per word: True when the word holds an
     expansion we could not resolve; such words keep the ``$...`` text),
     ``script`` (the absolute path of the script it came from, or None), ``piped`` (its stdin is the
-    output of the command before it in a pipeline)."""
+    output of the command before it in a pipeline), ``find`` (for a command ``find -exec``/``-execdir``
+    runs: (find's start points, whether it runs in each file's directory), else None)."""
     __slots__ = ("words", "name", "args", "assignments", "redirects", "via", "background",
-                 "wrappers", "text", "is_data", "cwd", "dynamic", "script", "piped")
+                 "wrappers", "text", "is_data", "cwd", "dynamic", "script", "piped", "find")
 
     def __init__(self, words: list[str], assignments: dict, redirects: list, via: tuple,
                  background: int, wrappers: tuple, text: str, cwd: str | None = None,
@@ -75,6 +76,7 @@ class SimpleCommand:
         self.dynamic = dynamic if dynamic is not None else [False] * len(words)
         self.script = script
         self.piped = False
+        self.find = None
 
     def __repr__(self) -> str:
         return f"SimpleCommand({self.words!r}, via={self.via!r}, bg={self.background})"

@@ -711,8 +711,16 @@ class Walker:
                 while j < n and args[j] not in (";", "+"):
                     j += 1
                 if j > i + 1:
+                    first = len(self.an.commands)
                     self.dispatch(args[i + 1:j], largs[i + 1:j], env, [], [],
                                   ctx.sub("find -exec", wrapper="find"), text, None, None)
+                    # `{}` is each file find yields: its writes are placed under the start points
+                    # (hooks/writers_find.py placed_under_roots); an inner find's own wins
+                    from swarmgate.hooks.writers_find import roots
+                    mark = (tuple(roots(args)), a in ("-execdir", "-okdir"))
+                    for c in self.an.commands[first:]:
+                        if c.find is None:
+                            c.find = mark
                 i = j + 1
                 continue
             i += 1

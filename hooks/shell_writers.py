@@ -33,7 +33,7 @@ command loads only the family it names (``git status``: hooks/writers_git.py alo
   scripts, dd, sqlite3, apply_patch), and the readers of a command's input (here-documents, ``<
   FILE``, patch files) that ``git apply``/``am`` use too;
 - hooks/writers_fetch.py: curl and wget (the default output name);
-- hooks/writers_find.py: find -delete and -fprint;
+- hooks/writers_find.py: find -delete and -fprint, and `{}` of what find -exec runs (under the start points);
 - hooks/writers_installers.py: pip/npm into a prefix, ``python -m pip``.
 
 This module keeps what every family needs: ``Writer``, ``parse_args``, the table's reader, the

@@ -56,6 +56,10 @@ def command_writes(cmd: SimpleCommand, extra: dict | None = None) -> list:
     if cmd.words and ((extra and cmd.name in extra) or writes_files(cmd.name)):
         from swarmgate.hooks.shell_writers import targets
         out += [t for t in targets(cmd, extra) if t.path and t.path not in _NOT_FILES]
+    found = getattr(cmd, "find", None)
+    if found is not None and out:   # run by find -exec: `{}` is the files under find's start points
+        from swarmgate.hooks.writers_find import placed_under_roots
+        out = placed_under_roots(out, *found)
     return out
 
 

@@ -161,6 +161,8 @@ def check_w01(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
     for _path, how, names, tree in items:
         for full in names:
             rel = _relative(full, event.root, repo)
+            if rel is None and tree and _holds(full, event.root or repo):
+                rel = "."   # a tree above the work root (`find / -exec rm {} +`) writes all of it
             if rel is None or (full, tree) in seen:
                 continue
             seen.add((full, tree))
@@ -199,6 +201,11 @@ def _interpreter_items(event: HookEvent, analysis) -> list:
     return out
 
 
+def _holds(tree: str, root: str) -> bool:
+    """Whether the directory ``tree`` (absolute, normalised) lies above the work root ``root``."""
+    return bool(root) and tree.startswith("/") and (tree == "/" or root.startswith(tree.rstrip("/") + "/"))
+
+
 def _relative(full: str, root: str, repo: str) -> str | None:
     """``full`` relative to the work root or the repository (hooks/agent_worktree.relative), also
     when those are reached through a symbolic link (``full`` may be a real path)."""
@@ -233,8 +240,10 @@ GUARDS = (
             instead="Write inside your row's globs; report what else needs changing so the main agent "
                     "dispatches it or does it itself.",
             exceptions="Writes outside the repository (/tmp scratch, /dev/null) are not checked by W01 "
-                       "(G01 still guards protected paths there). `mkdir` is not a write. Targets held "
-                       "in variables cannot be placed and are not checked.",
+                       "(G01 still guards protected paths there), except a tree above the repository "
+                       "(`find / -exec rm {} +`: all of it). `mkdir` is not a write. Targets held "
+                       "in variables cannot be placed and are not checked. `{}` of `find ROOTS -exec` "
+                       "is the files under ROOTS.",
         ),
         breaks={"w01-allow-all-writes": "every agent may write every path"},
         cases=lambda: (
@@ -297,6 +306,18 @@ GUARDS = (
                    {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer",
                     "tool_input": {"command": "git restore src/a.py && git checkout -- tests/"}},
                    fires=False, config="[write]\n" + _IMPL),
+            G.Case("implementer-find-exec-rm-in-src", "PreToolUse",
+                   {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer", "tool_input": {
+                       "command": "find src -name __pycache__ -type d -exec rm -rf {} +"}},
+                   fires=False, config="[write]\n" + _IMPL),
+            G.Case("implementer-find-exec-rm-from-root", "PreToolUse",
+                   {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer",
+                    "tool_input": {"command": "find / -name x -exec rm {} +"}},
+                   fires=True, breaks=("w01-allow-all-writes",), config="[write]\n" + _IMPL),
+            G.Case("implementer-find-exec-mv-into-docs", "PreToolUse",
+                   {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer",
+                    "tool_input": {"command": "find src -name '*.md' -exec mv {} docs \\;"}},
+                   fires=True, breaks=("w01-allow-all-writes",), config="[write]\n" + _IMPL),
             G.Case("scratch-outside-repo", "PreToolUse",
                    {"tool_name": "Bash", "agent_id": "a1", "agent_type": "implementer",
                     "tool_input": {"command": "cargo test -p core > /tmp/out.log 2>&1"}},
