@@ -41,8 +41,14 @@ def find(cmd: SimpleCommand, args: list[str]) -> list[Target]:
     return out
 
 
-def _escapes(path: str) -> bool:
-    return ".." in path.split("/")
+def _ups(path: str) -> int:
+    """How many ``..`` segments ``path`` has (0: it stays under where it starts)."""
+    return path.split("/").count("..")
+
+
+def _climbed(base: str, ups: int) -> str:
+    from swarmgate import lean_path as posixpath
+    return posixpath.normpath("/".join([base] + [".."] * ups))
 
 
 def placed_under_roots(targets: list[Target], starts: tuple, execdir: bool) -> list[Target]:
@@ -56,8 +62,8 @@ def placed_under_roots(targets: list[Target], starts: tuple, execdir: bool) -> l
     - under ``-execdir``/``-okdir`` the command runs in the directory of each file: ``R``'s parent
       (for ``R`` itself) or a directory under ``R``; a relative word is read there (its path under
       ``R``'s parent, and the tree ``R``);
-    - a word whose rest climbs out (``{}/..``, a relative ``../x`` under ``-execdir``) cannot be
-      placed: it is left as written with ``$``, which no guard places.
+    - a word that climbs with ``..`` (``{}/..``, a relative ``../x`` under ``-execdir``): the tree
+      as high as it can climb from the shallowest file (``R``'s parent for ``{}/..``).
     """
     from swarmgate import lean_path as posixpath
 
@@ -71,26 +77,23 @@ def placed_under_roots(targets: list[Target], starts: tuple, execdir: bool) -> l
         how = t.how
         for r in starts:
             if k == 0:
-                rest = p[2:].replace("{}", r)
-                if _escapes(rest):
-                    out.append(Target("$" + p, how))
-                else:
-                    out.append(Target(r, how, tree=True))
+                m = _ups(p[2:].replace("{}", r))
+                out.append(Target(_climbed(r, m) if m else r, how, tree=True))
                 continue
             if not execdir:
-                if _escapes(p[k + 2:].replace("{}", r)):
-                    out.append(Target("$" + p, how))
-                else:
-                    out.append(Target(posixpath.normpath(p[:k] + r), how, tree=True))
+                m = _ups(p[k + 2:].replace("{}", r))
+                out.append(Target(_climbed(p[:k] + r, m), how, tree=True))
                 continue
             word = p.replace("{}", ".")
-            if _escapes(word) and not word.startswith("/"):
-                out.append(Target("$" + p, how))
-                continue
-            if word.startswith("/"):
-                out.append(Target(posixpath.normpath(word), how, tree=True))
-                continue
             parent = posixpath.dirname(posixpath.normpath(r)) or "."
-            out.append(Target(posixpath.normpath(posixpath.join(parent, word)), how, tree=t.tree or k > 0))
-            out.append(Target(r, how, tree=True))
+            m = _ups(word)
+            if word.startswith("/"):
+                out.append(Target(_climbed(word, 0) if not m else _climbed(word.split("/..")[0] or "/", m),
+                                  how, tree=True))
+                continue
+            if m:
+                out.append(Target(_climbed(parent, m), how, tree=True))
+            else:
+                out.append(Target(posixpath.normpath(posixpath.join(parent, word)), how, tree=t.tree or k > 0))
+                out.append(Target(r, how, tree=True))
     return out

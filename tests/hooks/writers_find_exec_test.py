@@ -35,6 +35,8 @@ def test_inside_the_rows_passes(judge, command):
     ("find . -name '*.pyc' -exec rm {} +", ". (anything under it)"),
     ("find src -execdir touch stamp \\;", "stamp"),
     ("find docs -delete", "docs (anything under it)"),
+    ("find src -name '*.py' -exec mv {} {}/.. \\;", ". (anything under it)"),
+    ("find src/a -type f -execdir mv {} ../../x \\;", ". (anything under it)"),
 ])
 def test_outside_the_rows_is_refused(judge, command, shown):
     f = _w01(judge, command)
