@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -94,8 +95,6 @@ def test_only_commands_are_renamed_not_prose_paths_or_longer_names():
 
 
 def test_the_rules_a_codex_subagent_gets_at_its_start_name_the_tools_by_absolute_path(repo, tmp_path):
-    import subprocess
-
     subprocess.run([f"{BIN}/swarmgate", "install", str(repo), "--client", "codex"], check=True, capture_output=True,
                    env={"PATH": NO_TOOLS, "HOME": str(tmp_path / "home"), "SWARMGATE_STATE_DIR": str(tmp_path / "st")})
     start = codex_payload(repo, event="SubagentStart", agent_id="a1", agent_type="default")
@@ -106,8 +105,6 @@ def test_the_rules_a_codex_subagent_gets_at_its_start_name_the_tools_by_absolute
 
 
 def test_remind_says_how_to_cancel_in_a_form_that_runs_on_the_agents_path(tmp_path):
-    import subprocess
-
     def cancel_line(path: str) -> str:
         out = subprocess.run([f"{BIN}/remind", "10m", "check the build", "--session", "names-test"], text=True,
                              capture_output=True, env={"PATH": path, "SWARMGATE_STATE_DIR": str(tmp_path)}).stdout
