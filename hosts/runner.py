@@ -200,10 +200,11 @@ def admit(opts: Options, backend, me: dict, slice_path: str) -> tuple[int | None
                 say(f"{len(foreign)} run(s) in slice {opts.slice_name} are booked in another ledger than "
                     f"{lpath} (another SWARMGATE_STATE_DIR): counted at their caps")
             running, sl = snapshot(data, backend, slice_path, foreign)
+            subtract = not broken("no-page-cache-subtraction")
             d = admission.decide(opts.total, sl.usage, sl.reclaimable, running, pred.need,
-                                 subtract_page_cache=not broken("no-page-cache-subtraction"),
-                                 head_need=_head_need(data, bid))
-            if reclaim.wanted(d, sl, subtract_page_cache=not broken("no-page-cache-subtraction")):
+                                 subtract_page_cache=subtract, head_need=_head_need(data, bid))
+            if reclaim.wanted(d, sl, subtract_page_cache=subtract):
+                last_full = 0.0  # decided again at once, not after the next full-check interval
                 continue  # out of the lock: the kernel reclaims, then this round is decided again
             if d.admit:
                 data["waiters"].pop(bid, None)
@@ -266,7 +267,7 @@ class _Reclaim:
 
     A slice in which nothing runs can still hold charges: page cache the kernel lags in counting
     as such, and kernel caches no memory.stat line calls reclaimable (a run that looked up a
-    million names leaves ~300M of dentries). When they are all that stands between a run and its
+    million names leaves ~190M of dentries). When they are all that stands between a run and its
     turn, the kernel is asked once to reclaim them, outside the ledger's lock, and the round is
     decided again; a run never gets "can never fit" for memory nothing uses.
     """
