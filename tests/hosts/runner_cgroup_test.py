@@ -56,14 +56,26 @@ def booking_of(sb, label: str, timeout: float = BOUND_S) -> dict:
     return next(b for b in sb.ledger()["bookings"].values() if b["label"] == label)
 
 
-def wait_pids(sb, path: str, n: int, timeout: float = BOUND_S) -> list[int]:
+def comm_of(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def wait_pids(sb, path: str, n: int, timeout: float = BOUND_S, comm: str | None = None) -> list[int]:
+    """The run cgroup's pids once it holds ``n`` of them, or ``n`` named ``comm`` when given. Name the
+    command when the test then kills the wrapper: under systemd the scope's first process is the
+    report shell (hosts/scope_report.py), and a wrapper killed before that shell wrote ``started``
+    takes the shell with it (SIGPIPE), so the scope would be gone before the test looked."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         pids = sb.backend().pids(path)
-        if len(pids) >= n:
+        if len([p for p in pids if comm is None or comm_of(p) == comm]) >= n:
             return pids
         time.sleep(0.02)
-    raise AssertionError(f"{path} never held {n} processes")
+    raise AssertionError(f"{path} never held {n} processes" + (f" named {comm}" if comm else ""))
 
 
 def test_own_cap_oom_is_250_and_marks_the_label(sandbox):
@@ -287,7 +299,7 @@ def test_twenty_concurrent_wrappers_never_over_admit(sandbox, layout):
 def test_sigkill_of_a_wrapper_leaves_no_phantom_booking_and_no_cgroup(sandbox):
     w = sandbox.start(["64M", "--label", "victim", "--", "sleep", "60"])
     b = booking_of(sandbox, "victim")
-    orphan = wait_pids(sandbox, b["cgroup"], 1)[0]
+    orphan = next(p for p in wait_pids(sandbox, b["cgroup"], 1, comm="sleep") if comm_of(p) == "sleep")
     w.kill()
     w.wait()
     assert os.path.isdir(b["cgroup"])  # nobody cleaned up yet
@@ -325,7 +337,7 @@ def test_cleanup_of_dead_bookings_is_one_line_and_is_not_repeated_once_saved(san
 def test_term_to_the_wrapper_stops_every_process_of_the_run(sandbox):
     w = sandbox.start(["64M", "--label", "tree", "--", "sh", "-c", "sleep 60 & sleep 60 & wait"])
     b = booking_of(sandbox, "tree")
-    pids = wait_pids(sandbox, b["cgroup"], 3)
+    pids = wait_pids(sandbox, b["cgroup"], 2, comm="sleep")
     w.send_signal(signal.SIGTERM)
     assert w.wait(BOUND_S) == 128 + signal.SIGTERM
     assert all(pid_gone(p) for p in pids)
