@@ -158,12 +158,18 @@ def _unit_state(unit: str) -> str:
 @pytest.mark.layout("systemd")
 def test_under_systemd_the_job_is_a_unit_and_its_exit_code_is_recorded(tmp_path):
     env = _systemd_env(tmp_path)
-    cp = _dr(env, "start", "--label", "unit1", "--", "sh", "-c", "echo hello from the unit; sleep 1; exit 9")
-    assert cp.returncode == 0 and "as system unit swarmgate-detached-unit1.service" in cp.stdout, cp.stderr
-    rec = _rec(tmp_path, "unit1")
-    assert rec["backend"] == "systemd"
-    with open(f"/proc/{rec['pid']}/cgroup") as f:  # the job runs inside the unit's cgroup
-        assert "/swarmgate-detached-unit1.service" in f.read()
+    # the job ends only once the test has looked at its cgroup (a fixed `sleep 1` could be over first in a guest)
+    looked = tmp_path / "looked"
+    cp = _dr(env, "start", "--label", "unit1", "--", "sh", "-c",
+             f"echo hello from the unit; while [ ! -e {looked} ]; do sleep 0.1; done; exit 9")
+    try:
+        assert cp.returncode == 0 and "as system unit swarmgate-detached-unit1.service" in cp.stdout, cp.stderr
+        rec = _rec(tmp_path, "unit1")
+        assert rec["backend"] == "systemd"
+        with open(f"/proc/{rec['pid']}/cgroup") as f:  # the job runs inside the unit's cgroup
+            assert "/swarmgate-detached-unit1.service" in f.read()
+    finally:
+        looked.touch()
     assert _dr(env, "wait", "unit1", "--timeout", "60").returncode == 9
     rec = _rec(tmp_path, "unit1")
     assert rec["exit"] == 9 and "hello from the unit" in open(rec["log"]).read()
@@ -171,11 +177,13 @@ def test_under_systemd_the_job_is_a_unit_and_its_exit_code_is_recorded(tmp_path)
     _wait_for(lambda: _unit_state("swarmgate-detached-unit1.service") in ("inactive", ""), "the unit to go")
 
 
-def _capped_sleeper(sb, pidfile) -> list[str]:
-    """A job that starts a capped run in the background and ends at once, leaving the run behind."""
+def _capped_sleeper(sb, pidfile, looked) -> list[str]:
+    """A job that starts a capped run in the background and ends, leaving the run behind, once the run's
+    command wrote its pid and the test has looked where it runs (``looked`` exists): a job that ended at
+    once could have its leftovers stopped before the test read /proc/PID/cgroup."""
     runner = " ".join(sb.argv(["64M", "--label", "left-behind", "--"]))
     return ["sh", "-c", f"{runner} sh -c 'echo $$ > {pidfile}; exec sleep 600' & "
-                        f"while [ ! -s {pidfile} ]; do sleep 0.1; done; exit 0"]
+                        f"while [ ! -s {pidfile} ] || [ ! -e {looked} ]; do sleep 0.1; done; exit 0"]
 
 
 @pytest.mark.layout("systemd")
@@ -186,14 +194,17 @@ def test_under_systemd_a_capped_run_the_job_left_in_its_own_scope_is_stopped_aft
     try:
         env = dict(sb.env(), SWARMGATE_STATE_DIR=sb.state)
         env.pop("SWARMGATE_DETACHED_BACKEND", None)
-        pidfile = tmp_path / "inner.pid"
+        pidfile, looked = tmp_path / "inner.pid", tmp_path / "looked"
         cp = subprocess.run([sys.executable, "-m", "swarmgate", "detached-run", "start", "--label", "leaky",
-                             "--grace", "2", "--", *_capped_sleeper(sb, pidfile)],
+                             "--grace", "2", "--", *_capped_sleeper(sb, pidfile, looked)],
                             env=env, cwd=sb.repo, capture_output=True, text=True, timeout=120)
         assert cp.returncode == 0, cp.stderr
-        inner = int(_wait_for(lambda: pidfile.exists() and pidfile.read_text().strip(), "the capped run"))
-        with open(f"/proc/{inner}/cgroup") as f:
-            where = f.read()
+        try:
+            inner = int(_wait_for(lambda: pidfile.exists() and pidfile.read_text().strip(), "the capped run"))
+            with open(f"/proc/{inner}/cgroup") as f:
+                where = f.read()
+        finally:
+            looked.touch()  # the job may end now
         assert "swarmgate-run-" in where and "swarmgate-detached-leaky" not in where, where
         wait = subprocess.run([sys.executable, "-m", "swarmgate", "detached-run", "wait", "leaky", "--timeout", "60"],
                               env=env, capture_output=True, text=True, timeout=120)
