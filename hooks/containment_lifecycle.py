@@ -46,13 +46,15 @@ def act_install_shims(event, config):
     from swarmgate import lean_os as os
 
     from swarmgate.hooks import exec_shims
+    from swarmgate.hooks.heavy_equivalents import workload_patterns
 
     if not _session_start(event) or _broken("x01-no-shims"):
         return None
     env_file = os.environ.get("CLAUDE_ENV_FILE")
     shim_dir = exec_shims.shim_dir_for(event.session_id)
     try:
-        exec_shims.write_dir(shim_dir, config, repo=event.repo, session=event.session_id)
+        exec_shims.write_dir(shim_dir, config, repo=event.repo, session=event.session_id,
+                             patterns=workload_patterns(config, event.repo))
     except Exception as e:  # noqa: BLE001 - said in one line, the session goes on
         return G.Finding("X01", f"[X01] exec-time shims are NOT active in this session: the shim directory {shim_dir} "
                                 f"could not be written ({type(e).__name__}: {e}).", decision=G.CONTEXT)

@@ -40,63 +40,14 @@ class Argv:
 # environment variables through which a program's own configuration says what it runs: handed to the
 # reader as assignments in front of the argv, so it resolves them as it would in a typed command
 _PROGRAM_ENV_PREFIXES = ("CARGO_ALIAS_", "MAKEFILES", "MAKEFLAGS", "GIT_", "npm_config_", "PYTEST_ADDOPTS")
-_PYTEST = ("pytest", "py.test")
-
-
-def _pytest_ini(cwd: str) -> tuple[list, list]:
-    """(addopts words, testpaths) of the pytest config pytest would find from ``cwd``."""
-    import configparser
-    import shlex
-    import tomllib
-
-    d = os.path.abspath(cwd or ".")
-    while True:
-        for name, section in (("pytest.ini", "pytest"), ("pyproject.toml", None), ("tox.ini", "pytest"),
-                              ("setup.cfg", "tool:pytest")):
-            path = os.path.join(d, name)
-            if not os.path.isfile(path):
-                continue
-            try:
-                with open(path, "rb") as f:
-                    raw = f.read(256 * 1024)
-                if section is None:
-                    opts = (tomllib.loads(raw.decode("utf-8", "replace")).get("tool") or {}).get("pytest", {})
-                    opts = opts.get("ini_options") if isinstance(opts, dict) else None
-                    if not isinstance(opts, dict):
-                        continue
-                    add, paths = opts.get("addopts", ""), opts.get("testpaths", [])
-                    add = add if isinstance(add, list) else shlex.split(str(add))
-                    paths = paths if isinstance(paths, list) else str(paths).split()
-                else:
-                    cp = configparser.ConfigParser(interpolation=None)
-                    cp.read_string(raw.decode("utf-8", "replace"))
-                    if not cp.has_section(section):
-                        continue
-                    add = shlex.split(cp.get(section, "addopts", fallback=""))
-                    paths = cp.get(section, "testpaths", fallback="").split()
-            except (OSError, ValueError, configparser.Error):
-                continue
-            return [str(x) for x in add], [str(x) for x in paths]
-        parent = os.path.dirname(d)
-        if parent == d:
-            return [], []
-        d = parent
+_PYTEST = ("pytest", "py.test")  # hooks/pytest_collection.PYTEST_NAMES
 
 
 def pytest_argv(args: list[str], cwd: str, env) -> list[str]:
-    """What pytest really collects from: PYTEST_ADDOPTS and the ini file's addopts are arguments too,
-    and without a path the ini file's testpaths are the paths."""
-    import shlex
+    """What pytest really collects from (hooks/pytest_collection.py)."""
+    from swarmgate.hooks.pytest_collection import pytest_argv as collected
 
-    try:
-        extra = shlex.split(env.get("PYTEST_ADDOPTS", "") or "")
-    except ValueError:
-        extra = []
-    add, paths = _pytest_ini(cwd)
-    words = [*add, *extra, *args]
-    if paths and not any(not w.startswith("-") for w in words):
-        words += paths
-    return ["pytest", *words]
+    return collected(args, cwd, env)
 
 
 def _reader_commands(argv: list[str], config, cwd: str, env) -> list:
@@ -180,11 +131,12 @@ def heavy_argv(argv: list[str], config, cwd: str, repo: str, env=None) -> tuple[
         words = list(cmd.words)
         if not words:
             continue
-        found = judge(words)
+        found = None
+        for via in _via_argvs(cmd):   # first: the script a body line came from names the pattern best
+            found = found or judge(via)
+        found = found or judge(words)
         if found is None and basename(words[0]) in _PYTEST:
             found = judge(pytest_argv(words[1:], cwd, env))
-        for via in _via_argvs(cmd):
-            found = found or judge(via)
         if found:
             return found
     return None

@@ -224,6 +224,7 @@ def _refresh_if_stale(shim_dir: str, meta: dict, config) -> None:
     """The config changed since the shims were written: write them again (new programs, new
     prefilters). Best effort: this call is judged with the new config either way."""
     from swarmgate.hooks import exec_shims
+    from swarmgate.hooks.heavy_equivalents import workload_patterns
 
     try:
         if os.path.getmtime(str(meta["config"])) <= os.path.getmtime(os.path.join(shim_dir, exec_shims.MARKER)):
@@ -233,7 +234,8 @@ def _refresh_if_stale(shim_dir: str, meta: dict, config) -> None:
             return
     try:
         exec_shims.write_dir(shim_dir, config, repo=str(meta["repo"]), session=str(meta.get("session") or ""),
-                             python=str(meta.get("python") or sys.executable))
+                             python=str(meta.get("python") or sys.executable),
+                             patterns=workload_patterns(config, str(meta["repo"])))
     except Exception:  # noqa: BLE001
         pass
 

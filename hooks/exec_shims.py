@@ -118,15 +118,17 @@ def _path_programs(glob: str, path: str) -> set:
     return found
 
 
-def plan(config, path: str | None = None) -> dict:
-    """{program name: Shim} for ``config`` (pure but for listing PATH for glob program names)."""
+def plan(config, path: str | None = None, patterns: list[str] | None = None) -> dict:
+    """{program name: Shim} for ``config`` (pure but for listing PATH for glob program names).
+    ``patterns``: the workloads to cover (hooks/heavy_equivalents.workload_patterns: the heavy
+    patterns, their equivalents and the heavy script bodies); the heavy patterns alone by default."""
     from swarmgate.hooks.command_patterns import basename, split_words
 
     path = os.environ.get("PATH", "") if path is None else path
     words: dict = {}        # program -> set of pattern words
     always: set = set()     # programs with a bare pattern (every call can be heavy)
     names: set = set()
-    for text in config["heavy"]["patterns"]:
+    for text in (config["heavy"]["patterns"] if patterns is None else patterns):
         try:
             w = split_words(text)
         except ValueError:
@@ -347,7 +349,7 @@ def config_path_of(repo: str) -> str:
 
 
 def write_dir(shim_dir: str, config, *, repo: str, session: str, python: str | None = None,
-              path: str | None = None) -> dict:
+              path: str | None = None, patterns: list[str] | None = None) -> dict:
     """(Re)write the shim directory for ``config``; returns its meta record. Shims of programs
     the config no longer names are removed. Atomic per file; the marker is written first (a
     half-written directory is already skipped by other shims) and touched last (its mtime is the
@@ -358,7 +360,7 @@ def write_dir(shim_dir: str, config, *, repo: str, session: str, python: str | N
     from swarmgate.statefile import ensure_dir, write_json_atomic, write_text_atomic
 
     python = python or sys.executable
-    shims = plan(config, path)
+    shims = plan(config, path, patterns)
     ensure_dir(shim_dir)
     marker = os.path.join(shim_dir, MARKER)
     write_text_atomic(marker, "swarmgate exec-time shims: PATH walks skip this directory\n", durable=False)

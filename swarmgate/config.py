@@ -134,6 +134,16 @@ def _mcp_tools(v: Any) -> dict[str, Any]:
     return from_config(v)
 
 
+def _equivalents(v: Any) -> list[str]:
+    from swarmgate.hooks.command_patterns import PatternError   # only when a config is parsed
+    from swarmgate.hooks.equivalents_table import entries
+
+    try:
+        return entries(_strlist(v))
+    except PatternError as e:
+        raise ValueError(str(e)) from None
+
+
 def _optional(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return check  # absence is handled by the default None
 
@@ -197,6 +207,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "prefix_values": Key(["commit", "user-request"], _strlist, "accepted values of prefix_var"),
         "runners": Key(["run-with-memory-cap", "host-dispatch", "multi-host-run"], _strlist,
                        "commands a heavy command must run through (B02)"),
+        "equivalents": Key(None, _equivalents,
+                           "workloads that count as a heavy pattern, added to the built-in table (ALT = CANON, "
+                           "'pytest collections', 'script bodies'; 'no ENTRY' drops a built-in one): "
+                           "docs/bash-guards.md"),
     },
     "scope": {
         "verify_patterns": Key(["pytest", "cargo test", "bash .claude/gate.d/*"], _strlist,

@@ -279,8 +279,9 @@ def check_exec_shims(repo: str) -> Check:
     if not os.access("/bin/sh", os.X_OK):
         return Check(FAIL, "exec-time shims cannot run: no /bin/sh", "install a POSIX shell at /bin/sh")
     from swarmgate.hooks import exec_shims  # noqa: PLC0415 - only doctor plans the shims
+    from swarmgate.hooks.heavy_equivalents import workload_patterns  # noqa: PLC0415
 
-    n = len(exec_shims.plan(config))
+    n = len(exec_shims.plan(config, patterns=workload_patterns(config)))
     return Check(OK, f"exec-time shims: {n} programs are checked where they start, in sessions whose client "
                      f"gives SessionStart a CLAUDE_ENV_FILE (Claude Code 2.1.332 does)")
 

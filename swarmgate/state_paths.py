@@ -143,6 +143,12 @@ def bashlex_cache_path(key: str) -> Path:
     return state_dir() / "cache" / f"bashlex-tables-{safe_name(key)}.marshal"
 
 
+def heavy_bodies_cache_path() -> str:
+    """The patterns of heavy script bodies per repository and stamp (hooks/heavy_equivalents.py); a str
+    (no pathlib): the Bash hook reads it."""
+    return state_dir_text().rstrip("/") + "/cache/heavy-bodies.json"
+
+
 def default_work_root(repo: str | PathLike[str]) -> Path:
     """The work root of a repository whose config leaves `[workdirs] root` empty: one directory per
     repository beside the state directory (`/var/tmp/swarmgate-work/<name>-<hash>`), not inside it

@@ -6,6 +6,7 @@ from __future__ import annotations
 from swarmgate.hook_engine import evaluate
 from swarmgate.hook_protocol import HookEvent
 from swarmgate.hooks import exec_shims, registry
+from swarmgate.hooks.heavy_equivalents import workload_patterns
 
 SHIMS_SESSION = "corpus-shims"   # as in a Claude Code session: the shims on every Bash command's PATH
 NO_SHIMS_SESSION = "corpus"      # no env file: another client, X01 off, or it could not write
@@ -14,7 +15,7 @@ NO_SHIMS_SESSION = "corpus"      # no env file: another client, X01 off, or it c
 def with_shims(config, repo: str, env_file: str, session: str = SHIMS_SESSION) -> str:
     """Write the session's shims and env file (under $SWARMGATE_STATE_DIR); the shim directory."""
     shim_dir = exec_shims.shim_dir_for(session)
-    exec_shims.write_dir(shim_dir, config, repo=repo, session=session)
+    exec_shims.write_dir(shim_dir, config, repo=repo, session=session, patterns=workload_patterns(config, repo))
     assert exec_shims.add_to_env_file(env_file, shim_dir)
     exec_shims.record_env_file(shim_dir, env_file)
     return shim_dir

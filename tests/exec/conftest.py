@@ -12,6 +12,7 @@ import pytest
 
 from swarmgate.config import load_config
 from swarmgate.hooks import exec_shims
+from swarmgate.hooks.heavy_equivalents import workload_patterns
 
 STANDIN = """#!/bin/sh
 # stand-in for the real {name}: says how it was called, and leaves a line in the log
@@ -61,8 +62,9 @@ class Shimmed:
         self.write_shims()
 
     def write_shims(self) -> dict:
-        return exec_shims.write_dir(str(self.shims), load_config(str(self.repo)), repo=str(self.repo),
-                                    session="sess-1")
+        config = load_config(str(self.repo))
+        return exec_shims.write_dir(str(self.shims), config, repo=str(self.repo), session="sess-1",
+                                    patterns=workload_patterns(config, str(self.repo)))
 
     def path(self, *front: str) -> str:
         base = [str(self.shims), str(self.standin)] if not front else list(front)

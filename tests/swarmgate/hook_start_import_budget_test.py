@@ -42,7 +42,10 @@ BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "exec_deferral", "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "shell_writers",
     "writer_table", "writers_archives", "writers_copies", "writers_fetch", "writers_find", "writers_git",
     "writers_installers", "writers_text",
-    "test_runs", "timer_guards", "write_scope", "agent_worktree")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
+    "test_runs", "timer_guards", "write_scope", "agent_worktree",
+    # [heavy] equivalents: every command not matched by a heavy pattern is read against its table (one
+    # dict lookup by name, and the heavy script bodies' patterns, cached in the state directory)
+    "equivalents_table", "heavy_equivalents")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
 # every call of a main agent (no agent_type) asks whether its session is a teammate of an agent team
 # (hook_engine: teammates.teammate_of reads the session process's argv); A02's act counts a teammate in the
 # repository's index (repo_sessions; its act loads it on every PreToolUse call while A02 is on)
@@ -76,7 +79,9 @@ SESSION = CORE | OS | ENGINE | RE | JSON | PATHLIB | {
     "_datetime", "_locale", "_posixsubprocess", "_strptime", "_weakrefset", "calendar", "collections.abc",
     "contextlib", "datetime", "fcntl", "importlib", "importlib._abc", "importlib.util", "locale", "math", "msvcrt",
     "select", "selectors", "shlex", "signal", "subprocess", "threading", "swarmgate.alerts", "swarmgate.front_door",
-    "swarmgate.procinfo", "swarmgate.tool_start", "swarmgate.tool_table"} | {
+    "swarmgate.procinfo", "swarmgate.tool_start", "swarmgate.tool_table",
+    # the shims cover the programs [heavy] equivalents names
+    "swarmgate.hooks.equivalents_table", "swarmgate.hooks.heavy_equivalents"} | {
     f"swarmgate.agents.{m}" for m in ("records", "sop")} | {"swarmgate.agents", "swarmgate.hosts"} | {
     f"swarmgate.hosts.{m}" for m in ("agent_cgroups", "cgroups", "kernel_log", "ledger", "runner_cli")} | {
     f"swarmgate.hooks.{m}" for m in (
