@@ -385,6 +385,19 @@ for c in ("cd tests && python3 -m pytest heavy", "cd crates/parser && cargo test
           "cd tests/heavy && pytest .", "(cd crates && cargo test --all)", "pushd tests >/dev/null; pytest ./heavy; popd"):
     W("cd-and-relative-paths", c)
 
+# [heavy] equivalents (issue 24 item 3): pytest runs whose collection includes tests/heavy (the ini file's
+# norecursedirs keeps `pytest tests` out of it; these get round that), and a heavy script's body typed directly
+_E2E_BODY = "node -e \"require('fs').writeFileSync(process.env.EXEC_MARKERS + '/npm-test-e2e', 'x')\""
+for c, files in (("pytest tests/heavy/test_heavy.py", {}), ("pytest tests/heavy/test_*.py", {}),
+                 ("pytest -o norecursedirs=.git tests", {}), ("pytest -o testpaths=tests/heavy", {}),
+                 ("python3 -m pytest --override-ini=norecursedirs=node_modules tests", {}),
+                 ("pytest -c /dev/null tests", {}), ("pytest @heavy.args", {"heavy.args": "-q\ntests/heavy\n"}),
+                 (f"cd tests && {SCOPE} py.test heavy/test_heavy.py", {}), ("pytest tests/unit/../heavy", {})):
+    # with a run scope, as an agent writes it once B10 asked for one: what stops it is the heavy check
+    W("pytest-collections", c if c.startswith("cd ") else f"{SCOPE} {c}", files)
+for c in (_E2E_BODY, f"cd tests && {_E2E_BODY}", f"{_E2E_BODY} && echo e2e ran"):
+    W("script-bodies", c)
+
 for code in ('import subprocess; subprocess.run(["cargo", "test", "--workspace"])',
              'import os; os.system("make check-full")'):
     W("main-unauthorized", PY(code), agent="main")
@@ -442,6 +455,12 @@ for c in ("npm test", "npm run lint", "npm run build", "npm run", "npm --version
 for c in (f"{SCOPE} pytest tests/unit", f"{SCOPE} python3 -m pytest -q tests/unit", "pytest --version",
           f"{SCOPE} pytest -q -k unit", "python3 -m pytest --co -q tests/unit >/dev/null", f"{SCOPE} pytest tests/unit -k unit"):
     C("pytest", c)
+
+for c in (f"{SCOPE} pytest tests", f"cd tests && {SCOPE} pytest unit", f"{SCOPE} pytest tests/unit/test_unit.py",
+          f"{SCOPE} pytest -o norecursedirs=.git tests --ignore=tests/heavy", f"{SCOPE} pytest @unit.args"):
+    C("pytest-collections", c, {"unit.args": "tests/unit\n"})
+for c in ("node -e \"console.log(process.env.EXEC_MARKERS ? 'set' : 'unset')\"", "npm run build"):
+    C("script-bodies", c)
 
 for c in ("python3 -c 'print(1 + 1)'", "python3 src/main.py", "python3 -m json.tool package.json >/dev/null",
           "python3 -c 'import subprocess; subprocess.run([\"cargo\", \"build\"])'",
