@@ -29,10 +29,14 @@ PROTECTED_GLOBS = (
 # protected files by name: a write whose directory cannot be placed (a variable the hook does not know,
 # a directory computed by code) and that names one of these is refused as unverifiable (G01)
 PROTECTED_FILE_NAMES = ("settings.json", "settings.local.json", "swarmgate.toml", "hosts.toml",
-                        "trustedFolders.json")
+                        "trustedFolders.json", "sitecustomize.py", "usercustomize.py")
+# files every later process of the session runs first (issue 24 item 4): Python's start-up modules, and a
+# .pth file where site.py reads them; an import or an exec hidden there reaches every command
+STARTUP_FILE_NAMES = ("sitecustomize.py", "usercustomize.py")
+SITE_DIRS = ("/site-packages/", "/dist-packages/")
 # words of a shell target that name a protected place (the same rule for a whole target)
 PROTECTED_NAMES = PROTECTED_FILE_NAMES + (".claude/", ".swarmgate", ".codex/", ".gemini/", ".git/hooks",
-                                          "/swarmgate/", "swarmgate-selftest")
+                                          "/swarmgate/", "swarmgate-selftest", "session-env")
 
 
 def client_home_files() -> dict[str, str]:
@@ -48,6 +52,34 @@ def client_home_files() -> dict[str, str]:
     out.update({os.path.join(codex, name): "Codex CLI" for name in ("config.toml", "hooks.json")})
     out.update({os.path.join(gemini, name): "Gemini CLI" for name in ("settings.json", "trustedFolders.json")})
     return {posixpath.normpath(k): v for k, v in out.items()}
+
+
+def session_env_places() -> tuple[str, ...]:
+    """Claude Code's session env files: the directory ~/.claude/session-env (CLAUDE_CONFIG_DIR moves it),
+    whose per-session file (``$CLAUDE_ENV_FILE``, a path every command can compute from
+    CLAUDE_CODE_SESSION_ID) the client sources before every later command of the session: the
+    exec-time shims' PATH line is there. And the file CLAUDE_ENV_FILE names, where it is set."""
+    env = os.environ
+    home = env.get("HOME") or os.path.expanduser("~")
+    base = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    out = (posixpath.normpath(os.path.join(base, "session-env")),)
+    named = env.get("CLAUDE_ENV_FILE")
+    return out + (posixpath.normpath(os.path.abspath(named)),) if named else out
+
+
+def startup_reason(path: str) -> str | None:
+    """Why ``path`` (absolute, normalised) is a file every later process of the session runs, or None."""
+    name = posixpath.basename(path)
+    if name in STARTUP_FILE_NAMES:
+        return (f"{path} is a Python start-up module: every Python process that finds it on its path runs "
+                f"it first")
+    if name.endswith(".pth") and any(d in path + "/" for d in SITE_DIRS):
+        return f"{path} is a .pth file in a site directory: every Python start runs its import lines"
+    for place in session_env_places():
+        if path == place or path.startswith(place + "/"):
+            return (f"{path} is the client's session env file ({place}): every later command of the "
+                    f"session sources it")
+    return None
 
 
 def hosts_config_places() -> tuple[str, ...]:
@@ -131,6 +163,9 @@ def protected_reason(path: str, *, cwd: str, repo: str, state_dir: str, install_
     home_files = client_home_files()
     hosts = hosts_config_places()
     for c in candidates:
+        startup = startup_reason(c)
+        if startup:
+            return startup
         if c in home_files:
             return f"{path} holds {home_files[c]}'s user settings (hooks, their trust, switches that turn them off)"
         for h in hosts:
@@ -167,6 +202,7 @@ def protected_places(repo: str, root: str, state_dir: str) -> list[tuple[str, st
             out.append((posixpath.normpath(os.path.join(base, lit)), f"{pat} (what guards this repository)"))
     out += [(k, f"{v}'s user settings") for k, v in client_home_files().items()]
     out += [(h, "swarmgate's machine config") for h in hosts_config_places()]
+    out += [(p, "the client's session env files") for p in session_env_places()]
     out.append((posixpath.normpath(os.path.abspath(state_dir)), "swarmgate's state directory"))
     out.append((selftest_marker_dir(), "the self-tests' markers"))
     out += [(r, "the swarmgate that runs the hooks") for r in installed_roots(repo)]

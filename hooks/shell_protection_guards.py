@@ -289,7 +289,10 @@ GUARDS = (
                 "environment), any agent pointing swarmgate's tools at another state directory, hosts "
                 "config or home (a private ledger ignores every other booking), or a commit that skips "
                 "the gate (`--no-verify`, `core.hooksPath`). `swarmgate install --uninstall .` does the "
-                "same through swarmgate itself: the client picks the changed settings up during the session.",
+                "same through swarmgate itself: the client picks the changed settings up during the session. "
+                "So does a write to what every later process runs first: the client's session env file "
+                "(~/.claude/session-env/..., sourced before each command: the shims' PATH line is there), a "
+                "Python start-up module (sitecustomize.py, usercustomize.py) or a .pth file in a site directory.",
             example="`echo '{}' > .claude/settings.json`, `python3 -c \"open('.claude/settings.json','w')\"`, "
                     "`SWARMGATE_BREAK=b01-allow-heavy cargo test`, a subagent's `set -a; "
                     "SWARMGATE_BREAK=x; host-dispatch -- make` or `export SWARMGATE_STATE_DIR=/tmp/x`, "
@@ -349,6 +352,13 @@ GUARDS = (
                    fires=True, breaks=("g01-allow-shell-writes",)),
             G.Case("main-perl-writes-config", "PreToolUse",
                    main_call("perl -e 'open(F, \">.claude/swarmgate.toml\"); print F \"\"'"),
+                   fires=True, breaks=("g01-allow-shell-writes",)),
+            G.Case("subagent-writes-sitecustomize", "PreToolUse",
+                   subagent_call("printf 'import pytest\\n' > tests/sitecustomize.py"),
+                   fires=True, breaks=("g01-allow-shell-writes",)),
+            G.Case("main-appends-to-the-session-env-file", "PreToolUse",
+                   main_call("echo 'export PATH=/tmp/bin:$PATH' >> "
+                             "~/.claude/session-env/$CLAUDE_CODE_SESSION_ID/sessionstart-hook-0.sh"),
                    fires=True, breaks=("g01-allow-shell-writes",)),
             G.Case("main-git-checkout-settings", "PreToolUse", main_call("git checkout -- .claude/settings.json"),
                    fires=True, breaks=("g01-allow-shell-writes",)),
