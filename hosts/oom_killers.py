@@ -79,7 +79,7 @@ def journal(args: list[str], since: float, until: float) -> list[str] | None:
 
 
 def find(path: str, top: str, marks_before: dict[str, int], pids: set[int], since: float, until: float,
-         unit: str | None = None, settle_s: float = 1.0) -> Kill | None:
+         unit: str | None = None, settle_s: float = 3.0) -> Kill | None:
     """The userspace killer of the run in ``path`` (still there or gone), or None. ``pids``: the
     processes seen in the run, given only when it died of TERM or KILL (then the journal is read)."""
     import time
@@ -94,7 +94,9 @@ def find(path: str, top: str, marks_before: dict[str, int], pids: set[int], sinc
         if hit and hit[1] in pids:  # earlyoom logs before it kills: the line is there by now
             return Kill("earlyoom", line.strip())
     if unit is not None:
-        # systemd logs its line when it sees the scope empty, which may be a moment after we did
+        # systemd logs its line when it sees the scope empty, which may be a moment after we did; 3 s:
+        # one journalctl call alone can take over 1 s on a slow machine (a TCG guest), and only a run
+        # that died of TERM/KILL with no killer found yet waits that long
         deadline = time.monotonic() + settle_s
         while True:
             lines = journal(["--unit", unit], since, time.time() + 2)

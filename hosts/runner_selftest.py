@@ -160,7 +160,10 @@ class Sandbox:
                 ledger.save(d)
         self._with_state(do)
 
-    def wait_booked(self, label: str, timeout: float = 10.0) -> bool:
+    def wait_booked(self, label: str, timeout: float = 60.0) -> bool:
+        """Has a run labelled ``label`` been booked within ``timeout``? Generous: a runner takes 5-6 s to
+        its booking in a TCG test guest, and a self-test cell that gave up early would be red for slowness,
+        not for its reason; a booked run answers at once."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if any(b.get("label") == label for b in self.ledger()["bookings"].values()):
