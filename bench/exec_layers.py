@@ -11,6 +11,11 @@
 4. containment per Bash call, the hook side: `swarmgate hook PreToolUse` for a subagent call
    with X02 on vs X02 off (the cgroup already made, as for every call after an agent's first).
    Reported, no bar (the hook itself is measured by bench/hook_latency.py).
+5. the in-process check of pytest (hooks/inprocess_pytest.py) on every Python start: `python -c pass`
+   with the session's site directory first on PYTHONPATH vs without. Must: <= 5 ms.
+6. both layers on a pytest run that is not heavy (300 tests): `pytest tests/unit` typed, through the
+   shim and its mark (judged once, by the shim) vs neither layer, and the venv's pytest by absolute
+   path, past every shim (judged in-process, one judge process) vs unchecked. Reported, no bar.
 
 Exits 1 when a must is missed. Prints the load average beside the numbers (the lead re-runs
 benches on a quiet machine). Usage: .venv/bin/python bench/exec_layers.py [N]
@@ -64,11 +69,15 @@ def main() -> int:
     standin = os.path.join(tmp, "standin")
     for d in (os.path.join(repo, ".claude"), state, standin):
         os.makedirs(d)
-    cfg_text = f'[memory]\ntotal = "1G"\nslice = "{slice_name}"\n[agents]\nmemory_cap = "256M"\n'
+    cfg_text = (f'[memory]\ntotal = "1G"\nslice = "{slice_name}"\n[agents]\nmemory_cap = "256M"\n'
+                '[heavy]\npatterns = ["pytest tests/heavy"]\n')
     with open(os.path.join(repo, ".claude", "swarmgate.toml"), "w") as f:
         f.write(cfg_text)
     with open(os.path.join(repo, "Makefile"), "w") as f:
         f.write("build:\n\t@true\n")
+    os.makedirs(os.path.join(repo, "tests", "unit"))
+    with open(os.path.join(repo, "tests", "unit", "test_many.py"), "w") as f:
+        f.write("import pytest\n\n\n@pytest.mark.parametrize('i', range(300))\ndef test_one(i):\n    assert i >= 0\n")
     with open(os.path.join(standin, "cargo"), "w") as f:
         f.write("#!/bin/sh\necho 'cargo 1.0.0 (stand-in)'\n")
     os.chmod(os.path.join(standin, "cargo"), 0o755)
@@ -110,6 +119,17 @@ def main() -> int:
             f.write(cfg_text + '[guards]\nX02 = "off"\n')
         payload_off = payload.replace(json.dumps(repo), json.dumps(off_repo))
 
+        site = dict(env, PYTHONPATH=os.path.join(shims, exec_shims.SITE_DIR))
+        results["in-process check: python -c pass with the site directory"] = pair(
+            n, [sys.executable, "-c", "pass"], {"env": site}, [sys.executable, "-c", "pass"], {"env": env})
+        bindir = os.path.dirname(sys.executable)
+        typed = ["pytest", "-q", "-p", "no:cacheprovider", "tests/unit"]
+        results["pytest tests/unit (300 tests) typed: shim + in-process vs none"] = pair(
+            max(5, n // 4), typed, {"cwd": repo, "env": dict(site, PATH=os.pathsep.join([shims, bindir, base_path]))},
+            typed, {"cwd": repo, "env": dict(env, PATH=os.pathsep.join([bindir, base_path]))})
+        by_path = [os.path.join(bindir, "pytest")] + typed[1:]
+        results["in-process check: .venv/bin/pytest tests/unit by path"] = pair(
+            max(5, n // 4), by_path, {"cwd": repo, "env": site}, by_path, {"cwd": repo, "env": env})
         results["containment, command side: bash -c with the join line"] = pair(
             n, ["bash", "-c", joined], {}, ["bash", "-c", "true"], {})
         got: tuple[list, list] = ([], [])
@@ -133,10 +153,11 @@ def main() -> int:
         shutil.rmtree(tmp, ignore_errors=True)
 
     load = os.getloadavg()[0]
-    musts = {"shim fast path: cargo --version (stand-in)", "containment, command side: bash -c with the join line"}
+    musts = {"shim fast path: cargo --version (stand-in)", "containment, command side: bash -c with the join line",
+             "in-process check: python -c pass with the site directory"}
     print(f"exec-time layers, {n} runs per side, interleaved, medians "
           f"(load average {load:.1f} on {os.cpu_count()} cores)")
-    print(f"  {'':<56} {'with':>9} {'without':>9} {'added':>9} {'ratio':>7}")
+    print(f"  {'':<62} {'with':>9} {'without':>9} {'added':>9} {'ratio':>7}")
     missed = []
     for name, (a, b) in results.items():
         added = (a - b) * 1000
@@ -146,7 +167,7 @@ def main() -> int:
             bar = f"  must <= {MUST_MS:g} ms: {'OK' if ok else 'MISSED'}"
             if not ok:
                 missed.append(name)
-        print(f"  {name:<56} {a * 1000:7.1f}ms {b * 1000:7.1f}ms {added:7.1f}ms {a / b:6.2f}x{bar}")
+        print(f"  {name:<62} {a * 1000:7.1f}ms {b * 1000:7.1f}ms {added:7.1f}ms {a / b:6.2f}x{bar}")
     return 1 if missed else 0
 
 

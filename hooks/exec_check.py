@@ -17,8 +17,9 @@ self-test runs the same judge the shim runs. Its SessionStart side (advisory,
 hooks/containment_lifecycle.py) writes the shim directory and the PATH line of ``$CLAUDE_ENV_FILE``.
 
 What this layer cannot see (docs/threat-model.md): a program started by absolute path, or from a
-directory put before the shims inside the command (a venv's bin after `activate`), or
-``pytest.main()`` inside a Python process; containment and the sightings (X02, X03) stand behind it.
+directory put before the shims inside the command (a venv's bin after `activate`); pytest inside
+Python is judged by hooks/inprocess_pytest.py, which calls ``main`` with REAL ``-`` (judge only).
+Containment and the sightings (X02, X03) stand behind both.
 """
 from __future__ import annotations
 
@@ -132,7 +133,8 @@ _T0 = 0.0
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``SHIM_DIR NAME REAL ARGS...``: exec REAL or refuse. Returns only to refuse (or on bad use)."""
+    """``SHIM_DIR NAME REAL ARGS...``: exec REAL or refuse. Returns only to refuse (or on bad use), or
+    with REAL ``-`` (the in-process check's call): 0 when the call may run."""
     global _T0
     _T0 = time.monotonic()
     args = list(sys.argv[1:] if argv is None else argv)
@@ -171,8 +173,29 @@ def _decide(shim_dir: str, name: str, real: str, rest: list, words: list) -> int
         os.environ["SWARMGATE_STATE_DIR"] = str(meta["state_dir"])
         return refuse(verdict.render(), meta=meta, name=name, argv=words, agent=agent,
                       pattern=verdict.message.split("heavy pattern `", 1)[-1].split("`", 1)[0])
+    if real == JUDGE_ONLY:
+        return 0
+    pytest_args = _pytest_args(name, rest)
+    if pytest_args is not None:  # the in-process check (hooks/inprocess_pytest.py) need not judge it again
+        from swarmgate.hooks.inprocess_pytest import JUDGED_ENV, digest
+        os.environ[JUDGED_ENV] = f"{os.getpid()}:{digest(pytest_args)}"
     os.execv(real, [real, *rest])
     return 127  # not reached
+
+
+JUDGE_ONLY = "-"   # REAL of the in-process check: judge, exit 0 when the call may run
+
+
+def _pytest_args(name: str, rest: list) -> list | None:
+    """The arguments pytest's main will see in the program about to start: the `pytest` script's, or
+    those after `python -m pytest` (no other interpreter option before -m); None for anything else."""
+    from swarmgate.hooks.exec_shims import PYTHONS
+
+    if name in ("pytest", "py.test"):
+        return list(rest)
+    if name in PYTHONS and len(rest) >= 2 and rest[0] == "-m" and rest[1] == "pytest":
+        return list(rest[2:])
+    return None
 
 
 def _judge_here(meta: dict, name: str, words: list, shim_dir: str):
@@ -271,10 +294,12 @@ GUARDS = (
                     "range=<how much of it>; reason=<why this run, now>' run-with-memory-cap auto -- cargo test "
                     "--workspace` in the Bash tool, with every <...> replaced by your own words. Subagents: run "
                     "the narrow tests and report the heavy run as due.",
-            exceptions="Dry runs are not runs (`--no-run`, `make -n`, `--collect-only`), as for B01. A program "
-                       "started by absolute path, from a directory the command itself puts before the shims "
-                       "(a venv's bin), or `pytest.main()` inside Python are out of the shims' reach: "
-                       "containment (X02) bounds them and X03 reports them (docs/threat-model.md)."),
+            exceptions="Dry runs are not runs (`--no-run`, `make -n`, `--collect-only`), as for B01. pytest run "
+                       "inside Python (`pytest.main()`, runpy, the venv's script by path) is judged the same way "
+                       "by the session's sitecustomize (docs/exec-shims.md \"Inside Python\"). A program "
+                       "started by absolute path or from a directory the command itself puts before the shims "
+                       "(a venv's bin) is out of the shims' reach: containment (X02) bounds it and X03 reports "
+                       "it (docs/threat-model.md)."),
         breaks={"x01-allow-heavy-exec": "the exec-time check lets every heavy program run"},
         cases=lambda: (
             G.Case("subagent-cargo-from-python", EXEC_EVENT, _exec(["cargo", "test", "--workspace"]), fires=True,

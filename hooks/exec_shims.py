@@ -285,6 +285,10 @@ def script(shim: Shim, shim_dir: str, python: str, config_path: str) -> str:
             "done",
         ]
     lines += [
+        # the in-process check of pytest stays on for what this program starts, whatever the command
+        # did to PYTHONPATH (`PYTHONPATH= python3 x.py`)
+        f"case \":${{PYTHONPATH:-}}:\" in *\":$_sg_dir/{SITE_DIR}:\"*) ;; "
+        f"*) PYTHONPATH=\"$_sg_dir/{SITE_DIR}${{PYTHONPATH:+:$PYTHONPATH}}\"; export PYTHONPATH;; esac",
         "set +f",
         "[ -n \"$_sg_slow\" ] || exec \"$_sg_r\" \"$@\"",
         # 3. the slow path: B01's matcher, the authorization, or a refusal (exit 249)
@@ -366,6 +370,8 @@ def write_dir(shim_dir: str, config, *, repo: str, session: str, python: str | N
     write_text_atomic(marker, "swarmgate exec-time shims: PATH walks skip this directory\n", durable=False)
     conf = config_path_of(repo)
     write_text_atomic(os.path.join(shim_dir, BOOT), boot_script(python), mode=0o644, durable=False)
+    ensure_dir(os.path.join(shim_dir, SITE_DIR))
+    write_text_atomic(os.path.join(shim_dir, SITE_DIR, "sitecustomize.py"), site_text(), mode=0o644, durable=False)
     for name, shim in shims.items():
         write_text_atomic(os.path.join(shim_dir, name), script(shim, shim_dir, python, conf), mode=0o755,
                           durable=False)
@@ -384,6 +390,15 @@ def write_dir(shim_dir: str, config, *, repo: str, session: str, python: str | N
     write_json_atomic(os.path.join(shim_dir, META), meta, durable=False)
     os.utime(marker)
     return meta
+
+
+SITE_DIR = ".python-site"   # first on the session's PYTHONPATH: hooks/inprocess_pytest.py as sitecustomize
+
+
+def site_text() -> str:
+    """The in-process check of pytest, as the shim directory's sitecustomize.py (its module's source)."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "inprocess_pytest.py"), encoding="utf-8") as f:
+        return f.read()
 
 
 def _is_shim(path: str) -> bool:
@@ -408,8 +423,11 @@ def env_file_lines(shim_dir: str) -> str:
     command that cannot fail."""
     from shlex import quote
 
+    site = quote(os.path.join(shim_dir, SITE_DIR))
     return (f"# swarmgate: exec-time shims first on PATH (docs/exec-shims.md)\n"
-            f"export PATH={quote(shim_dir)}:\"$PATH\"\n")
+            f"export PATH={quote(shim_dir)}:\"$PATH\"\n"
+            f"# swarmgate: pytest's entry points checked inside Python (docs/exec-shims.md \"Inside Python\")\n"
+            f"export PYTHONPATH={site}${{PYTHONPATH:+:$PYTHONPATH}}\n")
 
 
 ENV_FILE_RECORD = ".swarmgate-env-file"
