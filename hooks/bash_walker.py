@@ -23,6 +23,7 @@ from swarmgate.hooks.bash_results import (ANY, SETUP, Analysis, Loop, Program, R
 from swarmgate.hooks.bash_words import base_vars, c_unescape, expand, expand_braces, shell_quote
 from swarmgate.hooks.bash_wrappers import (INTERP_PREFIXES, INTERPRETERS, PYTHON, SHELLS, SPECIAL,
                                            TABLE, find_command, is_python, lookup)
+from swarmgate.hooks.string_runners import NAMES as STRING_RUNNERS
 
 _MAX_TREE_NEST = 200           # walker recursion bound (nested nodes)
 _MAX_ENV_NAMES = 64               # dynamic command names read through the environment, per judgement
@@ -368,6 +369,8 @@ class Walker:
             self.walk_word_subs(w, ctx)
         for w in c.words:
             self.walk_word_subs(w, ctx)
+            if "@P}" in w.raw:
+                self._prompt_expansions(w.raw, ctx, c.text)
         self.walk_redir_subs(c.redirs, ctx)
         assigns: dict[str, str] = {}
         for w in c.assigns:
@@ -456,10 +459,12 @@ class Walker:
         largs = last[1:]
         self._note_writes(sc, args, redirs, node, feed)
         if (name not in SPECIAL and name not in TABLE and name not in PROJECT_RUNNERS
-                and name not in self.funcs and name not in self.aliases
+                and name not in STRING_RUNNERS and name not in self.funcs and name not in self.aliases
                 and "/" not in w0 and not name.startswith(INTERP_PREFIXES)
                 and (self.extra_wrappers is None or name not in self.extra_wrappers)):
             return   # an ordinary command: nothing more runs through it
+        if name in STRING_RUNNERS and name not in self.funcs:
+            self._string_commands(name, args, largs, env, ctx, text)
 
         # control flow inside loops
         if name in ("break", "exit", "return") and self.loops_open:
@@ -647,13 +652,38 @@ class Walker:
                         else:
                             self._inner(args, largs, f.index, env, sub, text)
                         return
+                if prefix in ("node", "nodejs", "bun", "deno"):
+                    self._node_preloads(name, args, env, text, ctx)
                 self._interpreter(name, args, opts, raw_redirs, text, ctx)
                 return
         if "/" in w0:
             self._script_args = (args, largs)
             self._maybe_script(w0, args, env, ctx, text, dir_dynamic=last[0] >= 0)
 
+    def _prompt_expansions(self, raw: str, ctx: Ctx, text: str) -> None:
+        """``${NAME@P}`` expands NAME's value as a prompt string: its command substitutions run."""
+        import re
+
+        for m in re.finditer(r"\$\{([A-Za-z_][A-Za-z_0-9]*)@P\}", raw):
+            value = self.vars.get(m.group(1), "")
+            if value is None:
+                self.unverifiable(f"${{{m.group(1)}@P}} runs what the value it expands holds, which cannot be "
+                                  f"read statically", text)
+            elif "$(" in value or "`" in value:
+                # read as the double-quoted word it expands like
+                self._nested_text(f': "{value}"', ctx.sub(f"${{{m.group(1)}@P}}"), "prompt expansion", text)
+
     # -- wrappers ------------------------------------------------------------
+    def _string_commands(self, name, args, largs, env, ctx, text) -> None:
+        """The commands a program or builtin runs from a string it was given (hooks/string_runners.py)."""
+        from swarmgate.hooks.string_runners import found
+
+        for label, body, _value in found(name, args, largs, env, self.vars):
+            if body is None:
+                self.unverifiable(f"{label} runs a command from a value that cannot be read statically", text)
+            else:
+                self._nested_text(body, ctx.sub(label, wrapper=name), label, text)
+
     def _wrapped(self, name, args, largs, env, ctx, text, feed) -> bool | None:
         """Follow what a wrapper runs; True when handled, None when ``name`` runs nothing more."""
         if name in PROGRAM_READERS:
@@ -710,7 +740,16 @@ class Walker:
                 j = i + 1
                 while j < n and args[j] not in (";", "+"):
                     j += 1
-                if j > i + 1:
+                if j > i + 1 and "{}" in args[i + 1]:
+                    # each file found is the program: the one `-name` names, else any file
+                    named = _find_name(args, largs)
+                    if named is None:
+                        self.unverifiable("find -exec runs each file it finds as a program, and no literal "
+                                          "-name says which", text)
+                    else:
+                        self.dispatch([args[i + 1].replace("{}", named)] + args[i + 2:j], largs[i + 1:j], env,
+                                      [], [], ctx.sub("find -exec", wrapper="find"), text, None, None)
+                elif j > i + 1:
                     first = len(self.an.commands)
                     self.dispatch(args[i + 1:j], largs[i + 1:j], env, [], [],
                                   ctx.sub("find -exec", wrapper="find"), text, None, None)
@@ -1004,6 +1043,27 @@ class Walker:
                             "-x", "--import", "--loader", "--env-file", "-C", "--conditions",
                             "--inspect-port", "--max-old-space-size"))
 
+    _PRELOADS = ("-r", "--require", "--import", "--loader", "--experimental-loader", "--preload")
+
+    def _node_preloads(self, name, args, env, text, ctx) -> None:
+        """Files node loads before its program: `-r/--require/--import FILE` and the same in NODE_OPTIONS
+        (a start-up hook): each is scanned like the program (a module name, not a path, is left alone)."""
+        opts = env.get("NODE_OPTIONS") if "NODE_OPTIONS" in env else self.vars.get("NODE_OPTIONS")
+        words = list(args)
+        if opts:
+            words += opts.split()
+        elif "NODE_OPTIONS" in self.vars and opts is None:
+            self.unverifiable("NODE_OPTIONS holds a value that cannot be read statically: what node loads "
+                              "first cannot be read", text)
+        for k, a in enumerate(words):
+            f = None
+            if a in self._PRELOADS and k + 1 < len(words):
+                f = words[k + 1]
+            elif a.startswith(tuple(o + "=" for o in self._PRELOADS)):
+                f = a.split("=", 1)[1]
+            if f and ("/" in f or f.startswith(".")):
+                self._program_file(name, [f], text, ctx)
+
     def _program_file(self, name, args, text, ctx) -> None:
         """``python3 x.py ARGS`` (and node/perl/ruby FILE): the file's code is scanned by the
         guards like a one-liner, when the file can be named and read."""
@@ -1144,3 +1204,14 @@ def wildcard_match(pat: str, name: str) -> bool:
     while p < len(pat) and pat[p] == "*":
         p += 1
     return p == len(pat)
+
+
+def _find_name(args: list, largs: list) -> str | None:
+    """The file name find's `-name`/`-iname` (or a `-path` ending) gives literally, or None."""
+    for k, a in enumerate(args[:-1]):
+        if a in ("-name", "-iname", "-path", "-wholename") and largs[k + 1] < 0:
+            v = args[k + 1].rsplit("/", 1)[-1]
+            if v and not any(c in v for c in "*?[\\"):
+                return v
+    return None
+

@@ -93,13 +93,22 @@ def scan_code(code: str, patterns, *, cwd: str | None = None, deadline: float | 
     if any(s in code for s in _SINKS):
         text = " ".join(lit for lit, _ in lits) + " " + " ".join(extra) + " " + code
         for p in compiled:
-            if not p.name_glob and p.name in text and all(w in text for w in p.words if not _glob(w)):
+            if not p.name_glob and p.name in text and all(_stem(w) in text for w in p.words):
                 return p.text
     return None
 
 
 def _glob(w: str) -> bool:
     return any(c in w for c in "*?[")
+
+
+def _stem(w: str) -> str:
+    """What a pattern word must leave in the code: itself, or a glob's text before its first wildcard
+    (`tests/heavy*`: `tests/heavy`; `pytest.main(['tests/unit'])` holds none of it)."""
+    for k, c in enumerate(w):
+        if c in "*?[":
+            return w[:k]
+    return w
 
 
 def _literal_commands(lit: str, cwd: str | None, deadline: float | None) -> list:

@@ -45,7 +45,9 @@ BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "test_runs", "timer_guards", "write_scope", "agent_worktree",
     # [heavy] equivalents: every command not matched by a heavy pattern is read against its table (one
     # dict lookup by name, and the heavy script bodies' patterns, cached in the state directory)
-    "equivalents_table", "heavy_equivalents")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
+    "equivalents_table", "heavy_equivalents",
+    # what runs a string it was given (mapfile -C, git -c core.editor=...): one name set, read by the walker
+    "string_runners")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
 # every call of a main agent (no agent_type) asks whether its session is a teammate of an agent team
 # (hook_engine: teammates.teammate_of reads the session process's argv); A02's act counts a teammate in the
 # repository's index (repo_sessions; its act loads it on every PreToolUse call while A02 is on)
