@@ -436,6 +436,65 @@ for c in ("cargo test --locked \"$(tr -d ' ' < flags.txt)\"", "cargo test $(sed 
           "sed 's/^/cargo test /' flags.txt | sh"):
     W("unread-arguments-left-to-exec", c, _FLAGS)
 
+# issue 24 items 2 and 4: what runs a string it was given, and pytest run inside Python (classes of our own,
+# each verified by execution to start the heavy run with nothing guarding it)
+for c in ("mapfile -t -C 'cargo test --workspace #' -c 1 a <<< x", "readarray -C 'make check-full #' -c 1 a < README.md",
+          "compgen -C 'cargo test --all #' x >/dev/null", "x='$(make check-full)'; : \"${x@P}\"",
+          "x='`cargo test --workspace`'; echo \"${x@P}\" >/dev/null",
+          "f() { mapfile -C \"$1\" -c 1 a <<< x; }; f 'npm run test:e2e #'"):
+    W("bash-callbacks", c)
+
+for c in ("python3 -m cProfile -o /dev/null -m pytest tests/heavy", "python3 -m profile -o /dev/null -m pytest tests/heavy",
+          "python3 -m trace --count -C /tmp/tr --module pytest tests/heavy", "python3 -m pdb -c continue -m pytest tests/heavy",
+          "python3 -m cProfile -s time -m pytest -q tests/heavy >/dev/null",
+          "python3 -m trace --trackcalls --module pytest -q tests/heavy >/dev/null"):
+    W("python-module-runners", f"{SCOPE} {c}")
+
+for code in ("__import__('pytest').main(['tests/' + 'he' + 'avy'])",
+             "import importlib; importlib.import_module('py' + 'test').main(['tests/hea' + 'vy'])",
+             "from _pytest.config import main; main(['tests/' + 'heavy'[::-1][::-1]])",
+             "import _pytest.config as c, sys; sys.argv[1:] = ['tests/' + 'heavy']; c.console_main()",
+             "import runpy, sys; sys.argv = ['x', 'tests/' + 'hea' + 'vy']; runpy.run_module('py' + 'test', run_name='__main__')",
+             "import pytest, functools; functools.partial(getattr(pytest, 'ma' + 'in'), ['tests/h' + 'eavy'])()"):
+    W("pytest-in-process-computed", "python3 -c \"" + code + "\"")
+for script in ("import pytest\nd = 'tests/' + 'he' + 'avy'\npytest.main([d])\n",
+               "import sys, runpy\nsys.argv = ['pytest', 'tests/' + 'heavy']\nrunpy.run_module('pytest', run_name='__main__')\n"):
+    W("pytest-in-process-computed", "python3 tools/t.py", {"tools/t.py": script})
+W("pytest-in-process-computed", "\"$(python3 -c 'import sys, os; print(os.path.dirname(sys.executable))')/pytest\" "
+  "tests/he\"\"avy")
+W("pytest-in-process-computed", "PYTHONPATH= python3 tools/t.py", {"tools/t.py": "import pytest\npytest.main(['tests/' + 'heavy'])\n"})
+
+for c in ("sqlite3 :memory: '.shell cargo test --workspace'", "sqlite3 :memory: '.system make check-full'",
+          "sqlite3 -cmd '.shell npm run test:e2e' :memory: 'select 1'",
+          "zip -q /tmp/z.zip README.md && zip -T -TT 'cargo test --all #' /tmp/z.zip",
+          "ssh -o BatchMode=yes -o ProxyCommand='cargo test --workspace' nowhere true 2>/dev/null; true",
+          "ssh -F /dev/null -o 'ProxyCommand make check-full' h true 2>/dev/null; true",
+          "LESSOPEN='|cargo test --workspace # %s' less -f README.md >/dev/null"):
+    W("programs-running-a-string", c)
+
+for c in ("git -c core.editor='cargo test --workspace #' commit -q --allow-empty 2>/dev/null; true",
+          "GIT_EDITOR='make check-full #' git commit -q --allow-empty 2>/dev/null; true",
+          "EDITOR='cargo test --all #' git commit -q --allow-empty 2>/dev/null; true",
+          "echo x >> README.md && GIT_EXTERNAL_DIFF='cargo test --workspace #' git diff >/dev/null",
+          "echo y >> README.md && git -c diff.external='make check-full #' diff >/dev/null",
+          "git -c core.fsmonitor='cargo test --all #' status >/dev/null 2>&1; true",
+          "GIT_SEQUENCE_EDITOR='npm run test:e2e #' git rebase -q -i HEAD 2>/dev/null; true"):
+    W("git-configured-programs", c)
+
+_HOOK_JS = {"tools/h.js": "require('child_process').execSync('cargo test --workspace', {stdio: 'inherit'})\n",
+            "tools/sitecustomize.py": "import subprocess\nsubprocess.run(['make', 'check-full'])\n",
+            "tools/env.sh": "make check-full\n"}
+for c in ("node -r ./tools/h.js -e 1", "NODE_OPTIONS='--require ./tools/h.js' node -e 1",
+          "export NODE_OPTIONS='-r ./tools/h.js'; node -e 'console.log(1)'",
+          "NODE_OPTIONS='--require ./tools/h.js' npm run build", "PYTHONPATH=tools python3 -c pass",
+          "BASH_ENV=tools/env.sh bash -c true"):
+    W("interpreter-start-up-hooks", c, _HOOK_JS)
+
+for c in ("find /usr/bin /bin -maxdepth 1 -name make -exec {} check-full \\; -quit",
+          "find \"$(dirname \"$(readlink -f /usr/bin/make)\")\" -maxdepth 1 -name make -exec {} -C . check-full \\; -quit",
+          "find /tmp/exec -maxdepth 2 -path '*/standin/cargo' -exec {} test --workspace \\; -quit 2>/dev/null"):
+    W("find-runs-what-it-finds", c)
+
 # ------------------------------------------------------------------------------------ controls
 
 for c in ("cargo build", "cargo check", "cargo fmt --check", "cargo clippy -p parser", "cargo --version",
@@ -461,6 +520,20 @@ for c in (f"{SCOPE} pytest tests", f"cd tests && {SCOPE} pytest unit", f"{SCOPE}
     C("pytest-collections", c, {"unit.args": "tests/unit\n"})
 for c in ("node -e \"console.log(process.env.EXEC_MARKERS ? 'set' : 'unset')\"", "npm run build"):
     C("script-bodies", c)
+
+for c in ("mapfile -t a < README.md; echo ${#a[@]}", "readarray -t -C 'true' -c 1 a < README.md",
+          "compgen -A file READ", "x=hi; echo \"${x@P}\"", "sqlite3 :memory: 'select 1'",
+          "zip -q /tmp/c.zip README.md && zip -T /tmp/c.zip >/dev/null",
+          "git -c core.editor=true commit -q --allow-empty -m x", "GIT_EDITOR=true git commit -q --allow-empty -m y",
+          "echo z >> README.md && GIT_EXTERNAL_DIFF=true git diff", "find . -name '*.md' -exec wc -l {} +",
+          "find /usr/bin -maxdepth 1 -name make -exec {} --version \\; -quit", "python3 -m timeit -n 1 pass",
+          f"{SCOPE} python3 -m cProfile -o /dev/null -m pytest -q tests/unit",
+          "python3 -c \"import pytest; print(pytest.__version__)\"",
+          f"{SCOPE} python3 -c \"import pytest; pytest.main(['-q', 'tests/unit'])\""):
+    C("strings-and-in-process", c)
+for c in ("NODE_OPTIONS=--max-old-space-size=256 node -e 1", "node -r ./tools/ok.js -e 1",
+          "PYTHONPATH=tools python3 -c 'import ok'"):
+    C("start-up-hooks", c, {"tools/ok.js": "console.log('ok')\n", "tools/ok.py": "x = 1\n"})
 
 for c in ("python3 -c 'print(1 + 1)'", "python3 src/main.py", "python3 -m json.tool package.json >/dev/null",
           "python3 -c 'import subprocess; subprocess.run([\"cargo\", \"build\"])'",
