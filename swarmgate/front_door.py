@@ -80,6 +80,14 @@ def run(name: str, func, argv) -> int:
         return say(_prog(name), str(e))
     except StateError as e:   # a state file that cannot be used or written: set-up, one line (issue 26)
         return say(_prog(name), str(e))
+    except BrokenPipeError:   # `swarmgate explain ... | head`: the reader left, as with any Unix filter
+        import os  # noqa: PLC0415 - only here
+
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # no second error at exit
+        except OSError:
+            pass
+        return 141   # 128 + SIGPIPE, what a shell reports for a filter killed by the pipe
 
 
 def entry(name: str):

@@ -201,3 +201,17 @@ def test_selftest_of_a_tool_runs_its_suite(tool_env, tmp_path):
                         cwd=tmp_path, timeout=300)
     assert cp.returncode == 0, cp.stdout + cp.stderr
     assert "work-dir-owner" in cp.stdout and "0 failed" in cp.stdout
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tool_env, tmp_path):
+    """`swarmgate explain --json ... | head -2`: the pipe closes before the tool is done writing; the tool
+    stops as a Unix filter does (141, 128 + SIGPIPE), without a traceback."""
+    r, w = os.pipe()
+    os.close(r)   # nobody reads: the first write fails with EPIPE
+    try:
+        cp = subprocess.run([str(BIN / "swarmgate"), "explain", "--json", "--", "cargo build"], stdout=w,
+                            stderr=subprocess.PIPE, text=True, env=tool_env, cwd=tmp_path, timeout=120)
+    finally:
+        os.close(w)
+    assert "Traceback" not in cp.stderr, cp.stderr
+    assert cp.returncode == 141, (cp.returncode, cp.stderr)
