@@ -91,6 +91,8 @@ def expand(raw: str, variables: dict, subst=None, heredoc: bool = False) -> tupl
     Returns (value, last_dynamic_end): expansions that cannot be resolved keep
     their source text in ``value``; ``last_dynamic_end`` is the index in value
     just after the last such piece (-1 when the word is fully static)."""
+    if raw[:2] in ("~+", "~-") and not heredoc:
+        raw = _tilde(raw, variables)
     if "$" not in raw and "'" not in raw and '"' not in raw and "\\" not in raw and "`" not in raw:
         return raw, -1
     out: list[str] = []
@@ -274,6 +276,22 @@ def c_unescape(s: str) -> str:
         out.append(c)
         i += 1
     return "".join(out)
+
+
+_TILDES = {"~+": "PWD", "~-": "OLDPWD"}   # `~` itself stays as typed: its readers expand it (expanduser)
+
+
+def _tilde(raw: str, variables: dict) -> str:
+    """Tilde expansion of a word's unquoted prefix `~+` ($PWD) and `~-` ($OLDPWD), when the value is
+    known (an unknown value stays as typed)."""
+    k = raw.find("/")
+    prefix = raw if k < 0 else raw[:k]
+    name = _TILDES.get(prefix)
+    value = variables.get(name) if name else None
+    if not isinstance(value, str) or not value:
+        return raw
+    return value.replace("\\", "\\\\").replace("$", "\\$").replace("'", "\\'").replace('"', '\\"').replace(
+        "`", "\\`") + raw[len(prefix):]
 
 
 def expand_braces(word: str, limit: int = 64) -> list[str]:

@@ -229,7 +229,10 @@ def roots(args: list[str], cwd: str, env=None) -> tuple[list[str], list[str], li
 
     ini = ini_of(args, cwd, env)
     overrides: dict = {}
-    paths, ignored = split_args(effective_args(args, cwd, env, ini), overrides)
+    eff = effective_args(args, cwd, env, ini)
+    paths, ignored = split_args(eff, overrides)
+    if "--pyargs" in eff:   # `--pyargs pkg.mod`: a dotted name is the package's directory or module file
+        paths = [_pyarg_path(p, cwd) for p in paths]
     testpaths = overrides["testpaths"].split() if "testpaths" in overrides else ini.testpaths
     norecurse = overrides["norecursedirs"].split() if "norecursedirs" in overrides else ini.norecurse
     if paths:
@@ -245,6 +248,19 @@ def roots(args: list[str], cwd: str, env=None) -> tuple[list[str], list[str], li
     else:
         out = [_abs(".", cwd)]
     return out, [_abs(x, cwd) for x in ignored], list(norecurse)
+
+
+def _pyarg_path(arg: str, cwd: str) -> str:
+    """The path pytest imports for a dotted ``--pyargs`` name found from ``cwd`` (rootdir and the
+    current directory are on sys.path there), or the argument itself."""
+    name = arg.split("::", 1)[0]
+    if "/" in name or not all(part.isidentifier() for part in name.split(".")):
+        return arg
+    rel = name.replace(".", "/")
+    for cand in (rel, rel + ".py"):
+        if os.path.exists(os.path.join(cwd or ".", cand)):
+            return cand
+    return arg
 
 
 def _descends(root: str, path: str, norecurse: list) -> bool:

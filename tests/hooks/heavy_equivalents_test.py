@@ -55,6 +55,9 @@ HEAVY = [
     "pytest .",
     "pytest ./tests -x",
     "cd tests && pytest integration",
+    "pytest ~+/tests/integration",                 # ~+ is $PWD, ~- is $OLDPWD
+    "cd tests && pytest ~-/tests/integration",
+    "pytest --pyargs tests.integration",           # a dotted name is the package's directory
     "cd tests && python3 -m pytest",
     "python3 -m pytest tests",
     "uv run pytest tests -n 4",
@@ -71,6 +74,8 @@ HEAVY = [
 ]
 
 CONTROLS = [
+    "pytest --pyargs tests.unit",
+    "pytest ~+/tests/unit",
     "cargo nextest run -p parser",
     "cargo build -p mutants --workspace",
     "cargo watch -x check",

@@ -392,7 +392,9 @@ for c, files in (("pytest tests/heavy/test_heavy.py", {}), ("pytest tests/heavy/
                  ("pytest -o norecursedirs=.git tests", {}), ("pytest -o testpaths=tests/heavy", {}),
                  ("python3 -m pytest --override-ini=norecursedirs=node_modules tests", {}),
                  ("pytest -c /dev/null tests", {}), ("pytest @heavy.args", {"heavy.args": "-q\ntests/heavy\n"}),
-                 (f"cd tests && {SCOPE} py.test heavy/test_heavy.py", {}), ("pytest tests/unit/../heavy", {})):
+                 (f"cd tests && {SCOPE} py.test heavy/test_heavy.py", {}), ("pytest tests/unit/../heavy", {}),
+                 ("pytest ~+/tests/heavy", {}), (f"cd tests && {SCOPE} pytest ~-/tests/heavy", {}),
+                 ("python3 -m pytest --pyargs tests.heavy", {"tests/__init__.py": "", "tests/heavy/__init__.py": ""})):
     # with a run scope, as an agent writes it once B10 asked for one: what stops it is the heavy check
     W("pytest-collections", c if c.startswith("cd ") else f"{SCOPE} {c}", files)
 for c in (_E2E_BODY, f"cd tests && {_E2E_BODY}", f"{_E2E_BODY} && echo e2e ran"):
