@@ -217,6 +217,20 @@ def _name_glob(name: str, glob: str) -> bool:
     return fnmatchcase(name, glob)
 
 
+class Argv:
+    """An argv in the shape the matcher reads (a simple command's words/name/args), for a command no
+    reader produced: an exec-time argv, a canonical spelling, a script body's words."""
+    __slots__ = ("words", "name", "args", "wrappers", "via", "text")
+
+    def __init__(self, words: list[str]) -> None:
+        self.words = list(words)
+        self.name = basename(words[0]) if words else ""
+        self.args = list(words[1:])
+        self.wrappers = ()
+        self.via = ()
+        self.text = " ".join(words)
+
+
 def matches(cmd, pattern, *, cwd: str = "", repo: str = "") -> bool:
     """Does the simple command ``cmd`` (bash_tree.SimpleCommand-like: words, name, args) match?"""
     words = cmd.words

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from swarmgate.hooks.command_patterns import PatternError, basename, split_words
 
-PYTEST_NAMES = ("pytest", "py.test")  # hooks/pytest_collection.PYTEST_NAMES
+PYTEST_NAMES = ("pytest", "py.test")  # pytest's programs, for every reader of its arguments
 COLLECTIONS = "pytest collections"
 BODIES = "script bodies"
 HOLE = "{}"

@@ -20,27 +20,11 @@ from __future__ import annotations
 import os
 
 
-class Argv:
-    """An argv in the shape the pattern matcher reads (a simple command's words/name/args)."""
-    __slots__ = ("words", "name", "args", "wrappers", "via", "text")
-
-    def __init__(self, words: list[str]) -> None:
-        from swarmgate.hooks.command_patterns import basename
-
-        self.words = list(words)
-        self.name = basename(words[0]) if words else ""
-        self.args = list(words[1:])
-        self.wrappers = ()
-        self.via = ()
-        self.text = " ".join(words)
-
-
 # --- what the argv runs ------------------------------------------------------------------------
 
 # environment variables through which a program's own configuration says what it runs: handed to the
 # reader as assignments in front of the argv, so it resolves them as it would in a typed command
 _PROGRAM_ENV_PREFIXES = ("CARGO_ALIAS_", "MAKEFILES", "MAKEFLAGS", "GIT_", "npm_config_", "PYTEST_ADDOPTS")
-_PYTEST = ("pytest", "py.test")  # hooks/pytest_collection.PYTEST_NAMES
 
 
 def pytest_argv(args: list[str], cwd: str, env) -> list[str]:
@@ -100,7 +84,8 @@ def pattern_programs(config) -> set:
 def heavy_argv(argv: list[str], config, cwd: str, repo: str, env=None) -> tuple[str, list] | None:
     """(pattern, the argv that matched) when ``argv`` runs a heavy command, else None. Reads the
     files the program reads (aliases, scripts, recipes, ini files) but changes nothing."""
-    from swarmgate.hooks.command_patterns import basename
+    from swarmgate.hooks.command_patterns import Argv, basename
+    from swarmgate.hooks.equivalents_table import PYTEST_NAMES
     from swarmgate.hooks.heavy_commands import heavy_match
 
     if not argv:
@@ -121,7 +106,7 @@ def heavy_argv(argv: list[str], config, cwd: str, repo: str, env=None) -> tuple[
 
     first = basename(argv[0])
     tries = [list(argv)]
-    if first in _PYTEST:
+    if first in PYTEST_NAMES:
         tries.append(pytest_argv(list(argv[1:]), cwd, env))
     for words in tries:
         found = judge(words)
@@ -135,7 +120,7 @@ def heavy_argv(argv: list[str], config, cwd: str, repo: str, env=None) -> tuple[
         for via in _via_argvs(cmd):   # first: the script a body line came from names the pattern best
             found = found or judge(via)
         found = found or judge(words)
-        if found is None and basename(words[0]) in _PYTEST:
+        if found is None and basename(words[0]) in PYTEST_NAMES:
             found = judge(pytest_argv(words[1:], cwd, env))
         if found:
             return found

@@ -40,24 +40,10 @@ def heavy_match(cmd: SimpleCommand, config: Config, cwd: str | None, repo: str |
     return equivalent_match(cmd, config, cwd, repo)
 
 
-class _Words:
-    """A canonical argv in the shape the matcher reads."""
-    __slots__ = ("words", "name", "args", "wrappers", "via", "cwd", "dynamic")
-
-    def __init__(self, name: str, args: list, cwd) -> None:
-        self.words = [name, *args]
-        self.name = name
-        self.args = list(args)
-        self.wrappers = ()
-        self.via = ()
-        self.cwd = cwd
-        self.dynamic = None
-
-
 def equivalent_match(cmd: SimpleCommand, config: Config, cwd: str | None, repo: str | None) -> str | None:
     """The heavy pattern ``cmd`` is a workload of by `[heavy] equivalents` (hooks/heavy_equivalents.py),
     named with the entry that made it so, or None."""
-    from swarmgate.hooks.command_patterns import first_match, views
+    from swarmgate.hooks.command_patterns import Argv, first_match, views
     from swarmgate.hooks.equivalents_table import BODIES, COLLECTIONS, PYTEST_NAMES, in_force
     from swarmgate.hooks.heavy_equivalents import alias_views, body_patterns, collection_hit, pytest_patterns
 
@@ -71,14 +57,14 @@ def equivalent_match(cmd: SimpleCommand, config: Config, cwd: str | None, repo: 
     if eq.aliases:
         for n, a in seen:
             for cn, ca in alias_views(n, a, eq):
-                hit = first_match(_Words(cn, ca, here), patterns, cwd=here or "", repo=repo or "")
+                hit = first_match(Argv([cn, *ca]), patterns, cwd=here or "", repo=repo or "")
                 if hit:
                     return f"{hit} (read as {' '.join([cn, *ca])}, by [heavy] equivalents)"
                 canon.append((cn, ca))
     bodies = body_patterns(config, repo) if eq.bodies else []
     if bodies:
         for n, a in [*seen, *canon]:
-            hit = first_match(_Words(n, a, here), bodies, cwd=here or "", repo=repo or "")
+            hit = first_match(Argv([n, *a]), bodies, cwd=here or "", repo=repo or "")
             if hit:
                 return f"{hit} (the body of a heavy script: [heavy] equivalents, {BODIES})"
     tests = [a for n, a in [*seen, *canon] if n in PYTEST_NAMES]

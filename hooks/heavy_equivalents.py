@@ -54,15 +54,6 @@ _SCRIPT_FILES = ("package.json", "Makefile", "makefile", "GNUmakefile", "justfil
                  ".cargo/config")
 
 
-class _Argv:
-    __slots__ = ("words", "name", "args")
-
-    def __init__(self, words: list) -> None:
-        self.words = list(words)
-        self.name = basename(words[0])
-        self.args = list(words[1:])
-
-
 def _match(alias: Alias, args: list) -> tuple[list, list] | None:
     """(the arguments ALT did not name, the values its {} took) when ``args`` hold ALT, else None."""
     used: set = set()
@@ -223,7 +214,7 @@ def _quote(word: str) -> str:
 def _bodies(patterns, config, repo: str) -> list[str]:
     """The workload patterns of the heavy patterns' script bodies, read by the bash reader from ``repo``."""
     from swarmgate.hooks.bash_tree import analyze
-    from swarmgate.hooks.command_patterns import first_match, views
+    from swarmgate.hooks.command_patterns import Argv, first_match, views
     from swarmgate.hooks.test_runs import not_a_run
 
     b = config["bash"]
@@ -254,7 +245,7 @@ def _bodies(patterns, config, repo: str) -> list[str]:
             if name in _NOT_WORKLOADS or (c.name in _NOT_WORKLOADS and name == c.name):
                 continue
             found.append([name, *args])
-        runs = [w for w in found if first_match(_Argv(w), [*RUNNERS, *verify])]
+        runs = [w for w in found if first_match(Argv(w), [*RUNNERS, *verify])]
         for w in runs or (found if len(found) == 1 else []):
             text = " ".join(_quote(x) for x in w)
             if text not in out and text not in patterns:

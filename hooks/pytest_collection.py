@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 
-PYTEST_NAMES = ("pytest", "py.test")
 INI_FILES = (("pytest.ini", "pytest"), (".pytest.ini", "pytest"), ("pyproject.toml", None), ("tox.ini", "pytest"),
              ("setup.cfg", "tool:pytest"))
 # options of pytest and its common plugins whose value is the next word (when not written OPT=VALUE)
