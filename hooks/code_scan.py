@@ -20,14 +20,10 @@ import time
 
 from swarmgate.hooks import command_patterns as cp
 from swarmgate.hooks.bash_results import Unverifiable
-from swarmgate.hooks.bash_words import c_unescape as _unescape
+from swarmgate.hooks.code_literals import literal_flags as _literal_flags
+from swarmgate.hooks.code_literals import string_literals
 
 _LITERAL_BUDGET_S = 0.2
-_PRINTERS = ("print(", "print ", "console.log(", "console.error(", "console.info(", "puts ", "puts(",
-             "say ", "say(", "echo ", "printf(", "println(", "println!(", "logging.info(", "logger.info(",
-             "log(", "warn(", "printf ", "System.out.println(", "sys.stdout.write(", "sys.stderr.write(",
-             "process.stdout.write(", "p ", "pp ", "print_r(", "var_dump(", "help=", "description=",
-             "desc=", "usage=")
 _SINKS = ("subprocess", "os.system", "os.popen", "os.exec", "os.spawn", "popen", "Popen", "system(",
           "system ", "exec(", "execSync", "execFile", "spawn", "child_process", "check_output",
           "check_call", "getoutput", "getstatusoutput", "pty.spawn", "`", "qx", "IO.popen", "Open3",
@@ -121,69 +117,6 @@ def _literal_commands(lit: str, cwd: str | None, deadline: float | None) -> list
         return analyze(lit, cwd=cwd or "/", max_depth=2, budget_s=budget).commands
     except Exception:  # noqa: BLE001 - a literal that cannot be read runs nothing we can see
         return []
-
-
-def _scan(code: str):
-    """(literal, start, end) of each string literal in order (python/js/perl/ruby/awk/Tcl-ish)."""
-    i, n = 0, len(code)
-    while i < n:
-        c = code[i]
-        if c == "#" and (i == 0 or code[i - 1] in " \t\n;"):
-            j = code.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if c in "'\"`":
-            q = c
-            raw = i > 0 and code[i - 1] in "rR" and (i < 2 or not code[i - 2].isalnum())
-            if code.startswith(q * 3, i):
-                j = code.find(q * 3, i + 3)
-                j = n if j < 0 else j
-                lit = code[i + 3:j]
-                end = j + 3
-            else:
-                j = i + 1
-                while j < n and code[j] != q:
-                    j += 2 if code[j] == "\\" else 1
-                lit = code[i + 1:j]
-                end = j + 1
-            yield (lit if raw else _unescape(lit)), i, end
-            i = end
-            continue
-        i += 1
-
-
-def string_literals(code: str) -> list[tuple[str, bool]]:
-    """String literals of a one-liner, in order, each with whether it directly follows the
-    previous literal in a list (``, ``). Concatenated literals (``"a" + "b"``, ``"a" "b"``,
-    perl's ``"a" . "b"``) are joined into one."""
-    out: list[tuple[str, bool]] = []
-    last_end = -10
-    for lit, start, end in _scan(code):
-        between = code[last_end:start] if last_end >= 0 else "x"
-        # string prefixes (f"", b'', u"") belong to the literal
-        between = between.rstrip("fbuFBU")
-        glue = between.strip(" \t\n")
-        if last_end >= 0 and out and glue in ("+", ".", ""):
-            if glue == "" and between == "":
-                pass
-            out[-1] = (out[-1][0] + lit, out[-1][1])
-            last_end = end
-            continue
-        joined = last_end >= 0 and between.strip(" \t\n,[]()") == ""
-        out.append((lit, joined))
-        last_end = end
-    return out
-
-
-def _literal_flags(code: str):
-    """(literal, only_printed) for each literal: printed when the text before it is a print call
-    and the literal is its whole argument, not piped anywhere."""
-    for lit, start, end in _scan(code):
-        before = code[max(0, start - 24):start].rstrip("fbuFBUr")
-        after = code[end:end + 3].lstrip(" ")
-        printed = before.rstrip(" \t").endswith(_PRINTERS) or before.endswith(_PRINTERS)
-        piped = after.startswith("|") or code[end:end + 40].lstrip().startswith(("|", ">"))
-        yield lit, printed and not piped and (after[:1] in (")", ",", ";", "\n", "") or after.startswith(" "))
 
 
 def _decoded(code: str, lits) -> list[str]:

@@ -2,7 +2,7 @@
 
 ``python3 -c "open('.claude/settings.json','w')"``, ``perl -e 'open(F, ">.claude/settings.json")'``,
 ``node -e "require('fs').writeFileSync(...)"`` write a file no shell redirection shows. This module
-reads the string literals of the code (hooks/code_scan.string_literals) and reports
+reads the string literals of the code (hooks/code_literals.string_literals) and reports
 
 - ``path_literals``: the literals that name a path, joined the way code builds paths
   (`os.path.join('.claude', 'settings.json')`, `'.claude/' + 'settings.json'`), with a perl
@@ -35,7 +35,7 @@ _PERL_MODES = ("+<", "+>", ">>", ">", "<")
 def path_literals(code: str) -> list[tuple[str, int]]:
     """(path, where) for each literal in ``code`` that may name a path, and for the paths
     consecutive literals spell when joined; ``where`` is the offset of the (first) literal."""
-    from swarmgate.hooks.code_scan import string_literals
+    from swarmgate.hooks.code_literals import string_literals
 
     lits = [lit for lit, _ in string_literals(code)]
     out = []
@@ -158,7 +158,7 @@ def writes_near(code: str, where: int, window: int = 120) -> bool:
         text = text.replace(noise, "")
     if any(m in text for m in _WRITE_MARKERS):
         return True
-    from swarmgate.hooks.code_scan import string_literals
+    from swarmgate.hooks.code_literals import string_literals
     return any(lit.lstrip().startswith((">", "+<", "+>")) for lit, _ in string_literals(text))
 
 

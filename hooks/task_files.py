@@ -696,12 +696,12 @@ def nox_sessions(code: str) -> tuple[dict, list | None]:
         line = lines[i]
         s = line.strip()
         if s.startswith("nox.options.sessions") and "=" in s:
-            from swarmgate.hooks.code_scan import string_literals
+            from swarmgate.hooks.code_literals import string_literals
             defaults = [lit for lit, _ in string_literals(s.split("=", 1)[1])]
         if s.startswith(("@nox.session", "@session")):
             pending = None
             if "name=" in s:
-                from swarmgate.hooks.code_scan import string_literals
+                from swarmgate.hooks.code_literals import string_literals
                 after = s.split("name=", 1)[1]
                 lits = string_literals(after)
                 pending = lits[0][0] if lits else None

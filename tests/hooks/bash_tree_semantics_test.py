@@ -8,7 +8,8 @@ import pytest
 
 from swarmgate.hooks.bash_results import Unverifiable
 from swarmgate.hooks.bash_tree import analyze
-from swarmgate.hooks.code_scan import scan_code, string_literals, unverifiable_programs
+from swarmgate.hooks.code_literals import string_literals
+from swarmgate.hooks.code_scan import scan_code, unverifiable_programs
 from swarmgate.hooks.command_patterns import could_match, matches, open_matches
 
 HEAVY = ("cargo test --workspace", "make check-full")

@@ -36,8 +36,8 @@ ENGINE = {"swarmgate", "swarmgate.hook_entry", "swarmgate.bounded_read", "swarmg
 # and the interpreter-code reader (read once a command holds interpreter code: python -c, node -e)
 BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_lexical", "bash_parse", "bash_programs", "bash_results", "bash_tree", "bash_walker", "bash_words",
-    "bash_wrappers", "code_scan", "command_patterns", "guard_gates", "containment", "env_changes", "git_args",
-    "git_runs",
+    "bash_wrappers", "code_literals", "code_scan", "command_patterns", "guard_gates", "containment", "env_changes",
+    "git_args", "git_runs",
     "heavy_commands", "heavy_guards", "resource_report", "scope_guards",
     "exec_deferral", "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "shell_writers",
     "writer_table", "writers_archives", "writers_copies", "writers_fetch", "writers_find", "writers_git",
