@@ -116,8 +116,9 @@ class Unverifiable:
 class Program:
     """Code an interpreter runs: ``python -c CODE``, ``node -e CODE``, a program fed on stdin
     (``python3 - <<EOF``, ``cat x.py | python3``). ``code`` is None when it cannot be read
-    statically; ``source`` is "inline" or "stdin". The reader does not judge it: the guards
-    scan it for command patterns (``code_scan``)."""
+    statically; ``source`` is "inline", "stdin" or "file". The reader does not judge it: the guards
+    scan it for command patterns (``code_scan``); the shell commands it hands to a shell are walked
+    into ``Analysis.commands`` (``embedded_shell``)."""
     __slots__ = ("interpreter", "code", "text", "cwd", "via", "source")
 
     def __init__(self, interpreter: str, code: str | None, text: str, cwd: str | None, via: tuple,

@@ -74,7 +74,10 @@ Decisions documented here (the guards rely on them):
   ``heredoc`` the body.
 - Interpreter programs (``python -c``, ``node -e``, a program on stdin) are
   recorded in ``programs``, not judged: the reader knows no patterns. The
-  guards scan them (``code_scan``).
+  guards scan them (``code_scan``). The shell commands their code hands to a
+  shell (``os.system("...")``, ``child_process.exec``, perl's backticks:
+  ``embedded_shell``) are walked like ``bash -c`` right after the program, via
+  ``INTERPRETER SINK`` (``python3 os.system``): every guard sees them.
 - Which parser reads the text: ``parser="lexical"`` (the default, what every
   guard judges with) never imports bashlex; ``parser="auto"`` tries bashlex
   first and falls back to the lexical parser. bashlex stays a dependency as

@@ -119,6 +119,7 @@ class Walker:
         self.expanded_loops = 0
         self.active_aliases: list[str] = []
         self.extra_wrappers: dict | None = None   # `[bash] wrappers` entries (bash_wrappers.Wrapper)
+        self.programs_read = 0                    # an.programs whose shell commands were walked
 
     def __getattr__(self, name: str):
         """Called only when the normal lookup fails: the first time, the methods for the rare
@@ -396,6 +397,8 @@ class Walker:
         env = dict(ctx.env)
         env.update(assigns)
         self.dispatch(vals, last, env, redirs, c.redirs, ctx, c.text, feed, c)
+        if len(self.an.programs) > self.programs_read:
+            self._embedded_commands(ctx)   # os.system("..."), backticks: walked right after their program
 
     def _redirects(self, redirs: list) -> list:
         out = []
@@ -1099,6 +1102,8 @@ class Walker:
                     self.walk(body, dctx.sub(f"function:{name}"))
                 finally:
                     self.active_funcs.pop()
+        if len(self.an.programs) > self.programs_read:
+            self._embedded_commands(ctx)
 
 
 def _changes_tree(name: str, args: list) -> bool:

@@ -264,6 +264,35 @@ class RareWalking:
                 return out[1]
         return None
 
+    def _embedded_commands(self, ctx: Ctx) -> None:
+        """The shell commands in the code of the programs recorded since the last call (``os.system(...)``,
+        ``child_process.exec(...)``, perl's backticks: hooks/embedded_shell.py), each walked like
+        ``bash -c TEXT`` in the program's directory, reached through ``INTERPRETER SINK``."""
+        from swarmgate.hooks.embedded_shell import shell_calls
+
+        progs = self.an.programs
+        while self.programs_read < len(progs):
+            prog = progs[self.programs_read]
+            self.programs_read += 1
+            if not prog.code:
+                continue
+            calls = shell_calls(prog.interpreter, prog.code)
+            if not calls:
+                continue
+            # each runs in a shell of its own (`sh -c`): what it sets or cd's into does not outlive it
+            for sink, body in calls:
+                label = f"{prog.interpreter} {sink}"
+                sub = type(ctx)(prog.via + (label,), ctx.bg, ctx.depth, ctx.wrappers + (prog.interpreter,),
+                                ctx.env, ctx.script, ctx.redirs)
+                saved = (dict(self.vars), self.cwd, self.positional)
+                if prog.cwd is not None:   # a recipe's program runs in its file's directory
+                    self.cwd = prog.cwd
+                self._set_positional([], [])
+                try:
+                    self._nested_text(body, sub, label, prog.text)
+                finally:
+                    self.vars, self.cwd, self.positional = saved
+
     def _nested_text(self, body: str, ctx: Ctx, what: str, text: str, script: str | None = None) -> None:
         if ctx.depth + 1 > self.max_depth:
             self.problem(f"nesting deeper than {self.max_depth} levels ({what})")

@@ -33,11 +33,12 @@ ENGINE = {"swarmgate", "swarmgate.hook_entry", "swarmgate.bounded_read", "swarmg
           "swarmgate.hook_engine", "swarmgate.hook_protocol", "swarmgate.hooks", "swarmgate.hooks.registry",
           "swarmgate.sizes", "swarmgate.state_paths", "swarmgate.statefile", "swarmgate.hooks.derivations"}
 # not on a benign command's path: the protected places' tables (read once a command writes something)
-# and the interpreter-code reader (read once a command holds interpreter code: python -c, node -e)
+# and the interpreter-code readers (read once a command holds interpreter code: python -c, node -e; embedded_shell
+# finds the shell commands in it for the walker)
 BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_lexical", "bash_parse", "bash_programs", "bash_results", "bash_tree", "bash_walker", "bash_words",
     "bash_wrappers", "code_literals", "code_scan", "command_patterns", "guard_gates", "containment", "env_changes",
-    "git_args", "git_runs",
+    "embedded_shell", "git_args", "git_runs",
     "heavy_commands", "heavy_guards", "resource_report", "scope_guards",
     "exec_deferral", "shell_event", "shell_job_guards", "shell_protection_guards", "shell_writes", "shell_writers",
     "writer_table", "writers_archives", "writers_copies", "writers_fetch", "writers_find", "writers_git",
