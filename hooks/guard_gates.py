@@ -83,6 +83,60 @@ def writes(event: HookEvent, config: Config) -> bool:
     return any(w.full for w in placed_of(event, analysis, config))
 
 
+def losses(event: HookEvent, config: Config) -> bool:
+    """L01, L02, L03 on a shell call: the command runs git or a program that formats devices, or writes
+    a path that can be placed (hooks/shell_writes.py). Other tools (Write, Edit): always."""
+    if event.tool_name not in SHELL_TOOLS:
+        return True
+    analysis = _analysis(event, config)
+    if analysis is None:
+        return False
+    for c in analysis.commands:
+        if c.words and (c.name == "git" or c.name.startswith("mk") or c.name in _FORMATTER_NAMES):
+            return True
+    from swarmgate.hooks.shell_writes import placed_of
+
+    return any(w.full for w in placed_of(event, analysis, config))
+
+
+def secrets(event: HookEvent, config: Config) -> bool:
+    """K01, K02 on a shell call: a word, redirection or interpreter code of the command holds a
+    marker of a secret's path (hooks/secret_paths.MARKERS, or a `[secrets] paths` entry's name).
+    Other tools (Read, Grep): always."""
+    if event.tool_name not in SHELL_TOOLS:
+        return True
+    analysis = _analysis(event, config)
+    if analysis is None:
+        return False
+    parts = []
+    for c in analysis.commands:
+        parts.extend(c.words)
+        parts.extend(r.target for r in c.redirects or () if isinstance(getattr(r, "target", None), str))
+    parts.extend(p.code for p in getattr(analysis, "programs", ()) or () if getattr(p, "code", None))
+    text = "\n".join(parts)
+    if any(m in text for m in SECRET_MARKERS):
+        return True
+    extra = config["secrets"]["paths"]
+    if not extra:
+        return False
+    from swarmgate.hooks.secret_paths import may_name_secret
+
+    return may_name_secret(text, extra)
+
+
+# hooks/secret_paths.MARKERS, without loading it on every shell call (tests/hooks/guard_gates_test.py
+# holds them equal)
+SECRET_MARKERS = (".env", ".ssh", ".aws", "gcloud", ".azure", ".gnupg", ".password-store", ".kube", ".docker",
+                  "credentials", ".pem", ".key", ".p12", ".pfx", "id_", ".netrc", ".npmrc", ".pypirc", ".pgpass",
+                  "shadow", "hosts.yml")
+
+
+# hooks/precious_places.FORMATTERS, without loading it (tests/hooks/guard_gates_test.py holds them equal)
+_FORMATTER_NAMES = frozenset(("mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "cfdisk", "gdisk",
+                              "sgdisk", "parted", "blkdiscard", "mkntfs", "mkdosfs", "mlabel", "badblocks",
+                              "cryptsetup", "pvcreate", "mdadm", "zpool", "hdparm", "nvme", "sg_format"))
+
+
 def granted(event: HookEvent, config: Config) -> list:
     """The main agent's runs that get a single-use grant (heavy_commands.granted_argvs), once per call:
     X01 records them, and its gate asks whether there are any."""

@@ -46,7 +46,8 @@ HOOK_GROUPS: dict[str, tuple[tuple[str, str | None, str, bool], ...]] = {
         ("Stop", None, "timeout", False),
     ),
     "gemini": (
-        ("BeforeTool", "^(run_shell_command|write_file|replace|invoke_agent)$", "report_timeout", True),
+        ("BeforeTool", "^(run_shell_command|write_file|replace|invoke_agent|read_file|grep_search)$",
+         "report_timeout", True),
         ("AfterTool", "^run_shell_command$", "timeout", False),
         ("SessionStart", None, "timeout", False),
         ("AfterAgent", None, "timeout", False),

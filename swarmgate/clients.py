@@ -42,6 +42,11 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "B31": (FULL, ""),
         "T01": (FULL, "Codex has no timer tools: the shell side (at, crontab, sleep-then-echo, watch) applies"),
         "W01": (FULL, "a subagent spawned without a role has agent_type `default`: give it a [write] row"),
+        "L01": (FULL, ""),
+        "L02": (FULL, "apply_patch's files are recorded as the Edit they are judged as"),
+        "L03": (FULL, ""),
+        "K01": (FULL, "Codex has no file-reading tool: it reads through its shell, judged there"),
+        "K02": (FULL, ""),
         "R01": (FULL, ""),
         "A01": (OFF, "swarm-watch " + _TRANSCRIPTS.format(name="Codex")),
         "D01": (FULL, "on spawn_agent's message"),
@@ -86,6 +91,13 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "B31": (FULL, ""),
         "T01": (FULL, "Gemini has no timer tools: the shell side (at, crontab, sleep-then-echo, watch) applies"),
         "W01": (PARTIAL, _NO_IDENTITY + ": writes are judged by the `main` row of [write]"),
+        "L01": (FULL, ""),
+        "L02": (PARTIAL, _NO_IDENTITY + ": its subagents' writes are recorded as the main agent's, so one "
+                         "of them may drop another's changes; other sessions' changes are guarded"),
+        "L03": (FULL, ""),
+        "K01": (PARTIAL, _NO_IDENTITY + ": a read of a secret is asked of the person, never refused as a "
+                         "subagent's; read_file and grep_search are judged, read_many_files is not"),
+        "K02": (FULL, ""),
         "R01": (PARTIAL, "BeforeTool cannot add context for the model: the report goes to the person "
                          "(systemMessage)"),
         "A01": (OFF, "swarm-watch " + _TRANSCRIPTS.format(name="Gemini")),

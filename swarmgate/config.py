@@ -302,6 +302,14 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "workdirs": {
         "root": Key("", _str(False), "work root whose directories carry ownership files"),
     },
+    "git": {
+        "protected": Key(["main", "master", "release/*"], _strlist,
+                         "branches (globs) no agent force-pushes to or deletes on a remote (L03)"),
+    },
+    "secrets": {
+        "paths": Key([], _strlist, "more secret files (globs: `~/`, `/` or a name anywhere), beside the "
+                     "built-in ones: refused to subagents, asked for the main agent, never sent out (K01, K02)"),
+    },
     "mcp": {
         "tools": Key({}, _mcp_tools, "MCP tools judged as what they do: name -> { writes = \"<path argument>\" } "
                      "(W01, G01), { runs = \"<command argument>\" } (the shell guards) or { asks = true } (Q01)"),

@@ -42,6 +42,8 @@ TOOLS = {
     "write_file": "Write",
     "replace": "Edit",
     "invoke_agent": "Agent",
+    "read_file": "Read",                 # file_path (K01)
+    "grep_search": "Grep",               # dir_path, include_pattern (K01)
     "ask_user": "AskUserQuestion",       # asks the person (Q01)
     "exit_plan_mode": "ExitPlanMode",    # puts a plan to the person (Q01)
 }

@@ -66,6 +66,7 @@ HOOK_GROUPS: tuple[tuple[str, str | None, str], ...] = (
     ("PreToolUse", "Agent|Task", "timeout"),
     ("PreToolUse", "Bash|Monitor", "report_timeout"),
     ("PreToolUse", "Write|Edit|MultiEdit|NotebookEdit", "timeout"),
+    ("PreToolUse", "Read|Grep", "timeout"),   # K01: no subagent reads a secret file
     ("PreToolUse", "SendMessage", "timeout"),
     ("PreToolUse", "CronCreate|ScheduleWakeup", "timeout"),
     ("PreToolUse", "AskUserQuestion|ExitPlanMode", "timeout"),   # Q01: a subagent does not ask a person

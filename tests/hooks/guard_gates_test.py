@@ -16,7 +16,7 @@ import pytest
 from swarmgate.config import Config, validate
 from swarmgate.hook_engine import evaluate, gated_guards
 from swarmgate.hook_protocol import HookEvent
-from swarmgate.hooks import guard_gates, registry
+from swarmgate.hooks import guard_gates, precious_places, registry, secret_paths
 from tests.corpus import benign, counts, workarounds
 from tests.corpus.corpus_test import corpus_repo  # noqa: F401 - the corpus's repository (env, config)
 from tests.corpus.model import CONFIG
@@ -132,3 +132,10 @@ def test_a_benign_command_loads_no_gated_module(repo):
     config = Config(validate(raw), None, str(repo), raw)
     assert "B10" in {g.code for g in gated_guards(_event(repo, "pytest tests/x", False), config)}
     assert "B10" not in {g.code for g in gated_guards(_event(repo, "ls", False), config)}
+
+
+def test_the_gates_copies_of_the_loss_and_secret_tables_are_theirs():
+    """guard_gates keeps the formatter names (L01) and the secret markers (K01, K02) so a benign call
+    loads neither module; the copies equal the originals."""
+    assert guard_gates._FORMATTER_NAMES == precious_places.FORMATTERS
+    assert guard_gates.SECRET_MARKERS == secret_paths.MARKERS

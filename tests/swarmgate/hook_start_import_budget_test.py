@@ -48,7 +48,9 @@ BASH = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     # dict lookup by name, and the heavy script bodies' patterns, cached in the state directory)
     "equivalents_table", "heavy_equivalents",
     # what runs a string it was given (mapfile -C, git -c core.editor=...): one name set, read by the walker
-    "string_runners")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
+    "string_runners",
+    # L01-L03 (a command that writes or runs git: their gate holds); git_discards reads what a git command drops
+    "loss_guards", "git_discards")} | {"swarmgate.lazy_pattern", "swarmgate.tool_table"}
 # every call of a main agent (no agent_type) asks whether its session is a teammate of an agent team
 # (hook_engine: teammates.teammate_of reads the session process's argv); A02's act counts a teammate in the
 # repository's index (repo_sessions; its act loads it on every PreToolUse call while A02 is on)
@@ -63,7 +65,9 @@ RE = {"re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre"
 WRITE = CORE | ENGINE | {f"swarmgate.hooks.{m}" for m in (
     "bash_wrappers", "file_guards", "protected_paths", "shell_event", "shell_writes", "write_paths", "write_scope",
     "writer_table", "guard_gates",
-    "agent_worktree")} | TEAMS
+    "agent_worktree",
+    # L02's act: the write ledger (who wrote what) records every Write and Edit that goes ahead
+    "loss_guards", "write_ledger")} | TEAMS
 # Agent/Task (once per dispatch): the dispatch guards, the agent definitions, the records; the act
 # records the dispatch in the session's state (json with indent, pathlib's paths: statefile, state_paths)
 JSON = {"json", "json.decoder", "json.encoder", "json.scanner", "_json"}
