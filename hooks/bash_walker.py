@@ -389,6 +389,8 @@ class Walker:
         redirs = self._redirects(c.redirs)
         if not c.words:
             self._note_writes(None, [], redirs, c, feed)
+            if any(r.writes for r in redirs):
+                self.emit([], [], {}, redirs, ctx, c.text)   # `> FILE` alone truncates it: a write to judge
             return
         for w in c.words:
             if "$((" in w.raw or "$[" in w.raw:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from swarmgate.hooks.command_patterns import basename
-from swarmgate.hooks.shell_writes import command_write_targets, resolve
+from swarmgate.hooks.bash_tree import analyze
+from swarmgate.hooks.shell_writes import command_write_targets, place_writes, resolve
 from swarmgate.hooks.write_scope import glob_allows
 
 CONFIG = """\
@@ -123,3 +124,11 @@ def test_main_row_restricts_main(judge):
     judge.config_text = '[write]\nmain = ["docs/**"]\n'
     assert "W01" in judge.codes(tool="Write", tool_input={"file_path": "src/x.rs", "content": ""})
     assert "W01" not in judge.codes(tool="Write", tool_input={"file_path": "docs/x.md", "content": ""})
+
+
+def test_a_bare_redirection_is_a_write(tmp_path):
+    """`> FILE` with no command truncates FILE: the reader yields it as a command with no words, so
+    G01 and W01 judge it (it passed both before)."""
+    an = analyze("> .claude/settings.json", cwd=str(tmp_path))
+    assert [w.full for w in place_writes(an, str(tmp_path))] == [str(tmp_path / ".claude/settings.json")]
+    assert analyze(": ; x=1", cwd=str(tmp_path)).commands[0].words == [":"]   # no write: nothing extra
