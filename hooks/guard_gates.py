@@ -84,8 +84,9 @@ def writes(event: HookEvent, config: Config) -> bool:
 
 
 def losses(event: HookEvent, config: Config) -> bool:
-    """L01, L02, L03 on a shell call: the command runs git or a program that formats devices, or writes
-    a path that can be placed (hooks/shell_writes.py). Other tools (Write, Edit): always."""
+    """L01, L02, L03 on a shell call: the command runs git or a program that formats devices, runs
+    interpreter code, or writes a path that can be placed (hooks/shell_writes.py). Other tools
+    (Write, Edit): always."""
     if event.tool_name not in SHELL_TOOLS:
         return True
     analysis = _analysis(event, config)
@@ -94,6 +95,8 @@ def losses(event: HookEvent, config: Config) -> bool:
     for c in analysis.commands:
         if c.words and (c.name == "git" or c.name.startswith("mk") or c.name in _FORMATTER_NAMES):
             return True
+    if any(getattr(p, "code", None) for p in getattr(analysis, "programs", ()) or ()):
+        return True   # interpreter code: shutil.rmtree('/'), open('/etc/hosts', 'w')
     from swarmgate.hooks.shell_writes import placed_of
 
     return any(w.full for w in placed_of(event, analysis, config))

@@ -62,7 +62,8 @@ def destruction_findings(event: HookEvent, analysis, config: Config) -> list:
 
     placed = [w for w in placed_of(event, analysis, config) if w.full is not None]
     names = [c.name for c in analysis.commands if c.words]
-    if not placed and not any(n.startswith("mk") or n in guard_gates._FORMATTER_NAMES for n in names):
+    if not placed and not any(n.startswith("mk") or n in guard_gates._FORMATTER_NAMES for n in names) and \
+            not any(getattr(p, "code", None) for p in getattr(analysis, "programs", ()) or ()):
         return []   # `git status`: the places' tables stay unread
     from swarmgate.hooks import precious_places as pp
 
@@ -84,6 +85,8 @@ def destruction_findings(event: HookEvent, analysis, config: Config) -> list:
         if why and (w.how, why) not in seen:
             seen.add((w.how, why))
             out.append((w.how, why))
+    for prog in getattr(analysis, "programs", ()) or ():
+        out.extend(_code_destruction(prog, home, roots))
     for c in analysis.commands:
         if c.words and pp.is_formatter(c.name):
             for a in c.args:
@@ -91,6 +94,32 @@ def destruction_findings(event: HookEvent, analysis, config: Config) -> list:
                     out.append((f"`{c.name} {a}`", f"it formats or wipes the device {a}: what is on it is lost"))
                     break
     return [_l01(out)] if out else []
+
+
+_CODE_DELETERS = ("rmtree", "remove(", "unlink", "rmdir", "rmSync", "fs.rm", "File.delete", "FileUtils.rm",
+                  "rm_rf", "rm_r", "deleteSync", "removedirs")
+
+
+def _code_destruction(prog, home: str, roots: tuple) -> list:
+    """[(how, why)] for the paths interpreter code removes or overwrites (hooks/interpreter_writes.py
+    reads which literals it writes): `shutil.rmtree('/')`, `fs.rmSync(os.homedir(), ...)`."""
+    code = getattr(prog, "code", None)
+    if not code:
+        return []
+    from swarmgate.hooks import precious_places as pp
+    from swarmgate.hooks.interpreter_writes import path_literals, path_names, writes_literal
+
+    kind = "delete" if any(m in code for m in _CODE_DELETERS) else "truncate"
+    out = []
+    for lit, where in path_literals(code):
+        if not writes_literal(code, where, lit):
+            continue
+        for full in path_names(code, lit, prog.cwd or "/"):
+            why = pp.why_destroyed(full, kind, kind == "delete", home=home, roots=roots)
+            if why:
+                out.append((f"{prog.interpreter} code writing {lit!r}", why))
+                break
+    return out
 
 
 def _l01(found: list) -> Finding:

@@ -127,7 +127,7 @@ def why_destroyed(full: str, kind: str, tree: bool, *, home: str, roots: tuple) 
                 return None   # a write to /proc/sys/... sets the kernel; not a file that is lost
             if kind == "perm" and d in ("/proc", "/sys"):
                 return None
-            return f"{full} is a system directory's" if full != d else f"{full} is a system directory"
+            return f"{full} is in a system directory ({d})" if full != d else f"{full} is a system directory"
     if (tree or kind == "delete") and full in mount_points():
         return f"{full} is a mount point"
     return None

@@ -66,8 +66,8 @@ def _literal_secrets(prog, home: str, extra) -> list:
 
     out = []
     for lit, _joined in string_literals(prog.code or ""):
-        if not lit or len(lit) > 4096 or "\n" in lit or not may_name_secret(lit, extra):
-            continue
+        if not lit or len(lit) > 4096 or any(ch in lit for ch in " \t\n") or not may_name_secret(lit, extra):
+            continue   # a text with blanks is a command (the reader walks those: hooks/embedded_shell.py), not a path
         for word in (lit, home + lit if lit.startswith("/.") else None):
             if word:
                 hit = _secret(word, prog.cwd, home, extra)

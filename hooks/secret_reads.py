@@ -8,7 +8,8 @@ hooks/secret_guards.py). Parsing only: whether a file is a secret is hooks/secre
   nor is `openssl ... -out FILE` (its result goes to the file, not to the screen);
 - ``sends(cmd)``: [(word, how)] of the files a simple command sends over the network: curl's
   `-F name=@FILE`, `-d @FILE`, `--data-binary @FILE`, `-T FILE`, wget's `--post-file`, scp's and
-  rsync's sources towards a remote, and a network program's input redirection (`nc host 80 < FILE`);
+  rsync's sources towards a remote, a network program's input redirection (`nc host 80 < FILE`),
+  and `git add FILE` (committed, a file leaves with the next push);
 - ``NETWORK``: the programs that send; a command that reads a secret and, in the same call, runs
   one of them (a pipe, `$(cat .env)` in curl's arguments) sends it.
 """
@@ -81,6 +82,8 @@ def reads(cmd) -> list:
     """[(word, how)] of the files ``cmd`` reads (module doc)."""
     out = redirect_reads(cmd)
     name = cmd.name
+    if name == "xargs":   # -a FILE: its lines become the arguments of what it runs
+        return out + [(v, f"`xargs -a {v}`") for v in _values(cmd.args, ("-a", "--arg-file"))]
     if not cmd.words or name in NON_READERS and name not in COPIERS:
         return out
     if name == "dd":
@@ -93,6 +96,20 @@ def reads(cmd) -> list:
     if name == "openssl" and any(a in ("-out", "-noout") or a.startswith("-out=") for a in cmd.args):
         return out   # it uses the key and writes its result to a file: nothing of the key is shown
     return out + [(w, f"`{name} {w}`") for w in ops]
+
+
+def _values(args: list, options: tuple) -> list:
+    """The values of ``options`` in ``args`` (`-a F`, `--arg-file=F`, `-aF`)."""
+    out = []
+    for k, a in enumerate(args):
+        for o in options:
+            if a == o and k + 1 < len(args):
+                out.append(args[k + 1])
+            elif o.startswith("--") and a.startswith(o + "="):
+                out.append(a[len(o) + 1:])
+            elif not o.startswith("--") and a.startswith(o) and len(a) > len(o):
+                out.append(a[len(o):])
+    return out
 
 
 def _curl_files(cmd) -> list:
@@ -137,6 +154,13 @@ def _remote(word: str) -> bool:
 def sends(cmd) -> list:
     """[(word, how)] of the files ``cmd`` sends over the network (module doc)."""
     name = cmd.name
+    if name == "git":   # a secret committed leaves with the next push: `git add .env`
+        from swarmgate.hooks.git_args import git_subcommand
+        sub, rest = git_subcommand(cmd.args)
+        if sub in ("add", "stage"):
+            return [(w, f"`git {sub} {w}` (committed, it leaves with the next push)")
+                    for w in rest if not w.startswith("-")]
+        return []
     if not cmd.words or name not in NETWORK:
         return []
     out = [(w, f"`{name}` fed {how}") for w, how in redirect_reads(cmd)]

@@ -143,7 +143,9 @@ def test_a_shell_write_is_recorded_as_its_agents(tmp_path):
     "chmod -R 777 /", "chown -R nobody /etc", "dd if=/dev/zero of=/dev/sda bs=1M", "mkfs.ext4 /dev/sda1",
     "wipefs -a /dev/nvme0n1", "find / -delete", "echo x > /etc/hosts", "mv ~ /tmp/old-home", "rm -rf ../..",
     "bash -c 'rm -rf /'", "command rm -r -f /", "rm -rf ~/.ssh", "truncate -s 0 /etc/passwd",
-    "cat /dev/zero > /dev/sdb", "shred /dev/sda", "rsync -a --delete /tmp/empty/ /",
+    "cat /dev/zero > /dev/sdb", "shred /dev/sda", "rsync -a --delete /tmp/empty/ /", "> /etc/hosts",
+    "python3 -c \"import shutil; shutil.rmtree('/')\"", "node -e \"require('fs').rmSync('/usr', {recursive: true})\"",
+    "python3 -c \"open('/etc/hosts', 'w').write('')\"", "python3 -c 'import os; os.system(\"rm -rf ~\")'",
 ])
 @pytest.mark.parametrize("agent", [None, "agent-b"])
 def test_destruction_outside_the_repository_is_refused_for_every_agent(tmp_path, command, agent):
@@ -156,6 +158,7 @@ def test_destruction_outside_the_repository_is_refused_for_every_agent(tmp_path,
     "rm -rf target node_modules", "rm -rf /tmp/build-cache", "rm -f ~/.cache/pip/x.whl",
     "echo 3 > /proc/sys/vm/drop_caches", "make > /dev/null 2>&1", "chmod -R u+w src",
     "dd if=/dev/urandom of=/tmp/blob bs=1k count=1", "find . -name '*.pyc' -delete", "rm -rf src/__pycache__",
+    "> build.log", "python3 -c \"import shutil; shutil.rmtree('build')\"", "cat -u /dev/tty12 > /dev/tty13",
 ])
 def test_cleaning_up_inside_the_repository_or_scratch_passes(tmp_path, command):
     repo = _committed_repo(tmp_path / "repo")
