@@ -81,7 +81,7 @@ ROUTES: dict[str, tuple] = {
     "swarmgate.hooks.timer_guards": (("PreToolUse", (*_SHELL, "CronCreate", "ScheduleWakeup")),),
     "swarmgate.hooks.write_scope": (("PreToolUse", (*_FILE, *_SHELL)),),
     "swarmgate.hooks.loss_guards": (("PreToolUse", (*_FILE, *_SHELL)),),
-    "swarmgate.hooks.secret_guards": (("PreToolUse", (*_SHELL, "Read", "Grep")),),
+    "swarmgate.hooks.secret_guards": (("PreToolUse", (*_SHELL, "Read", "Grep")), ("PostToolUse", "*")),
     "swarmgate.hooks.resource_report": (("PreToolUse", _SHELL),),
     "swarmgate.hooks.watch_start": (("PostToolUse", _DISPATCH),),
     "swarmgate.hooks.dispatch_guards": (("PreToolUse", _DISPATCH),),

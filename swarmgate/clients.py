@@ -47,6 +47,8 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "L03": (FULL, ""),
         "K01": (FULL, "Codex has no file-reading tool: it reads through its shell, judged there"),
         "K02": (FULL, ""),
+        "K03": (OFF, "no answer field that replaces a tool's output is known for this client (not "
+                     "measured); K01 and K02 keep secrets out before the call"),
         "R01": (FULL, ""),
         "A01": (OFF, "swarm-watch " + _TRANSCRIPTS.format(name="Codex")),
         "D01": (FULL, "on spawn_agent's message"),
@@ -98,6 +100,8 @@ COVERAGE: dict[str, dict[str, tuple[str, str]]] = {
         "K01": (PARTIAL, _NO_IDENTITY + ": a read of a secret is asked of the person, never refused as a "
                          "subagent's; read_file and grep_search are judged, read_many_files is not"),
         "K02": (FULL, ""),
+        "K03": (OFF, "no answer field that replaces a tool's output is known for this client (not "
+                     "measured); K01 and K02 keep secrets out before the call"),
         "R01": (PARTIAL, "BeforeTool cannot add context for the model: the report goes to the person "
                          "(systemMessage)"),
         "A01": (OFF, "swarm-watch " + _TRANSCRIPTS.format(name="Gemini")),

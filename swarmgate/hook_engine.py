@@ -283,8 +283,10 @@ class Outcome:
 
 
 def rewritten_input(event_name: str, findings: list, decision: str) -> dict | None:
-    """The tool input a REWRITE finding asks to run instead (PreToolUse, a call that goes ahead)."""
-    if event_name != "PreToolUse" or decision == "deny":
+    """The tool input a REWRITE finding asks to run instead (PreToolUse, a call that goes ahead), or on
+    PostToolUse the tool's output the model sees instead (``{"tool_response": ...}``: K03's redaction of
+    an MCP tool's output)."""
+    if event_name not in ("PreToolUse", "PostToolUse") or decision == "deny":
         return None
     for f in reversed(findings):
         if f.decision == G.REWRITE and isinstance(f.updated_input, dict):

@@ -210,8 +210,9 @@ def render(event_name: str, decision: str, reason: str, context: str, note: str 
 
     decision: "deny" | "ask" | "defer" | "allow"; reason: why (deny/ask/defer); context: text
     added to the agent's context; note: a line for the person (systemMessage);
-    updated_input: PreToolUse only, the whole tool input to run instead (Claude Code
-    2.1.332 runs it, for subagents too; never sent with a deny).
+    updated_input: PreToolUse, the whole tool input to run instead (Claude Code
+    2.1.332 runs it, for subagents too; never sent with a deny); PostToolUse, ``{"tool_response":
+    OUTPUT}``: an MCP tool's output the model sees instead (``updatedMCPToolOutput``).
     """
     out: dict = {}
     if event_name == "PreToolUse":
@@ -236,8 +237,14 @@ def render(event_name: str, decision: str, reason: str, context: str, note: str 
         if decision == "deny" and event_name == "PostToolUse":
             out["decision"] = "block"
             out["reason"] = reason
+        hso = {"hookEventName": event_name}
         if context:
-            out["hookSpecificOutput"] = {"hookEventName": event_name, "additionalContext": context}
+            hso["additionalContext"] = context
+        if event_name == "PostToolUse" and updated_input is not None and "tool_response" in updated_input:
+            # Claude Code 2.1.332 replaces the output of an MCP tool only (not Bash's, not Read's)
+            hso["updatedMCPToolOutput"] = updated_input["tool_response"]
+        if len(hso) > 1:
+            out["hookSpecificOutput"] = hso
     elif context:
         # an event whose answer cannot reach the model (Notification): the note goes to the person
         note = "\n".join(x for x in (note, context) if x)

@@ -74,6 +74,7 @@ HOOK_GROUPS: tuple[tuple[str, str | None, str], ...] = (
     ("PreToolUse", "mcp__.*", "report_timeout"),   # MCP tools: [mcp] tools judged as writers, runners, askers
     ("PostToolUse", "Bash|Monitor", "timeout"),
     ("PostToolUse", "Agent|Task", "timeout"),
+    ("PostToolUse", "mcp__.*", "timeout"),   # K03: key-shaped strings in an MCP tool's output redacted
     ("PostToolUseFailure", "Bash|Monitor", "timeout"),  # P01: failed commands (exit != 0) come only here
     ("SessionStart", None, "timeout"),
     ("SubagentStart", None, "timeout"),

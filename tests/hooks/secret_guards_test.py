@@ -3,6 +3,11 @@ subagent and asked for the main agent, secrets sent over the network refused for
 and Grep tools too; the public halves and the examples pass."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
 from swarmgate.install import HOOK_GROUPS
@@ -96,3 +101,18 @@ def test_the_read_tools_are_judged(tmp_path, monkeypatch, tool, tool_input, fire
 def test_read_is_wired_by_install():
     assert any(ev == "PreToolUse" and m and "Read" in m.split("|") and "Grep" in m.split("|")
                for ev, m, _ in HOOK_GROUPS)
+
+
+def test_an_mcp_tools_output_reaches_the_model_redacted(tmp_path, monkeypatch):
+    repo = _repo(tmp_path, monkeypatch)
+    key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
+    payload = {"session_id": "s1", "transcript_path": "", "cwd": str(repo), "hook_event_name": "PostToolUse",
+               "tool_name": "mcp__files__read", "tool_input": {"path": "deploy/key"},
+               "tool_response": [{"type": "text", "text": "the key:\n" + key}]}
+    p = subprocess.run([sys.executable, "-m", "swarmgate", "hook", "PostToolUse"], input=json.dumps(payload),
+                       capture_output=True, text=True, cwd=str(repo), timeout=120,
+                       env=dict(os.environ, CLAUDE_PROJECT_DIR=str(repo)))
+    assert p.returncode == 0, p.stderr
+    seen = json.loads(p.stdout)["hookSpecificOutput"]["updatedMCPToolOutput"]
+    assert seen == [{"type": "text", "text": "the key:\n[redacted: private key]\n"}]
+    assert ("PostToolUse", "mcp__.*", "timeout") in HOOK_GROUPS
