@@ -315,3 +315,20 @@ def test_unknown_client_refuses(hook, repo):
     proc = hook(["--client", "copilot", "PreToolUse"], "{}", cwd=repo)
     assert proc.returncode == 0 and "expected exactly one EVENT" in proc.stderr.decode()
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_gemini_read_file_and_grep_search_are_judged_as_read_and_grep(hook, repo):
+    """K01 under Gemini: read_file and grep_search map onto Read and Grep; the main agent's ask
+    becomes a refusal there (Gemini cannot ask a person from a hook)."""
+    (repo / ".env").write_text("TOKEN=x\n")
+    ans = gemini_answer(hook(["--client", "gemini", "BeforeTool"],
+                             gemini_payload(repo, "read_file", {"file_path": str(repo / ".env")}), cwd=repo))
+    assert ans["decision"] == "deny" and "[K01]" in ans["reason"] and "cannot ask a person" in ans["reason"]
+    ans = gemini_answer(hook(["--client", "gemini", "BeforeTool"],
+                             gemini_payload(repo, "grep_search", {"pattern": "TOKEN", "dir_path": str(repo),
+                                                                  "include_pattern": ".env"}), cwd=repo))
+    assert ans["decision"] == "deny" and "[K01]" in ans["reason"]
+    (repo / "README.md").write_text("x\n")
+    assert gemini_answer(hook(["--client", "gemini", "BeforeTool"],
+                              gemini_payload(repo, "read_file", {"file_path": str(repo / "README.md")}),
+                              cwd=repo)) == {}
