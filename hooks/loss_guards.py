@@ -233,6 +233,14 @@ def _discards(event: HookEvent, config: Config) -> list:
         if d is None:
             continue
         top = _checkout_of(event, c)
+        if d.what.startswith("git worktree remove") and d.paths:
+            # what it drops is the removed worktree's own changes, whatever the checkout it runs in
+            from swarmgate import lean_os as os
+            from swarmgate import lean_path as posixpath
+            here = getattr(c, "cwd", None) or event.cwd or event.repo
+            wt = posixpath.normpath(posixpath.join(here, d.paths[0]))
+            top = wt if os.path.lexists(posixpath.join(wt, ".git")) else None
+            d.paths = None
         if top is None:
             continue
         if top not in status and not d.stash:

@@ -178,3 +178,16 @@ def test_protected_branches_are_never_force_pushed(tmp_path, command, refused):
     _git(repo, "branch", "-M", "main")
     decision, reason = hook(repo, "Bash", {"command": command}, "agent-b")
     assert ("[L03]" in reason) is refused, reason
+
+
+def test_removing_another_agents_worktree_by_force_is_refused(tmp_path):
+    repo = _committed_repo(tmp_path / "repo")
+    wt = tmp_path / "wt-a"
+    _git(repo, "worktree", "add", "-q", "-b", "agent-a", str(wt))
+    decision, _ = hook(repo, "Write", {"file_path": str(wt / "src/a.py"), "content": "A\n"}, "agent-a", cwd=wt)
+    assert decision == "allow"
+    (wt / "src" / "a.py").write_text("A\n")
+    decision, reason = hook(repo, "Bash", {"command": f"git worktree remove --force {wt}"}, "agent-b")
+    assert decision == "deny" and "[L02]" in reason and "subagent agent-a" in reason, reason
+    decision, reason = hook(repo, "Bash", {"command": f"git worktree remove --force {wt}"}, "agent-a")
+    assert decision == "allow", reason
