@@ -99,7 +99,8 @@ def losses(event: HookEvent, config: Config) -> bool:
         return True   # interpreter code: shutil.rmtree('/'), open('/etc/hosts', 'w')
     from swarmgate.hooks.shell_writes import placed_of
 
-    return any(w.full for w in placed_of(event, analysis, config))
+    # a tree that cannot be placed too: `rm -rf "$DIR/"*` (L01 reads an empty DIR)
+    return any(w.full or w.tree for w in placed_of(event, analysis, config))
 
 
 def secrets(event: HookEvent, config: Config) -> bool:

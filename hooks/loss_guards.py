@@ -60,9 +60,11 @@ def destruction_findings(event: HookEvent, analysis, config: Config) -> list:
     """L01's findings: each write that destroys a place outside the repository (precious_places)."""
     from swarmgate.hooks.shell_writes import placed_of
 
-    placed = [w for w in placed_of(event, analysis, config) if w.full is not None]
+    every = placed_of(event, analysis, config)
+    placed = [w for w in every if w.full is not None]
     names = [c.name for c in analysis.commands if c.words]
-    if not placed and not any(n.startswith("mk") or n in guard_gates._FORMATTER_NAMES for n in names) and \
+    if not placed and not any(w.tree for w in every) and \
+            not any(n.startswith("mk") or n in guard_gates._FORMATTER_NAMES for n in names) and \
             not any(getattr(p, "code", None) for p in getattr(analysis, "programs", ()) or ()):
         return []   # `git status`: the places' tables stay unread
     from swarmgate.hooks import precious_places as pp
@@ -85,6 +87,13 @@ def destruction_findings(event: HookEvent, analysis, config: Config) -> list:
         if why and (w.how, why) not in seen:
             seen.add((w.how, why))
             out.append((w.how, why))
+    for w in every:
+        if w.full is None and w.tree and _kind(w) == "delete":
+            var = _bare_variable_root(w.path)
+            if var:
+                bare = w.path.replace("${" + var + "}", "").replace("$" + var, "")
+                out.append((w.how, f"if ${var} is empty or unset it is `{bare}`, the whole file system "
+                                   f"(write `${{{var}:?}}` and the shell stops instead)"))
     for prog in getattr(analysis, "programs", ()) or ():
         out.extend(_code_destruction(prog, home, roots))
     for c in analysis.commands:
@@ -94,6 +103,27 @@ def destruction_findings(event: HookEvent, analysis, config: Config) -> list:
                     out.append((f"`{c.name} {a}`", f"it formats or wipes the device {a}: what is on it is lost"))
                     break
     return [_l01(out)] if out else []
+
+
+def _bare_variable_root(path: str) -> str | None:
+    """The variable of a delete target that is a variable and then only `/` or `/*` (`$DIR/`,
+    `${DIR}/*`): empty or unset, the target is the root (the classic `rm -rf "$STEAMROOT/"*`)."""
+    if not path.startswith("$"):
+        return None
+    body = path[1:]
+    if body.startswith("{"):
+        end = body.find("}")
+        if end < 0:
+            return None
+        name, rest = body[1:end], body[end + 1:]
+    else:
+        k = 0
+        while k < len(body) and (body[k].isalnum() or body[k] == "_"):
+            k += 1
+        name, rest = body[:k], body[k:]
+    if not name or not (name[0].isalpha() or name[0] == "_") or not all(ch.isalnum() or ch == "_" for ch in name):
+        return None   # ${X:?}, ${X:-d}: the shell stops or has a value
+    return name if rest in ("/", "/*", "/.*", "/{*,.*}") else None
 
 
 _CODE_DELETERS = ("rmtree", "remove(", "unlink", "rmdir", "rmSync", "fs.rm", "File.delete", "FileUtils.rm",

@@ -146,6 +146,7 @@ def test_a_shell_write_is_recorded_as_its_agents(tmp_path):
     "cat /dev/zero > /dev/sdb", "shred /dev/sda", "rsync -a --delete /tmp/empty/ /", "> /etc/hosts",
     "python3 -c \"import shutil; shutil.rmtree('/')\"", "node -e \"require('fs').rmSync('/usr', {recursive: true})\"",
     "python3 -c \"open('/etc/hosts', 'w').write('')\"", "python3 -c 'import os; os.system(\"rm -rf ~\")'",
+    'rm -rf "$STEAMROOT/"*', "rm -rf $DIR/", 'rm -rf "${OUT}"/',
 ])
 @pytest.mark.parametrize("agent", [None, "agent-b"])
 def test_destruction_outside_the_repository_is_refused_for_every_agent(tmp_path, command, agent):
@@ -159,6 +160,7 @@ def test_destruction_outside_the_repository_is_refused_for_every_agent(tmp_path,
     "echo 3 > /proc/sys/vm/drop_caches", "make > /dev/null 2>&1", "chmod -R u+w src",
     "dd if=/dev/urandom of=/tmp/blob bs=1k count=1", "find . -name '*.pyc' -delete", "rm -rf src/__pycache__",
     "> build.log", "python3 -c \"import shutil; shutil.rmtree('build')\"", "cat -u /dev/tty12 > /dev/tty13",
+    'rm -rf "${DIR:?}/"*', 'rm -rf "$OUT/build"',
 ])
 def test_cleaning_up_inside_the_repository_or_scratch_passes(tmp_path, command):
     repo = _committed_repo(tmp_path / "repo")
