@@ -292,7 +292,8 @@ def others_changes(event: HookEvent, c, d, top: str, entries, live: int) -> tupl
 
     here = getattr(c, "cwd", None) or event.cwd or event.repo
     me = wl.agent_key(event.session_id, event.agent_id, event.agent_type)
-    owners = wl.owners(event.repo, top, since=time.time() - SHARED_WINDOW_S)
+    since = time.time() - SHARED_WINDOW_S
+    owners = wl.owners(event.repo, top, since=since)
     sharers = {k for k in owners.seen if k != me}
     shared = ""
     if sharers:
@@ -310,7 +311,7 @@ def others_changes(event: HookEvent, c, d, top: str, entries, live: int) -> tupl
     dropped = _limit(entries, d, here)
     out = []
     for _xy, p in dropped:
-        who = owners.owner(p)
+        who = owners.owner(p, since)   # older records: of unknown origin (another day's session)
         if who is None:
             if shared:
                 out.append((p, "of unknown origin"))
@@ -540,10 +541,10 @@ GUARDS = (
             instead="Undo only your own files (`git checkout -- PATH`), or work in a worktree of your own; "
                     "ask the other agent or the person before their changes go.",
             exceptions="The same command over your own changes passes, and so does one in your own worktree "
-                       "where no other agent wrote. Changes nobody recorded count as another's only in a "
-                       "checkout shared by live agents (another session of the repository, or another agent "
-                       "that wrote there in the last 12 hours). When git cannot list the changes, the "
-                       "command goes ahead.",
+                       "where no other agent wrote. Changes nobody recorded, or recorded more than 12 hours "
+                       "ago, count as another's only in a checkout shared by live agents (another session of "
+                       "the repository, or another agent that wrote there in the last 12 hours). When git "
+                       "cannot list the changes, the command goes ahead.",
         ),
         breaks={"l02-allow-discards": "uncommitted work of others may be dropped (and no write is recorded)"},
         cases=_cases_of("L02"),

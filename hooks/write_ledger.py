@@ -95,13 +95,17 @@ class Owners:
         self.trees: list = []
         self.seen: set = set()
 
-    def owner(self, path: str) -> str | None:
-        """Who wrote ``path`` last: its own record, or a tree written over it later."""
+    def owner(self, path: str, since: float = 0.0) -> str | None:
+        """Who wrote ``path`` last: its own record, or a tree written over it later; None when nobody
+        did, or the last write is older than ``since`` (a record that old says nothing of who works
+        there now: the change counts as of unknown origin)."""
         best = self.last.get(path)
-        for top, (key, n) in self.trees:
+        for top, (key, n, t) in self.trees:
             if _under(path, top) and (best is None or n > best[1]):
-                best = (key, n)
-        return best[0] if best else None
+                best = (key, n, t)
+        if best is None or best[2] < since:
+            return None
+        return best[0]
 
 
 def owners(repo: str, checkout: str, since: float = 0.0) -> Owners:
@@ -118,7 +122,8 @@ def owners(repo: str, checkout: str, since: float = 0.0) -> Owners:
             continue
         if isinstance(t, (int, float)) and t >= since:
             out.seen.add(a)
+        t = t if isinstance(t, (int, float)) else 0.0
         if rec.get("tr"):
-            out.trees.append((p, (a, n)))
-        out.last[p] = (a, n)
+            out.trees.append((p, (a, n, t)))
+        out.last[p] = (a, n, t)
     return out

@@ -193,3 +193,14 @@ def test_removing_another_agents_worktree_by_force_is_refused(tmp_path):
     assert decision == "deny" and "[L02]" in reason and "subagent agent-a" in reason, reason
     decision, reason = hook(repo, "Bash", {"command": f"git worktree remove --force {wt}"}, "agent-a")
     assert decision == "allow", reason
+
+
+def test_a_write_recorded_long_ago_is_of_unknown_origin(tmp_path):
+    """Yesterday's session edited src/a.py and is gone: today's lone agent may reset it."""
+    repo = _committed_repo(tmp_path / "repo")
+    (repo / "src" / "a.py").write_text("yesterday\n")
+    log = repo / ".swarmgate" / "log"
+    log.mkdir(parents=True)
+    (log / "writes.jsonl").write_text('{"t": 1000, "s": "old", "a": "main:old", "p": "src/a.py"}\n')
+    decision, reason = hook(repo, "Bash", {"command": "git checkout -- src/a.py"}, None)
+    assert decision == "allow", reason

@@ -16,6 +16,7 @@ def test_record_and_owners(tmp_path):
     assert o.owner(f"{repo}/build/out.o") == "agent:b"          # under a tree b wrote
     assert o.owner(f"{repo}/build/keep.txt") == "main:s1"       # written after the tree
     assert o.owner(f"{repo}/other") is None
+    assert o.owner(f"{repo}/src/a.py", since=150) is None        # older than `since`: of unknown origin
     assert o.seen == {"agent:b", "main:s1"}                       # a wrote before `since`
     assert '"p":"src/a.py"' in open(wl.ledger_path(repo)).read()  # kept relative inside the repository
 
