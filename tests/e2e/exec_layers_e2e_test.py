@@ -41,7 +41,10 @@ def _standin(claude_repo) -> tuple[dict, Path]:
 
 def test_a_subagents_python_subprocess_cargo_run_is_stopped_at_exec_time_and_the_model_reads_why(claude_repo):
     claude_repo.add_agent(WORKER)
-    claude_repo.config_set("guards", "B01", "off")   # the reader misses it: the exec-time layer must stop it
+    # the reader now finds the argv in the code (hooks/embedded_shell.py): with its guards off, as for a
+    # program built in a way no reader decodes, the exec-time layer must stop it
+    for code_ in ("B01", "B02", "B10"):
+        claude_repo.config_set("guards", code_, "off")
     env, marker = _standin(claude_repo)
     code = "python3 -c 'import subprocess; subprocess.run([\"cargo\", \"test\", \"--workspace\"])'"
     run = claude_repo.run("script:x01-main", [
