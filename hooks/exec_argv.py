@@ -50,17 +50,6 @@ def _reader_commands(argv: list[str], config, cwd: str, env) -> list:
     return list(analysis.commands)
 
 
-def _via_argvs(cmd) -> list[list[str]]:
-    """A recipe line or a package script is run *as* `make TARGET` / `npm run NAME`: those argvs too."""
-    out = []
-    for v in getattr(cmd, "via", ()) or ():
-        if v.startswith("make:"):
-            out.append(["make", v[len("make:"):]])
-        elif v.startswith("npm script:"):
-            out.append(["npm", "run", v[len("npm script:"):]])
-    return out
-
-
 # --- the judge -------------------------------------------------------------------------------
 
 def pattern_programs(config) -> set:
@@ -86,7 +75,7 @@ def heavy_argv(argv: list[str], config, cwd: str, repo: str, env=None) -> tuple[
     files the program reads (aliases, scripts, recipes, ini files) but changes nothing."""
     from swarmgate.hooks.command_patterns import Argv, basename
     from swarmgate.hooks.equivalents_table import PYTEST_NAMES
-    from swarmgate.hooks.heavy_commands import heavy_match
+    from swarmgate.hooks.heavy_commands import heavy_match, via_argvs
 
     if not argv:
         return None
@@ -117,7 +106,7 @@ def heavy_argv(argv: list[str], config, cwd: str, repo: str, env=None) -> tuple[
         if not words:
             continue
         found = None
-        for via in _via_argvs(cmd):   # first: the script a body line came from names the pattern best
+        for _labels, via in via_argvs(cmd):   # first: the script a body line came from names the pattern best
             found = found or judge(via)
         found = found or judge(words)
         if found is None and basename(words[0]) in PYTEST_NAMES:

@@ -77,6 +77,33 @@ def equivalent_match(cmd: SimpleCommand, config: Config, cwd: str | None, repo: 
     return None
 
 
+def via_argvs(cmd) -> list[tuple[tuple, list[str]]]:
+    """(the via labels up to it, the argv) of each run ``cmd`` was reached as: a recipe line is run
+    *as* `make TARGET` (via "make:TARGET"), a package script's body as `npm run NAME`."""
+    out = []
+    via = tuple(getattr(cmd, "via", ()) or ())
+    for k, v in enumerate(via):
+        if v.startswith("make:"):
+            out.append((via[:k + 1], ["make", v[len("make:"):]]))
+        elif v.startswith("npm script:"):
+            out.append((via[:k + 1], ["npm", "run", v[len("npm script:"):]]))
+    return out
+
+
+def via_match(cmd: SimpleCommand, config: Config, cwd: str | None, repo: str | None) -> tuple | None:
+    """(the via labels, the pattern) when a run ``cmd`` was reached through is heavy, else None."""
+    runs = via_argvs(cmd)
+    if not runs or not_a_run(cmd):
+        return None
+    from swarmgate.hooks.command_patterns import Argv
+
+    for labels, argv in runs:
+        hit = heavy_match(Argv(argv), config, getattr(cmd, "cwd", None) or cwd, repo)
+        if hit:
+            return labels, hit
+    return None
+
+
 def heavy_commands(event: HookEvent, config: Config) -> list[tuple[int, SimpleCommand, str]]:
     """[(index, cmd, pattern)] heavy commands of the event's shell command (cached per event)."""
     analysis = analysis_of(event, config)
@@ -87,8 +114,16 @@ def heavy_commands(event: HookEvent, config: Config) -> list[tuple[int, SimpleCo
         cwd = event.cwd or event.repo
         out = []
         seen = set()
+        through: set = set()
         for i, c in runnable(analysis.commands):
             hit = heavy_match(c, config, cwd, event.root)
+            if not hit:
+                # a recipe line or script body is run as `make TARGET` / `npm run NAME`: that run is
+                # judged too (a makefile fed on stdin names check-full as a prerequisite: make -f - x)
+                found = via_match(c, config, cwd, event.root)
+                if found and found[0] not in through:
+                    through.add(found[0])
+                    hit = found[1]
             if hit:
                 seen.add(id(c))
                 # one started by another heavy command (a heavy gate script's lines) is judged through it
