@@ -82,6 +82,51 @@ def param_value(inner: str, variables: dict) -> str | None:
             if val == "" and op.startswith(":"):
                 return word if static_word else None
             return val
+    return _operated_value(inner, variables)
+
+
+def _operated_value(inner: str, variables: dict) -> str | None:
+    """${NAME,,} ${NAME^^} ${NAME,} ${NAME^}; ${NAME#w} ${NAME##w} ${NAME%w} ${NAME%%w}; ${NAME/w/r}
+    ${NAME//w/r} ${NAME/#w/r} ${NAME/%w/r}; ${NAME:off} ${NAME:off:len}, of a known NAME and literal
+    words (no glob, quote or expansion in them: those stay unknown)."""
+    j = 0
+    while j < len(inner) and (inner[j].isalnum() or inner[j] == "_"):
+        j += 1
+    name, rest = inner[:j], inner[j:]
+    if not rest or not name.isidentifier():
+        return None
+    val = variables.get(name)
+    if val is None:
+        return None
+    if rest in (",,", "^^", ",", "^"):
+        if rest == ",,":
+            return val.lower()
+        if rest == "^^":
+            return val.upper()
+        return (val[:1].lower() if rest == "," else val[:1].upper()) + val[1:]
+    if any(c in rest[1:] for c in "$`'\"\\*?[{}"):
+        return None
+    op = rest[:2] if rest[:2] in ("##", "%%", "//") else rest[:1]
+    word = rest[len(op):]
+    if op in ("#", "##"):
+        return val[len(word):] if val.startswith(word) else val
+    if op in ("%", "%%"):
+        return val[:len(val) - len(word)] if word and val.endswith(word) else val
+    if op in ("/", "//"):
+        pat, _, rep = word.partition("/")
+        if pat[:1] == "#" and op == "/":
+            return rep + val[len(pat) - 1:] if val.startswith(pat[1:]) else val
+        if pat[:1] == "%" and op == "/":
+            return val[:len(val) - len(pat) + 1] + rep if val.endswith(pat[1:]) else val
+        if not pat:
+            return val
+        return val.replace(pat, rep) if op == "//" else val.replace(pat, rep, 1)
+    if op == ":":
+        off, _, ln = word.partition(":")
+        if not off.isdigit() or (ln and not ln.isdigit()):
+            return None
+        start = int(off)
+        return val[start:start + int(ln)] if ln else val[start:]
     return None
 
 
