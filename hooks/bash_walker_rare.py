@@ -535,10 +535,34 @@ class RareWalking:
             self._shell_stdin(how, redirs, feed, ctx, text)
             return
         if word.startswith(("/dev/fd/", "/proc/self/fd/")):
-            self.unverifiable(f"{how} {word}: shell input from a file descriptor cannot be read "
-                              "statically", text)
+            if not self._fd_input(word, how, ctx, text):
+                self.unverifiable(f"{how} {word}: shell input from a file descriptor cannot be read "
+                                  "statically", text)
             return
         self._run_script_path(word, ctx, text, how, share)
+
+    def _fd_input(self, word: str, how: str, ctx, text) -> bool:
+        """``bash /dev/fd/N`` whose own redirections open N on a here-string, a here-document or a
+        file (``bash /dev/fd/3 3<<<'TEXT'``): read what N holds. False when N is opened elsewhere."""
+        num = word.rsplit("/", 1)[1]
+        if not num.isdigit():
+            return False
+        redirs, _, _ = self._io
+        own = [r for r in redirs if r.fd is not None and str(r.fd) == num]
+        if not own or own[-1].op not in ("<<", "<<-", "<<<", "<"):
+            return False
+        r = own[-1]
+        if r.op == "<<<":
+            if "$" in r.target or "`" in r.target:
+                return False
+            self._nested_text(r.target + "\n", ctx.sub("herestring-shell"), f"{how} <<input", text)
+        elif r.op == "<":
+            if r.target.startswith(("<(", ">(")) or "$" in r.target:
+                return False
+            self._run_script_path(r.target, ctx.sub("stdin"), text, f"{how} < file", share=False)
+        else:
+            self._nested_text(r.heredoc or "", ctx.sub("heredoc-shell"), f"{how} <<input", text)
+        return True
 
     def _maybe_script(self, w0: str, args, env, ctx, text, dir_dynamic: bool = False) -> None:
         """A path at command position: a shell script if bash would run it as one."""
