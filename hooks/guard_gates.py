@@ -118,7 +118,7 @@ def secrets(event: HookEvent, config: Config) -> bool:
         parts.extend(r.target for r in c.redirects or () if isinstance(getattr(r, "target", None), str))
     parts.extend(p.code for p in getattr(analysis, "programs", ()) or () if getattr(p, "code", None))
     text = "\n".join(parts)
-    if any(m in text for m in SECRET_MARKERS):
+    if any(m in text for m in SECRET_MARKERS) or any(m in text for m in PRINTER_MARKERS):
         return True
     extra = config["secrets"]["paths"]
     if not extra:
@@ -132,7 +132,9 @@ def secrets(event: HookEvent, config: Config) -> bool:
 # holds them equal)
 SECRET_MARKERS = (".env", ".ssh", ".aws", "gcloud", ".azure", ".gnupg", ".password-store", ".kube", ".docker",
                   "credentials", ".pem", ".key", ".p12", ".pfx", "id_", ".netrc", ".npmrc", ".pypirc", ".pgpass",
-                  "shadow", "hosts.yml")
+                  "shadow", "hosts.yml", "environ")
+# hooks/secret_reads.PRINTER_MARKERS: a command that prints a credential (gh auth token ...)
+PRINTER_MARKERS = ("token", "credential", "export-secret", "--raw", "-password", "secret_access_key")
 
 
 # hooks/precious_places.FORMATTERS, without loading it (tests/hooks/guard_gates_test.py holds them equal)

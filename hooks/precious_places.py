@@ -12,7 +12,10 @@ table); no judging of commands.
 - a device under /dev that is not one of the harmless ones (/dev/null, /dev/zero, ...) is a block
   device, whatever writes it;
 - ``roots``: the repository and the agent's work root; inside them nothing here applies (the write
-  rows decide: W01); a tree above them holds them.
+  rows decide: W01); a tree above them holds them;
+- a recursive delete of a top-level folder of the home (`~/Documents`, `~/projects`: not the dot
+  folders of caches), or of a tree that holds another git checkout (outside scratch), loses files no
+  repository of this one holds.
 
 Scratch places stay free: /tmp, /var/tmp, /dev/shm, /run/user and what is below them (their roots
 are scratch shared by every agent of the machine, so a recursive delete of a scratch root itself is
@@ -44,7 +47,7 @@ def _under(path: str, top: str) -> bool:
 
 
 # the names of the block devices under /dev (disks, partitions, loop, RAID, device-mapper, NVMe, SD cards)
-BLOCK_DEVICE_NAMES = ("sd", "hd", "vd", "xvd", "nvme", "mmcblk", "loop", "md", "dm-", "mapper/", "disk/", "sr",
+BLOCK_DEVICE_NAMES = ("sd", "hd", "vd", "xvd", "nvme", "mmcblk", "loop", "md", "dm-", "mapper/", "disk", "rdisk", "sr",
                       "nbd", "zd", "rbd", "mtdblock", "bcache", "drbd", "zram", "pmem", "ubiblock", "root")
 
 
@@ -113,6 +116,10 @@ def why_destroyed(full: str, kind: str, tree: bool, *, home: str, roots: tuple) 
         top = rel.split("/", 1)[0]
         if top in HOME_TREES and (rel == top or top in HOME_TREES_UNDER) and kind != "truncate":
             return f"{full} holds your keys or your tools' settings (~/{top})"
+        if kind == "delete" and tree and rel == top and not top.startswith("."):
+            return f"{full} is a top-level folder of your home: your own files, in no repository"
+        if kind == "delete" and tree and _holds_repository(full):
+            return f"{full} holds another git repository, with whatever is not pushed"
         return None
     if full == "/home":
         return "it holds every user's home (/home)"
@@ -130,7 +137,21 @@ def why_destroyed(full: str, kind: str, tree: bool, *, home: str, roots: tuple) 
             return f"{full} is in a system directory ({d})" if full != d else f"{full} is a system directory"
     if (tree or kind == "delete") and full in mount_points():
         return f"{full} is a mount point"
+    if kind == "delete" and tree and _holds_repository(full):
+        return f"{full} holds another git repository, with whatever is not pushed"
     return None
+
+
+def _holds_repository(full: str) -> bool:
+    """A git checkout at ``full`` or right below it (a `.git` entry on disk): another repository."""
+    from swarmgate import lean_os as os
+    if os.path.lexists(full + "/.git"):
+        return True
+    try:
+        names = os.listdir(full)
+    except OSError:
+        return False
+    return any(os.path.lexists(f"{full}/{n}/.git") for n in names[:200])
 
 
 def _other_home(full: str, home: str) -> str | None:

@@ -79,7 +79,7 @@ def _literal_secrets(prog, home: str, extra) -> list:
 
 def secret_uses(event: HookEvent, analysis, config: Config) -> tuple[list, list, bool]:
     """([(path, kind, how)] read, [(path, kind, how)] sent, whether the call runs a network program)."""
-    from swarmgate.hooks.secret_reads import NETWORK, reads, sends
+    from swarmgate.hooks.secret_reads import NETWORK, printed_secret, reads, sends
 
     home = _home()
     extra = tuple(config["secrets"]["paths"])
@@ -99,6 +99,9 @@ def secret_uses(event: HookEvent, analysis, config: Config) -> tuple[list, list,
             hit = _secret(word, cwd, home, extra)
             if hit:
                 read.append((*hit, how))
+        printed = printed_secret(c)
+        if printed:
+            read.append(("its output", "a credential", printed))
     for prog in getattr(analysis, "programs", ()) or ():
         if not prog.code:
             continue

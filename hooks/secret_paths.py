@@ -9,7 +9,7 @@ are secret only when they hold a token (.npmrc).
   ~/.git-credentials, ~/.config/gh/hosts.yml, ~/.pgpass;
 - anywhere, by name: `.env` and `.env.*` (not `.env.example`, `.sample`, `.template`, `.dist`,
   `.defaults`, `.schema`), `*.pem`, `*.key`, `*.p12`, `*.pfx`, private keys `id_*` (no extension),
-  `.netrc`, `.pypirc`, `.npmrc` holding a token, /etc/shadow;
+  `.netrc`, `.pypirc`, `.npmrc` holding a token, /etc/shadow, /proc/PID/environ;
 - ``extra``: `[secrets] paths` (globs; `~/` is the home, a pattern with no `/` matches a file's name
   anywhere).
 
@@ -26,7 +26,7 @@ ENV_NOT_SECRET = ("example", "sample", "template", "dist", "defaults", "schema",
 KEY_SUFFIXES = (".pem", ".key", ".p12", ".pfx")
 MARKERS = (".env", ".ssh", ".aws", "gcloud", ".azure", ".gnupg", ".password-store", ".kube", ".docker",
            "credentials", ".pem", ".key", ".p12", ".pfx", "id_", ".netrc", ".npmrc", ".pypirc", ".pgpass",
-           "shadow", "hosts.yml")
+           "shadow", "hosts.yml", "environ")
 
 
 def _under(path: str, top: str) -> bool:
@@ -74,6 +74,8 @@ def secret_kind(full: str, home: str, extra: tuple | list = ()) -> str | None:
         return "an .npmrc with a token"
     if full in ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"):
         return f"the password hashes ({full})"
+    if full.startswith("/proc/") and name == "environ":
+        return "a process's environment (its tokens and keys)"
     if extra:
         from fnmatch import fnmatchcase
         for pat in extra:

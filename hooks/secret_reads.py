@@ -70,6 +70,29 @@ def _operands(cmd) -> list:
     return out
 
 
+# commands that print a credential they hold (program, words that must all be among its arguments)
+PRINTERS = (
+    ("gh", ("auth", "token")), ("gh", ("--show-token",)), ("aws", ("configure", "export-credentials")),
+    ("aws", ("configure", "get", "aws_secret_access_key")), ("aws", ("configure", "get", "aws_session_token")),
+    ("gcloud", ("print-access-token",)), ("gcloud", ("print-identity-token",)),
+    ("gcloud", ("print-refresh-token",)), ("az", ("get-access-token",)), ("gpg", ("--export-secret-keys",)),
+    ("gpg", ("--export-secret-subkeys",)), ("git", ("credential", "fill")), ("kubectl", ("view", "--raw")),
+    ("security", ("find-generic-password", "-w")), ("security", ("find-internet-password", "-w")),
+    ("heroku", ("auth:token",)), ("doctl", ("auth", "token")),
+)
+# words one of which a printer's command holds (the gate's cheap test: hooks/guard_gates.py keeps a copy)
+PRINTER_MARKERS = ("token", "credential", "export-secret", "--raw", "-password", "secret_access_key")
+
+
+def printed_secret(cmd) -> str | None:
+    """What credential ``cmd`` prints (`gh auth token`, `gcloud auth print-access-token`), or None."""
+    args = set(cmd.args)
+    for name, words in PRINTERS:
+        if cmd.name == name and all(w in args for w in words):
+            return f"`{name} {' '.join(words)}` prints a credential"
+    return None
+
+
 def redirect_reads(cmd) -> list:
     out = []
     for r in getattr(cmd, "redirects", ()) or ():

@@ -16,7 +16,7 @@ import pytest
 from swarmgate.config import Config, validate
 from swarmgate.hook_engine import evaluate, gated_guards
 from swarmgate.hook_protocol import HookEvent
-from swarmgate.hooks import guard_gates, precious_places, registry, secret_paths
+from swarmgate.hooks import guard_gates, precious_places, registry, secret_paths, secret_reads
 from tests.corpus import benign, counts, workarounds
 from tests.corpus.corpus_test import corpus_repo  # noqa: F401 - the corpus's repository (env, config)
 from tests.corpus.model import CONFIG
@@ -139,3 +139,4 @@ def test_the_gates_copies_of_the_loss_and_secret_tables_are_theirs():
     loads neither module; the copies equal the originals."""
     assert guard_gates._FORMATTER_NAMES == precious_places.FORMATTERS
     assert guard_gates.SECRET_MARKERS == secret_paths.MARKERS
+    assert guard_gates.PRINTER_MARKERS == secret_reads.PRINTER_MARKERS

@@ -39,3 +39,15 @@ def test_devices_and_formatters():
 def test_glob_parent():
     assert glob_parent("/*") == "/" and glob_parent("/home/ada/.*") == "/home/ada"
     assert glob_parent("/tmp/build-*") is None
+
+
+def test_home_folders_and_other_repositories(tmp_path):
+    home = str(tmp_path / "home")
+    other = tmp_path / "home" / "code" / "proj" / "other"   # under the home: /tmp itself is scratch
+    (other / ".git").mkdir(parents=True)
+    assert why_destroyed(f"{home}/Documents", "delete", True, home=home, roots=ROOTS)
+    assert why_destroyed(f"{home}/.cache", "delete", True, home=home, roots=ROOTS) is None
+    assert why_destroyed(f"{home}/Documents/old", "delete", True, home=home, roots=ROOTS) is None
+    assert "another git repository" in why_destroyed(str(other), "delete", True, home=home, roots=ROOTS)
+    assert "another git repository" in why_destroyed(str(other.parent), "delete", True, home=home, roots=ROOTS)
+    assert why_destroyed(str(other.parent / "build"), "delete", True, home=home, roots=ROOTS) is None

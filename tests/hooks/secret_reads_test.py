@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from swarmgate.hooks.bash_tree import analyze
-from swarmgate.hooks.secret_reads import reads, sends
+from swarmgate.hooks.secret_reads import printed_secret, reads, sends
 
 
 def _cmd(text):
@@ -28,3 +28,11 @@ def test_reads(text, want):
 ])
 def test_sends(text, want):
     assert [w for w, _ in sends(_cmd(text))] == want
+
+
+@pytest.mark.parametrize("text,prints", [
+    ("gh auth token", True), ("gcloud auth print-access-token", True), ("kubectl config view --raw", True),
+    ("gh auth status", False), ("kubectl config view", False), ("git credential fill", True), ("git status", False),
+])
+def test_printed_secrets(text, prints):
+    assert bool(printed_secret(_cmd(text))) is prints
