@@ -516,8 +516,10 @@ GUARDS = (
             exceptions="Refused for every agent, the main agent too. Scratch places (/tmp, /var/tmp, "
                        "/dev/shm, /run/user) are free below their roots. Writes to /proc and /sys set the "
                        "kernel and are not judged here. A target held in a variable the hook cannot know "
-                       "is not placed (W01's rule). Under your home only the home itself and its key and "
-                       "settings trees (~/.ssh, ~/.gnupg, ~/.aws, ~/.config ...) are guarded.",
+                       "is not placed (W01's rule), except `$VAR/` and `$VAR/*`, the root when VAR is empty. Under "
+                       "your home: the home itself, its top-level folders (not the dot folders of caches), "
+                       "its key and settings trees (~/.ssh, ~/.gnupg, ~/.aws, ~/.config ...) and trees "
+                       "holding another git checkout are guarded; deeper paths are yours to clean.",
         ),
         breaks={"l01-allow-destruction": "destruction outside the repository goes through"},
         cases=_cases_of("L01"),
