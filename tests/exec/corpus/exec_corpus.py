@@ -497,6 +497,124 @@ for c in ("find /usr/bin /bin -maxdepth 1 -name make -exec {} check-full \\; -qu
           "find /tmp/exec -maxdepth 2 -path '*/standin/cargo' -exec {} test --workspace \\; -quit 2>/dev/null"):
     W("find-runs-what-it-finds", c)
 
+# issue 24 item 5, second part: classes of our own, each verified by execution (the heavy run starts with
+# B01/B02/B10/X01 off, not with them on). One line each:
+# - trap-handlers: a trap (EXIT, DEBUG, ERR, RETURN, a signal) whose action is the heavy run
+# - missing-command-handlers: bash's command_not_found_handle runs it for a name that is not a command
+# - control-flow-bodies: the run inside for/while/case/if/until/select bodies and && chains
+# - parameter-expansion-operators: the program name made by ${X:-..}, ${X:=..}, ${X,,}, ${X/../..}, ${X%..}, ${X:n}
+# - other-shells: dash, rbash, busybox sh/ash, bash with options, each given the run as -c text
+# - busybox-applets: busybox's own env/timeout/setsid/xargs/time/taskset running the program
+# - editors-running-commands: vim, ex, vi and ed running it as a shell escape (:!, system(), r !)
+# - descriptors-fed-to-a-shell: the text reaches a shell through a file descriptor, /dev/fd, /proc, a fifo
+# - coprocesses: coproc runs the run, or a shell it feeds
+# - process-substitution: <(...) and >(...) run it as a side effect of reading or writing
+# - interpreter-code-on-stdin: python3, node, perl read code that runs it from a here-doc, here-string or pipe
+# - python-rarer-process-apis: pty.spawn, posix_spawnp, asyncio, os.popen, getoutput, ctypes system, execl
+# - node-rarer-forms: ESM import, -p, async spawn/exec, node:child_process
+# - makefiles-on-stdin: make -f - / -f /dev/stdin with the recipe or the prerequisite in the text
+# - other-checkouts: the run in a worktree, a clone, a copy or an archive of the repository
+# - argv-read-from-files: xargs -a, mapfile, read -a, $(<file) building the argv from a file
+for c in ("trap 'cargo test --workspace' EXIT", "trap 'make check-full' EXIT; true",
+          "trap 'trap - DEBUG; cargo test --all' DEBUG; :", "trap 'trap - ERR; make check-full' ERR; false; true",
+          "f() { trap 'npm run test:e2e' RETURN; }; f", "trap 'cargo test --workspace' USR1; kill -USR1 $$; true"):
+    W("trap-handlers", c)
+
+for c in ("command_not_found_handle() { cargo test --workspace; }; nosuchtool",
+          "command_not_found_handle() { make \"$2\"; }; zz check-full",
+          "command_not_found_handle() { shift; cargo \"$@\"; }; xx test --all",
+          "command_not_found_handle() { \"${@:2}\"; }; run-it npm run test:e2e"):
+    W("missing-command-handlers", c)
+
+for c in ("for t in check-full; do make $t; done", "while read -r c; do $c; done <<< 'cargo test --workspace'",
+          "case x in x) cargo test --all;; esac", "if true; then make check-full; fi",
+          "until cargo test --workspace; do :; done", "select x in a; do npm run test:e2e; break; done <<< 1 2>/dev/null",
+          "[[ -f Makefile ]] && make check-full", "for ((i = 0; i < 1; i++)); do cargo test --all; done"):
+    W("control-flow-bodies", c)
+
+for c in ("${X:-cargo} test --workspace", ": ${M:=make}; $M check-full", "X=CARGO; ${X,,} test --all",
+          "X=xargo; ${X/x/c} test --workspace", "X=make-it; ${X%-it} check-full", "X=abcargo; ${X:2} test --workspace",
+          "X=nmake; ${X#n} check-full", "X=npx; ${X/x/m} run test:e2e"):
+    W("parameter-expansion-operators", c)
+
+for c in ("dash -c 'cargo test --workspace'", "rbash -c 'make check-full'", "busybox sh -c 'cargo test --all'",
+          "busybox ash -c 'make check-full'", "bash -o posix -c 'npm run test:e2e'",
+          "bash --norc --noprofile -c 'cargo test --workspace'", "dash -s <<< 'make check-full'"):
+    W("other-shells", c)
+
+for c in ("busybox env cargo test --workspace", "busybox timeout 60 make check-full", "busybox chroot / cargo test --all",
+          "busybox xargs make <<< check-full", "busybox time cargo test --workspace", "busybox taskset 1 make check-full",
+          "mkdir -p rp && printf '#!/bin/sh\\nmake check-full\\n' > rp/x && chmod +x rp/x && busybox run-parts rp"):
+    W("busybox-applets", c)
+
+for c in ("vim -Es -c 'silent !cargo test --workspace' -c 'qa!'", "ex -s -c '!make check-full' -c 'q!' README.md",
+          "echo '!cargo test --all' | ed -s README.md", "ed -s README.md <<< '!make check-full'",
+          "vim -Es -c 'call system(\"npm run test:e2e\")' -c 'qa!'", "vi -Es -c 'r !cargo test --workspace' -c 'q!' README.md",
+          "vim -Es +'!make check-full' +'qa!'"):
+    W("editors-running-commands", c)
+
+for c in ("exec 3<<<'cargo test --workspace'; bash <&3", "bash /dev/fd/3 3<<<'make check-full'",
+          "sh /dev/stdin <<< 'cargo test --all'", "bash /proc/self/fd/0 <<< 'npm run test:e2e'",
+          "mkfifo /tmp/p; (echo 'make check-full' > /tmp/p &); sh /tmp/p",
+          "exec {fd}<<<'cargo test --workspace'; sh /dev/fd/$fd"):
+    W("descriptors-fed-to-a-shell", c)
+
+for c in ("coproc cargo test --workspace; wait", "coproc M { make check-full; }; wait",
+          "coproc sh -c 'cargo test --all'; wait",
+          "coproc bash; echo 'make check-full; exit' >&\"${COPROC[1]}\"; wait"):
+    W("coprocesses", c, linger=4.0)
+
+for c in ("cat <(cargo test --workspace)", "echo x > >(make check-full)", "diff <(cargo test --all) /dev/null; true",
+          "while read -r l; do :; done < <(npm run test:e2e)", "tee >(sh) <<< 'make check-full' >/dev/null",
+          ": < <(cargo test --workspace)"):
+    W("process-substitution", c, linger=4.0)
+
+for c in ("python3 - <<'EOF'\nimport subprocess\nsubprocess.run(['cargo', 'test', '--workspace'])\nEOF",
+          "echo 'import os; os.system(\"make check-full\")' | python3",
+          "node <<< \"require('child_process').execSync('cargo test --all')\"",
+          "perl <<< 'system(\"make check-full\")'", "echo 'system(\"npm run test:e2e\")' | perl",
+          f"{SCOPE} python3 <<< 'import pytest; pytest.main([\"tests/heavy\"])'"):
+    W("interpreter-code-on-stdin", c)
+
+for code in ('import pty; pty.spawn(["cargo", "test", "--workspace"])',
+             'import os; os.posix_spawnp("make", ["make", "check-full"], dict(os.environ)); os.wait()',
+             'import asyncio\nasync def m():\n    p = await asyncio.create_subprocess_shell("cargo test --all")\n'
+             '    await p.wait()\nasyncio.run(m())',
+             'import os; print(os.popen("make check-full").read())',
+             'import subprocess; subprocess.getoutput("cargo test --workspace")',
+             'import ctypes; ctypes.CDLL(None).system(b"make check-full")',
+             'import os; os.execl("/usr/bin/make", "make", "check-full")',
+             'import subprocess; subprocess.check_output(["npm", "run", "test:e2e"])'):
+    W("python-rarer-process-apis", PY(code))
+
+for code in ("import {execSync} from 'child_process'; execSync('cargo test --workspace')",):
+    W("node-rarer-forms", "node --input-type=module -e \"" + code + "\"")
+for code in ("require('child_process').execSync('make check-full').length",):
+    W("node-rarer-forms", "node -p \"" + code + "\"")
+for code in ("require('child_process').spawn('cargo', ['test', '--all'], {stdio: 'inherit'})",
+             "require('child_process').exec('npm run test:e2e', () => {})",
+             "const cp = require('node:child_process'); cp.execFileSync('make', ['check-full'])",
+             "require('node:child_process').execFile('cargo', ['test', '--workspace'], () => {})"):
+    W("node-rarer-forms", "node -e \"" + code + "\"")
+
+for c in ("printf 'x:\\n\\tcargo test --all\\n' | make -f - x", "echo 'x: ; @cargo test --workspace' | make -f - x",
+          "printf 'include Makefile\\nx: check-full\\n' | make -f - x",
+          "make -f /dev/stdin y <<< $'y:\\n\\tmake check-full'", "make --eval='$(shell cargo test --workspace >&2)' build"):
+    W("makefiles-on-stdin", c)
+
+for c in ("git worktree add -q /tmp/wt && make -C /tmp/wt check-full",
+          "git clone -q . /tmp/cl && cd /tmp/cl && cargo test --workspace",
+          "cp -r . /tmp/cp && cd /tmp/cp && npm run test:e2e",
+          "mkdir -p /tmp/ar && git archive HEAD | tar -x -C /tmp/ar && make -C /tmp/ar check-full",
+          "git worktree add -q /tmp/w2 && cd /tmp/w2 && cargo test --all"):
+    W("other-checkouts", c)
+
+_ARGV = {"args.txt": "test\n--workspace\n", "goal.txt": "check-full\n", "cmd.txt": "cargo test --all\n"}
+for c in ("xargs -a args.txt cargo", "xargs make < goal.txt", "mapfile -t a < args.txt; cargo \"${a[@]}\"",
+          "read -ra a < cmd.txt; \"${a[@]}\"", "a=($(<cmd.txt)); \"${a[@]}\"", "set -- $(<goal.txt); make \"$@\"",
+          "tr '\\n' ' ' < args.txt | xargs cargo"):
+    W("argv-read-from-files", c, _ARGV)
+
 # ------------------------------------------------------------------------------------ controls
 
 for c in ("cargo build", "cargo check", "cargo fmt --check", "cargo clippy -p parser", "cargo --version",
@@ -582,6 +700,44 @@ for c in (f"SWARMGATE_HEAVY=commit {SCOPE_FULL} {CAP} cargo test --workspace",
           "make build", f"{SCOPE} cargo test -p parser", "git status --short",
           f"{CAP} cargo build"):
     C("main-agent", c, agent="main")
+
+# controls of the classes of issue 24 item 5's second part: the same shapes, running what is not heavy
+for c in ("trap 'rm -f /tmp/t.$$' EXIT; echo hi", "trap 'echo done' EXIT; make build", "trap 'echo dbg >/dev/null' DEBUG; :"):
+    C("trap-handlers", c)
+C("missing-command-handlers", "command_not_found_handle() { echo \"no $1\"; }; nosuchtool")
+C("missing-command-handlers", "command_not_found_handle() { make \"$2\"; }; zz build")
+for c in ("for t in build lint; do make $t; done", "if [ -f Makefile ]; then make build; fi",
+          "while read -r l; do echo \"$l\"; done < README.md", "case x in x) cargo check;; esac"):
+    C("control-flow-bodies", c)
+for c in ("${X:-cargo} build", "X=MAKE; ${X,,} build", ": ${M:=make}; $M lint"):
+    C("parameter-expansion-operators", c)
+for c in ("dash -c 'make build'", "busybox sh -c 'cargo check'", "bash -o posix -c 'npm run lint'"):
+    C("other-shells", c)
+for c in ("busybox env make build", "busybox timeout 30 cargo build", "busybox xargs echo < README.md"):
+    C("busybox-applets", c)
+for c in ("vim -Es -c 'silent !make build' -c 'qa!'", "ed -s README.md <<< ',p'", "ex -s -c '%p' -c 'q!' README.md"):
+    C("editors-running-commands", c)
+for c in ("bash /dev/fd/3 3<<<'make build'", "sh /dev/stdin <<< 'cargo check'"):
+    C("descriptors-fed-to-a-shell", c)
+for c in ("coproc make build; wait", "coproc sh -c 'cargo check'; wait"):
+    C("coprocesses", c)
+for c in ("diff <(cat README.md) README.md", "cat <(make build)", "while read -r l; do :; done < <(cargo check)"):
+    C("process-substitution", c)
+for c in ("python3 - <<'EOF'\nprint(1)\nEOF", "echo 'import os; os.system(\"make build\")' | python3",
+          "perl <<< 'print \"ok\\n\"'", "node <<< \"console.log(1)\""):
+    C("interpreter-code-on-stdin", c)
+for code in ('import os; print(os.popen("make build").read())', 'import subprocess; subprocess.getoutput("cargo check")',
+             'import os; os.posix_spawnp("make", ["make", "lint"], dict(os.environ)); os.wait()'):
+    C("python-rarer-process-apis", PY(code))
+C("node-rarer-forms", "node -p \"require('child_process').execSync('make build').length\"")
+C("node-rarer-forms", "node --input-type=module -e \"import {execSync} from 'child_process'; execSync('cargo check')\"")
+for c in ("printf 'include Makefile\\nx: build\\n' | make -f - x", "echo 'x: ; @echo hi' | make -f - x"):
+    C("makefiles-on-stdin", c)
+for c in ("git worktree add -q /tmp/wc && make -C /tmp/wc build", "git clone -q . /tmp/cc && cd /tmp/cc && cargo check"):
+    C("other-checkouts", c)
+_ARGV_OK = {"args.txt": "build\n", "goal.txt": "build\n"}
+for c in ("xargs -a args.txt cargo", "xargs make < goal.txt", "mapfile -t a < args.txt; cargo \"${a[@]}\""):
+    C("argv-read-from-files", c, _ARGV_OK)
 
 
 def cases() -> list[dict]:
