@@ -482,16 +482,7 @@ def _cases():
     }
 
 
-_CASES: dict | None = None
-
-
-def _cases_of(code: str):
-    def get():
-        global _CASES
-        if _CASES is None:
-            _CASES = _cases()
-        return _CASES[code]
-    return get
+_cases_of = G.case_table(_cases)
 
 
 GUARDS = (

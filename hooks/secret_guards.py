@@ -262,16 +262,7 @@ def check_k03(event: HookEvent, config: Config) -> Finding | list[Finding] | Non
                             f"the model saw it.", decision=G.REWRITE, updated_input={"tool_response": new})
 
 
-_CASES: dict | None = None
-
-
-def _cases_of(code: str):
-    def get():
-        global _CASES
-        if _CASES is None:
-            _CASES = _cases()
-        return _CASES[code]
-    return get
+_cases_of = G.case_table(_cases)
 
 
 GUARDS = (

@@ -126,6 +126,21 @@ class Case:
         self.config = config
 
 
+def case_table(build: Callable[[], dict[str, Iterable[Case]]]) -> Callable[[str], Callable[[], Iterable[Case]]]:
+    """For the guards of one module whose cases one builder makes (``build() -> {code: cases}``):
+    ``of(code)`` is a guard's ``cases`` function; the table is built once, when a case is first read
+    (a hook call reads none)."""
+    table: dict[str, Iterable[Case]] = {}
+
+    def of(code: str) -> Callable[[], Iterable[Case]]:
+        def get() -> Iterable[Case]:
+            if not table:
+                table.update(build())
+            return table[code]
+        return get
+    return of
+
+
 class Guard:
     """A registered rule.
 
