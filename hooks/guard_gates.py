@@ -84,22 +84,30 @@ def writes(event: HookEvent, config: Config) -> bool:
 
 
 def losses(event: HookEvent, config: Config) -> bool:
-    """L01, L02, L03 on a shell call: the command runs git or a program that formats devices, runs
-    interpreter code, or writes a path that can be placed (hooks/shell_writes.py). Other tools
+    """L01, L02, L03 on a shell call: the command runs git, or ``destructions`` holds. Other tools
     (Write, Edit): always."""
     if event.tool_name not in SHELL_TOOLS:
         return True
     analysis = _analysis(event, config)
     if analysis is None:
         return False
-    for c in analysis.commands:
-        if c.words and (c.name == "git" or c.name.startswith("mk") or c.name in _FORMATTER_NAMES):
-            return True
+    return any(c.words and c.name == "git" for c in analysis.commands) or destructions(event, config)
+
+
+def destructions(event: HookEvent, config: Config) -> bool:
+    """L01's part of ``losses``: the command runs a program that formats devices, runs interpreter
+    code, or writes a path that can be placed (hooks/shell_writes.py) or a tree that cannot
+    (`rm -rf "$DIR/"*`: L01 reads an empty DIR). loss_guards asks it again, so a git command that
+    writes nothing leaves the places' tables unread."""
+    analysis = _analysis(event, config)
+    if analysis is None:
+        return False
+    if any(c.words and (c.name.startswith("mk") or c.name in _FORMATTER_NAMES) for c in analysis.commands):
+        return True
     if any(getattr(p, "code", None) for p in getattr(analysis, "programs", ()) or ()):
         return True   # interpreter code: shutil.rmtree('/'), open('/etc/hosts', 'w')
     from swarmgate.hooks.shell_writes import placed_of
 
-    # a tree that cannot be placed too: `rm -rf "$DIR/"*` (L01 reads an empty DIR)
     return any(w.full or w.tree for w in placed_of(event, analysis, config))
 
 

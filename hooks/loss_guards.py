@@ -60,24 +60,21 @@ def destruction_findings(event: HookEvent, analysis, config: Config) -> list:
     """L01's findings: each write that destroys a place outside the repository (precious_places)."""
     from swarmgate.hooks.shell_writes import placed_of
 
-    every = placed_of(event, analysis, config)
-    placed = [w for w in every if w.full is not None]
-    names = [c.name for c in analysis.commands if c.words]
-    if not placed and not any(w.tree for w in every) and \
-            not any(n.startswith("mk") or n in guard_gates._FORMATTER_NAMES for n in names) and \
-            not any(getattr(p, "code", None) for p in getattr(analysis, "programs", ()) or ()):
+    if not guard_gates.destructions(event, config):
         return []   # `git status`: the places' tables stay unread
     from swarmgate.hooks import precious_places as pp
+
+    every = placed_of(event, analysis, config)
 
     home = pp.home_dir()
     roots = _roots(event)
     seen: set = set()
     out = []
-    for w in placed:
-        kind = _kind(w)
+    for w in every:
         full = w.full
         if full is None:
             continue
+        kind = _kind(w)
         parent = pp.glob_parent(full)
         target, tree = (parent, True) if parent else (full, w.tree)
         if kind in ("copy", "append"):
@@ -180,12 +177,17 @@ def _git_commands(analysis) -> list:
     return [c for c in analysis.commands if c.words and c.name == "git"]
 
 
+def _here(event: HookEvent, c) -> str:
+    """The directory command ``c`` runs in (the reader's, else the call's)."""
+    return getattr(c, "cwd", None) or event.cwd or event.repo
+
+
 def _checkout_of(event: HookEvent, c) -> str | None:
     from swarmgate import lean_path as posixpath
     from swarmgate.hooks.agent_worktree import checkout_of
     from swarmgate.hooks.git_args import c_dir
 
-    here = getattr(c, "cwd", None) or event.cwd or event.repo
+    here = _here(event, c)
     base = c_dir(c.args)
     where = posixpath.normpath(posixpath.join(here, base) if base else here)
     return checkout_of(where)
@@ -253,6 +255,8 @@ def _discards(event: HookEvent, config: Config) -> list:
     analysis = analysis_of(event, config)
     if analysis is None:
         return []
+    from swarmgate import lean_os as os
+    from swarmgate import lean_path as posixpath
     from swarmgate.hooks.git_discards import discard
 
     out: list = []
@@ -263,14 +267,14 @@ def _discards(event: HookEvent, config: Config) -> list:
         if d is None:
             continue
         top = _checkout_of(event, c)
+        here = _here(event, c)
         if d.what.startswith("git worktree remove") and d.paths:
             # what it drops is the removed worktree's own changes, whatever the checkout it runs in
-            from swarmgate import lean_os as os
-            from swarmgate import lean_path as posixpath
-            here = getattr(c, "cwd", None) or event.cwd or event.repo
             wt = posixpath.normpath(posixpath.join(here, d.paths[0]))
             top = wt if os.path.lexists(posixpath.join(wt, ".git")) else None
             d.paths = None
+        elif d.switch and not (d.paths and os.path.lexists(posixpath.join(here, d.paths[0]))):
+            d.paths = None   # `git checkout X` with no X on disk: a branch switch, every change at stake
         if top is None:
             continue
         if top not in status and not d.stash:
@@ -287,10 +291,8 @@ def others_changes(event: HookEvent, c, d, top: str, entries, live: int) -> tupl
     work it cannot read either)."""
     import time
 
-    from swarmgate import lean_os as os
     from swarmgate.hooks import write_ledger as wl
 
-    here = getattr(c, "cwd", None) or event.cwd or event.repo
     me = wl.agent_key(event.session_id, event.agent_id, event.agent_type)
     since = time.time() - SHARED_WINDOW_S
     owners = wl.owners(event.repo, top, since=since)
@@ -304,11 +306,7 @@ def others_changes(event: HookEvent, c, d, top: str, entries, live: int) -> tupl
         return ([("the stash", "shared by every worktree of the repository")], shared) if shared else ([], "")
     if entries is None:
         return None
-    if d.switch:
-        target = os.path.join(here, d.paths[0]) if d.paths else ""
-        if not target or not os.path.lexists(target):
-            d.paths = None   # a branch switch: every change of the checkout is at stake
-    dropped = _limit(entries, d, here)
+    dropped = _limit(entries, d, _here(event, c))
     out = []
     for _xy, p in dropped:
         who = owners.owner(p, since)   # older records: of unknown origin (another day's session)
