@@ -283,8 +283,15 @@ class Progress:
 def make_scratch(path: str) -> None:
     with open(path, "wb") as f:
         f.truncate(size_bytes(SCRATCH_SIZE))
-    subprocess.run([mkfs() or "mkfs.ext4", "-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1", path],
-                   check=True, capture_output=True, timeout=60)
+    argv = [mkfs() or "mkfs.ext4", "-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1", path]
+    try:
+        subprocess.run(argv, check=True, capture_output=True, timeout=60)
+    except OSError:
+        # the start itself failed (seen once in CI: EFAULT from the exec of mkfs.ext4 while the runner's
+        # OOM tests loaded the machine), not mkfs: one more start, so one bad exec does not skip a whole
+        # layer of guests; a second failure stands
+        time.sleep(1.0)
+        subprocess.run(argv, check=True, capture_output=True, timeout=60)
 
 
 def size_bytes(size: str) -> int:
